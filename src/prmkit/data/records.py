@@ -61,7 +61,7 @@ class _Record:
         return asdict(self)  # type: ignore[call-overload]
 
     @classmethod
-    def from_dict(cls, data: Any):  # noqa: ANN206
+    def from_dict(cls, data: Any):
         return cls(**_check(cls, data))
 
 

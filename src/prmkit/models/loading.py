@@ -90,7 +90,7 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
 
 
 @lru_cache(maxsize=4)
-def load_model(name_or_path: str, dtype: str = "float32"):  # noqa: ANN201 - (model, tokenizer)
+def load_model(name_or_path: str, dtype: str = "float32"):
     """Load (model, tokenizer) in eval mode, once per process for each (name, dtype)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -1,0 +1,66 @@
+"""`prmkit train prm|orm|prm3`: train a reward model on step labels (or validator labels for orm).
+
+    prmkit train prm --pools ../shared/data/gsm8k/candidates_dev.jsonl --labels runs/labels_mcnig.jsonl \\
+        --problems-range 0:500 --output runs/prm_mcnig
+    prmkit train orm --pools pools.jsonl --output runs/orm
+    prmkit train prm --labels stepwise_trl.jsonl --output runs/prm   # TRL {prompt, completions, labels}
+
+Every TrainConfig field is a flag (`--lr`, `--epochs`, ...) and may come from `--config run.yaml`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields
+
+from prmkit.train.config import KINDS, RewardModelConfig, TrainConfig
+
+
+def _add_dataclass(parser: argparse.ArgumentParser, cls: type, skip: set[str]) -> None:
+    for f in fields(cls):
+        if f.name in skip:
+            continue
+        kind = type(f.default)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None,
+                            help=f"{f.metadata.get('help', '')} (default: {f.default})")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=list(KINDS), help="prm | orm | prm3")
+    parser.add_argument("--pools", help="Pool JSONL or GSM8K candidates_dev.jsonl (traces to join labels to)")
+    parser.add_argument("--labels", help="StepLabels JSONL (joined on trace_id), or a TRL stepwise file "
+                                         "when --pools is not given")
+    parser.add_argument("--output", required=True, help="checkpoint directory to write")
+    parser.add_argument("--problems-range", help="problems by index in --pools, e.g. 0:500")
+    parser.add_argument("--held-out", type=int, default=0,
+                        help="hold out the last N training problems for the per-epoch check (default 0)")
+    parser.add_argument("--soft", action="store_true", help="train on the raw scores (soft labels) of --labels")
+    parser.add_argument("--config", help="YAML file with TrainConfig / RewardModelConfig fields")
+    _add_dataclass(parser, TrainConfig, set())
+    _add_dataclass(parser, RewardModelConfig, {"kind"})
+
+
+def _build(cls: type, args: argparse.Namespace, yaml_values: dict, **extra: object):  # noqa: ANN202
+    values = {f.name: yaml_values[f.name] for f in fields(cls) if f.name in yaml_values}
+    values |= {f.name: getattr(args, f.name) for f in fields(cls) if getattr(args, f.name, None) is not None}
+    return cls(**(values | extra))
+
+
+def run(args: argparse.Namespace) -> int:
+    from prmkit.train.data import read_training_set
+    from prmkit.train.recipe import train_reward_model
+
+    yaml_values: dict = {}
+    if args.config:
+        import yaml
+
+        with open(args.config, encoding="utf-8") as fh:
+            yaml_values = yaml.safe_load(fh) or {}
+    train_config = _build(TrainConfig, args, yaml_values)
+    model_config = _build(RewardModelConfig, args, yaml_values, kind=args.kind)
+    examples = read_training_set(args.kind, args.pools, args.labels, args.problems_range, args.soft)
+    if not examples:
+        raise ValueError("no training examples: check that --labels trace ids match --pools")
+    train_reward_model(examples, model_config, train_config, args.output, args.held_out,
+                       log=lambda msg: print(msg, flush=True))
+    return 0

@@ -1,0 +1,60 @@
+"""The built-in demo set: seeded, procedurally generated multi-step arithmetic word problems (exact answers).
+
+Problems are drawn from the templates in `prmkit/data/demo/templates.json` (one to three operations on small
+integers), sized so that a ~100M-parameter model such as the embedded SmolLM2-135M solves some but not all of
+them: a set on which generation, filtering and labeling all have something to do, with no external data.
+
+    >>> demo_problems(1)[0].answer.isdigit()
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from importlib import resources
+
+from prmkit.data.records import Problem
+
+__all__ = ["demo_problems"]
+
+_OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}
+
+
+@cache
+def _spec() -> dict:
+    return json.loads(resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8"))
+
+
+def _evaluate(expr: str, values: dict[str, int]) -> int:
+    """Left-to-right with * before + and -: `a * b + c`, `a + b - c` (the only shapes the templates use)."""
+    tokens = expr.split()
+    terms, ops = [values[tokens[0]]], []
+    for op, name in zip(tokens[1::2], tokens[2::2], strict=True):
+        if op == "*":
+            terms[-1] *= values[name]
+        else:
+            terms.append(values[name])
+            ops.append(op)
+    total = terms[0]
+    for op, term in zip(ops, terms[1:], strict=True):
+        total = _OPS[op](total, term)
+    return total
+
+
+def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
+    """`n` problems, the same for the same (n, seed); ids `demo-<seed>-<k>`."""
+    spec, rng = _spec(), random.Random(seed)
+    problems = []
+    for k in range(n):
+        tpl = spec["templates"][k % len(spec["templates"])]
+        values = {v: rng.randint(lo, hi) for v, (lo, hi) in tpl["ranges"].items()}
+        if "t" in tpl:
+            values["t"] = _evaluate(tpl["t"], values)
+        words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
+        question = tpl["text"].format(**words)
+        answer = _evaluate(tpl["answer"], values)
+        problems.append(Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
+                                {"source": "demo", "template": k % len(spec["templates"])}))
+    return problems

@@ -1,0 +1,112 @@
+"""Best-of-K selection (MCNIG sec 3.5): from K candidates of a problem pick one; success = it is correct.
+
+For each K, accuracy is averaged over K-subsets of every pool (all of them when there are at most
+`max_subsets`, else that many random ones), then over problems; the 95% interval bootstraps problems.
+Selectors (`SELECTORS`), each over a subset in pool order:
+
+- single: a random candidate (the mean correctness of the subset), i.e. single sampling;
+- majority: the most frequent answer, ties to the earliest; weighted: the answer with the largest sum of scores;
+- best: the highest score (ties to the earliest); oracle: any candidate correct (pass@K).
+
+Worked example, pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1):
+K=4: majority ties 5 vs 7 and takes 5 (earliest) -> 0; weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0;
+oracle -> 1. K=2, over the 6 pairs: oracle 5/6 = 0.8333 (only the pair of the 5s fails); the others 0.5.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SELECTORS", "Candidate", "bok_curves", "bootstrap_ci", "expected_accuracy", "normalise_answer"]
+
+
+@dataclass
+class Candidate:
+    answer: str | None
+    correct: bool
+    score: float = 0.0
+
+
+def normalise_answer(answer: str | None) -> str | None:
+    """'1,000' / '1000.0' / ' 1000 ' -> '1000'; non-numbers are stripped only."""
+    if answer is None:
+        return None
+    text = answer.strip().replace(",", "").rstrip(".")
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return str(int(value)) if math.isfinite(value) and value == int(value) else repr(value)
+
+
+def _vote(cands: list[Candidate], weight: Callable[[Candidate], float]) -> float:
+    totals: dict[str, float] = {}
+    first: dict[str, Candidate] = {}
+    for c in cands:
+        key = normalise_answer(c.answer)
+        if key is None:
+            continue
+        totals[key] = totals.get(key, 0.0) + weight(c)
+        first.setdefault(key, c)
+    if not totals:
+        return float(cands[0].correct)
+    best = max(totals.values())
+    winner = next(k for k in totals if totals[k] == best)  # dict order = earliest first
+    return float(first[winner].correct)
+
+
+def _best(cands: list[Candidate]) -> float:
+    top = max(range(len(cands)), key=lambda i: (cands[i].score, -i))
+    return float(cands[top].correct)
+
+
+SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {
+    "single": lambda cands: sum(c.correct for c in cands) / len(cands),
+    "majority": lambda cands: _vote(cands, lambda c: 1.0),
+    "weighted": lambda cands: _vote(cands, lambda c: c.score),
+    "best": _best,
+    "oracle": lambda cands: float(any(c.correct for c in cands)),
+}
+
+
+def _subsets(n: int, k: int, max_subsets: int, rng: random.Random) -> list[tuple[int, ...]]:
+    if math.comb(n, k) <= max_subsets:
+        return list(itertools.combinations(range(n), k))
+    return [tuple(sorted(rng.sample(range(n), k))) for _ in range(max_subsets)]
+
+
+def expected_accuracy(pools: list[list[Candidate]], selector: str, k: int, max_subsets: int = 256,
+                      seed: int = 0) -> np.ndarray:
+    """Per-problem success of `selector` averaged over K-subsets (kept in pool order). Shape (problems,)."""
+    rng, select = random.Random(seed), SELECTORS[selector]
+    out = []
+    for cands in pools:
+        subs = _subsets(len(cands), min(k, len(cands)), max_subsets, rng)
+        out.append(sum(select([cands[i] for i in s]) for s in subs) / len(subs))
+    return np.array(out)
+
+
+def bootstrap_ci(values: np.ndarray, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile interval of the mean, resampling problems."""
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,
+               n_boot: int = 1000, seed: int = 0) -> list[dict]:
+    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi}."""
+    rows = []
+    for name, (selector, pools) in methods.items():
+        for k in ks:
+            values = expected_accuracy(pools, selector, k, max_subsets, seed)
+            lo, hi = bootstrap_ci(values, n_boot, seed)
+            rows.append({"method": name, "k": k, "mean": float(values.mean()), "lo": lo, "hi": hi,
+                         "problems": len(values)})
+    return rows

@@ -1,0 +1,66 @@
+"""From score files (written by `prmkit score`) to the best-of-K table of MCNIG sec 3.5 / Table 2.
+
+Each named score file gives a reward model: `<name>` is its best-of-K, `weighted:<name>` its reward-weighted
+majority vote. `single`, `majority` and `oracle` need only the answers and validator labels, which every score
+file carries. Only problems present in every file are used, and their traces must match.
+"""
+
+from __future__ import annotations
+
+import os
+
+from prmkit.data.jsonl import iter_json
+from prmkit.evaluate.bok import Candidate, bok_curves
+from prmkit.evaluate.rank import rank_robustness
+
+__all__ = ["bok_report", "format_table", "read_scores"]
+
+
+def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
+    """problem_id -> its score records in pool order (by `index`)."""
+    by_problem: dict[str, list[dict]] = {}
+    for _, rec in iter_json(path):
+        by_problem.setdefault(rec["problem_id"], []).append(rec)
+    return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
+
+
+def _pools(scores: dict[str, list[dict]], problems: list[str]) -> list[list[Candidate]]:
+    return [[Candidate(r["answer"], bool(r["correct"]), float(r["score"])) for r in scores[p]] for p in problems]
+
+
+def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
+               n_boot: int = 1000, seed: int = 0, problems: slice = slice(None)) -> dict:
+    """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model."""
+    if not score_files:
+        raise ValueError("give at least one score file (NAME=PATH)")
+    loaded = {name: read_scores(path) for name, path in score_files.items()}
+    first = next(iter(loaded.values()))
+    common = [p for p in first if all(p in s for s in loaded.values())][problems]
+    for name, s in loaded.items():
+        for p in common:
+            if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:
+                raise ValueError(f"score file '{name}': traces of problem {p} differ from the first file")
+    base = _pools(first, common)
+    methods: dict[str, tuple[str, list[list[Candidate]]]] = {"single": ("single", base), "majority": ("majority", base)}
+    if weighted:
+        methods |= {f"weighted:{n}": ("weighted", _pools(s, common)) for n, s in loaded.items()}
+    methods |= {n: ("best", _pools(s, common)) for n, s in loaded.items()}
+    methods["oracle"] = ("oracle", base)
+    rows = bok_curves(methods, ks, max_subsets, n_boot, seed)
+    ranks = {n: rank_robustness(_pools(s, common)) for n, s in loaded.items()}
+    return {"problems": len(common), "ks": ks, "rows": rows, "rank_robustness": ranks}
+
+
+def format_table(report: dict) -> str:
+    """Markdown: a row per method, a column per K, `mean [lo, hi]` in percent."""
+    ks = report["ks"]
+    lines = ["| method | " + " | ".join(f"K={k}" for k in ks) + " |", "|---" * (len(ks) + 1) + "|"]
+    for method in dict.fromkeys(r["method"] for r in report["rows"]):
+        cells = {r["k"]: r for r in report["rows"] if r["method"] == method}
+        lines.append(f"| {method} | " + " | ".join(
+            f"{100 * cells[k]['mean']:.1f} [{100 * cells[k]['lo']:.1f}, {100 * cells[k]['hi']:.1f}]" for k in ks) + " |")
+    lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
+              "|---|---|---|"]
+    for name, r in report["rank_robustness"].items():
+        lines.append(f"| {name} | {r['worst_correct']:.3f} | {r['best_incorrect']:.3f} |")
+    return "\n".join(lines)

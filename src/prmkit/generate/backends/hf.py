@@ -1,0 +1,59 @@
+"""transformers backend: batched sampling on CPU or GPU with left padding (the embedded model by default).
+
+Prompts are repeated K times and generated `batch_size` sequences at a time; left padding keeps every
+prompt's last token next to its first generated token, so batched and one-at-a-time sampling agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+
+__all__ = ["TransformersBackend"]
+
+
+class TransformersBackend:
+    name = "transformers"
+
+    def __init__(self, model: str | tuple[Any, Any], options: BackendOptions = BackendOptions()):
+        if isinstance(model, str):
+            from prmkit.models.loading import load_model
+
+            model = load_model(model, options.dtype)
+        self.model, self.tokenizer = model
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.batch_size = options.batch_size
+
+    def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+        import torch
+
+        torch.manual_seed(cfg.seed)
+        flat = [p for p in prompts for _ in range(cfg.n)]
+        done: list[Completion] = []
+        for i in range(0, len(flat), self.batch_size):
+            done += self._batch(flat[i : i + self.batch_size], cfg)
+        return [done[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
+
+    def _batch(self, prompts: list[str], cfg: SamplingConfig) -> list[Completion]:
+        import torch
+
+        tok = self.tokenizer
+        enc = tok(prompts, return_tensors="pt", padding=True)
+        with torch.inference_mode():
+            out = self.model.generate(
+                **enc, do_sample=True, temperature=cfg.temperature, top_p=cfg.top_p, top_k=0,
+                max_new_tokens=cfg.max_new_tokens, pad_token_id=tok.pad_token_id,
+                stop_strings=list(cfg.stop) or None, tokenizer=tok,
+            )
+        new = out[:, enc["input_ids"].shape[1] :]  # (B, T_new)
+        result = []
+        for row in new.tolist():
+            n = next((k + 1 for k, t in enumerate(row) if t == tok.eos_token_id), len(row))
+            if tok.pad_token_id != tok.eos_token_id:
+                n = min(n, next((k for k, t in enumerate(row) if t == tok.pad_token_id), n))
+            text = tok.decode(row[:n], skip_special_tokens=True)
+            result.append(Completion(cut_at_stop(text, cfg.stop), n))
+        return result

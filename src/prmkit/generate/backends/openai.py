@@ -1,0 +1,51 @@
+"""OpenAI-compatible HTTP backend: POST `{base_url}/v1/completions` (vLLM, llama.cpp, TGI, SGLang servers...).
+
+Sends a list of prompts with `n`; by the OpenAI API, choice `index` = prompt_index * n + sample_index.
+Uses only the standard library. The API key, when needed, is read from the environment variable named in
+`BackendOptions.api_key_env`, never from a flag.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+
+__all__ = ["OpenAIBackend"]
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(self, model: str, options: BackendOptions = BackendOptions()):
+        base = options.base_url.rstrip("/")
+        self.url = base + ("/completions" if base.endswith("/v1") else "/v1/completions")
+        self.model, self.options = model, options
+
+    def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+        step = self.options.prompts_per_request
+        out: list[list[Completion]] = []
+        for i in range(0, len(prompts), step):
+            out += self._request(prompts[i : i + step], cfg)
+        return out
+
+    def _request(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+        body = {"model": self.model, "prompt": prompts, "n": cfg.n, "temperature": cfg.temperature,
+                "top_p": cfg.top_p, "max_tokens": cfg.max_new_tokens, "seed": cfg.seed}
+        if cfg.stop:
+            body["stop"] = list(cfg.stop)[:4]  # the OpenAI API accepts at most 4
+        headers = {"Content-Type": "application/json"}
+        if key := os.environ.get(self.options.api_key_env):
+            headers["Authorization"] = f"Bearer {key}"
+        req = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
+        with urllib.request.urlopen(req, timeout=self.options.timeout) as resp:
+            data = json.load(resp)
+        choices = sorted(data["choices"], key=lambda c: c["index"])
+        if len(choices) != len(prompts) * cfg.n:
+            raise ValueError(f"{self.url}: expected {len(prompts) * cfg.n} choices, got {len(choices)}")
+        total = int(data.get("usage", {}).get("completion_tokens", 0))
+        per = [total // len(choices) + (k < total % len(choices)) for k in range(len(choices))]
+        texts = [Completion(cut_at_stop(c["text"], cfg.stop), t) for c, t in zip(choices, per, strict=True)]
+        return [texts[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]

@@ -1,0 +1,63 @@
+"""Split a completion into steps on `[STEP]` and extract its final answer (MCNIG paper, sec. 3.1).
+
+Answer formats: math `$...$` (the last one; `\\boxed{}` also accepted), code in a fenced ```python block,
+SQL in a fenced ```sql block. A completion without an answer in its domain's format gets `answer=None` and is
+removed by the first filtering stage.
+
+    >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
+    (['2 + 2 = 4.', 'The answer is $4$.'], '4')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from prmkit.generate.prompts import STEP
+
+__all__ = ["EXTRACTORS", "extract_answer", "parse_completion", "split_steps"]
+
+_DOLLAR = re.compile(r"\$\$?([^$]+?)\$\$?")
+_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+
+
+def _fenced(lang: str) -> Callable[[str], str | None]:
+    block = re.compile(rf"```(?:{lang})?[ \t]*\n(.*?)```", re.S | re.I)
+
+    def extract(text: str) -> str | None:
+        found = [m.strip() for m in block.findall(text) if m.strip()]
+        return found[-1] if found else None
+
+    return extract
+
+
+def _math(text: str) -> str | None:
+    boxed = _BOXED.findall(text)
+    if boxed:
+        return boxed[-1].strip()
+    found = [m.strip() for m in _DOLLAR.findall(text) if m.strip()]
+    return found[-1] if found else None
+
+
+EXTRACTORS: dict[str, Callable[[str], str | None]] = {
+    "math": _math,
+    "choice": _math,
+    "python": _fenced("python|py"),
+    "sql": _fenced("sql|sqlite"),
+}
+
+
+def extract_answer(domain: str, text: str) -> str | None:
+    if domain not in EXTRACTORS:
+        raise ValueError(f"no answer extractor for domain '{domain}'; known: {', '.join(EXTRACTORS)}")
+    return EXTRACTORS[domain](text)
+
+
+def split_steps(text: str) -> list[str]:
+    """Steps r_1..r_N: the non-empty pieces between `[STEP]` delimiters."""
+    return [s.strip() for s in text.split(STEP) if s.strip()]
+
+
+def parse_completion(domain: str, text: str) -> tuple[list[str], str | None]:
+    """(steps, answer) of one completion."""
+    return split_steps(text), extract_answer(domain, text)

@@ -1,0 +1,89 @@
+"""Generate K step-delimited CoTs per problem, extract and validate their answers, write one Pool per problem.
+
+MCNIG paper, sec. 3.1: few-shot prompt with `[STEP]` -> K samples (T = 1.0, top-p 0.95, sec. 4.2) -> answers
+y_1..y_K -> V_q(y) -> answer sets C_q, W_q (kept in full in `problem.meta`) -> filtering (`filtering.py`).
+
+Writing is append-only with one fsynced line per problem (`AppendOnlyWriter`), so a run killed at any point
+(even `kill -9`) resumes where it stopped: problems already in the file are skipped.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from prmkit.data.jsonl import AppendOnlyWriter
+from prmkit.data.records import Pool, Problem, Trace
+from prmkit.generate.backends import Backend, SamplingConfig
+from prmkit.generate.extract import parse_completion
+from prmkit.generate.prompts import STOP, build_prompt
+from prmkit.verify import verify_answers
+
+__all__ = ["GenerationStats", "answer_sets", "generate_pools", "make_pool"]
+
+
+@dataclass
+class GenerationStats:
+    problems: int = 0  # generated in this run
+    skipped: int = 0  # already in the output file
+    samples: int = 0
+    tokens: int = 0
+    seconds: float = 0.0  # sampling time only (not validation)
+    correct: int = 0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds else 0.0
+
+
+def answer_sets(traces: Sequence[Trace]) -> tuple[list[str], list[str]]:
+    """C_q and W_q: the distinct extracted answers that are correct / incorrect, in first-seen order."""
+    correct = [t.answer for t in traces if t.answer is not None and t.correct]
+    wrong = [t.answer for t in traces if t.answer is not None and not t.correct]
+    return list(dict.fromkeys(correct)), list(dict.fromkeys(wrong))
+
+
+def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:
+    """Traces from K completions: steps split on [STEP], answers extracted and validated in parallel."""
+    parsed = [parse_completion(problem.domain, text) for text in texts]
+    verdicts = verify_answers([(problem, answer) for _, answer in parsed])
+    traces = [Trace(f"{problem.id}/s{k}", problem.id, steps, answer, v.ok, source)
+              for k, ((steps, answer), v) in enumerate(zip(parsed, verdicts, strict=True))]
+    correct, wrong = answer_sets(traces)
+    meta = {**problem.meta, "correct_answers": correct, "incorrect_answers": wrong}
+    return Pool(replace(problem, meta=meta), traces)
+
+
+def _seed(base: int, problems: Sequence[Problem]) -> int:
+    """A seed per batch that depends on its problems, so a resumed run samples what a fresh run would."""
+    return (base + zlib.crc32("\n".join(p.id for p in problems).encode())) % (2**31)
+
+
+def generate_pools(problems: Sequence[Problem], backend: Backend, cfg: SamplingConfig, output: str | Path,
+                   problems_per_batch: int = 2, source: str = "",
+                   progress: Callable[[int], None] | None = None) -> GenerationStats:
+    """Sample cfg.n traces per problem not yet in `output` and append their pools to it."""
+    stats = GenerationStats()
+    with AppendOnlyWriter(output, key=lambda d: d["problem"]["id"]) as writer:
+        todo = [p for p in problems if p.id not in writer.done]
+        stats.skipped = len(problems) - len(todo)
+        for i in range(0, len(todo), problems_per_batch):
+            batch = todo[i : i + problems_per_batch]
+            stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
+            start = time.perf_counter()
+            outs = backend.generate([build_prompt(p) for p in batch], replace(cfg, seed=_seed(cfg.seed, batch),
+                                                                           stop=cfg.stop or stop))
+            stats.seconds += time.perf_counter() - start
+            for problem, completions in zip(batch, outs, strict=True):
+                pool = make_pool(problem, [c.text for c in completions], source or backend.name)
+                writer.write(pool)
+                stats.problems += 1
+                stats.samples += len(completions)
+                stats.tokens += sum(c.tokens for c in completions)
+                stats.correct += sum(bool(t.correct) for t in pool.traces)
+            if progress:
+                progress(len(batch))
+    return stats

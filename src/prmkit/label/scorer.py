@@ -1,0 +1,176 @@
+"""The information I_i(y) of every answer y after every step prefix, in one forward pass per CoT.
+
+MCNIG paper (mcnig_paper.txt) sec 3.2.1 defines I_i(y) = sum_t log p(y_t | q, R_{1:i}, y_<t); sec 3.2.4 and
+appendix A make it O(N): encode q and the whole CoT once, then score only the answer tokens for each
+(step, answer) pair against that shared prefix. We do this in a single forward pass with a block
+attention mask (a small tree):
+
+    [prompt][r_1 sep][r_2 sep]...[r_N sep] | [cue]_1 [y_a]_1 [y_b]_1 ... | [cue]_2 [y_a]_2 ... | ...
+     causal shared prefix                    block i attends to prefix[:end_i] + its own cue + itself
+
+Position ids of block i continue from the end of step i, so each block sees exactly what the naive
+re-encoding of `prompt + r_1..r_i + cue + y` would. The cue (the answer template's text before the answer)
+is shared by all answers of a block, and the last answer token needs no input (only its log-prob), so an
+answer y costs |y| - 1 tokens. I_0 does not depend on the CoT: it is computed once per problem by the same
+code with no steps.
+
+Example: 1 step, answers ["4", "5"] -> `I == [[I_0("4"), I_0("5")], [I_1("4"), I_1("5")]]` (nats, <= 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from prmkit.models.stepwise import encode_steps, encode_text
+
+__all__ = ["InformationScorer", "Segments", "build_segments"]
+
+
+@dataclass
+class Segments:
+    """One packed sequence: shared prefix + per-boundary (cue, answers) blocks, with what to read back."""
+
+    ids: list[int]
+    positions: list[int]
+    # For each block: (context_end, cue_start, cue_len, block_start, block_end): rows block_start:block_end
+    # attend to ids[:context_end], to their cue ids[cue_start:cue_start+cue_len], and causally to themselves.
+    blocks: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    # reads[i][a] = list of (position whose logits predict the token, token id) for answer a at boundary i
+    reads: list[list[list[tuple[int, int]]]] = field(default_factory=list)
+    prefix_len: int = 0
+
+
+def build_segments(prefix_ids: list[int], ends: list[int], cue_ids: list[int], answers: list[list[int]]) -> Segments:
+    """Pack a prefix and, for each boundary in `ends`, a cue block and one block per answer.
+
+    `ends[i]` is the prefix length after step i (as returned by `encode_steps`). The answer block of y holds
+    y_1..y_{T-1}; y_1 is predicted at the last cue token (or at ends[i]-1 when the cue is empty).
+    """
+    seg = Segments(ids=list(prefix_ids), positions=list(range(len(prefix_ids))), prefix_len=len(prefix_ids))
+    for end in ends:
+        if end < 1:
+            raise ValueError("a prefix must hold at least one token before the first answer")
+        cue_start = len(seg.ids)
+        seg.ids += cue_ids
+        seg.positions += range(end, end + len(cue_ids))
+        anchor = len(seg.ids) - 1 if cue_ids else end - 1
+        row = []
+        for y in answers:
+            if not y:
+                raise ValueError("an answer must have at least one token")
+            start = len(seg.ids)
+            seg.ids += y[:-1]
+            seg.positions += range(end + len(cue_ids), end + len(cue_ids) + len(y) - 1)
+            seg.blocks.append((end, cue_start, len(cue_ids), start, len(seg.ids)))
+            row.append([(anchor, y[0])] + [(start + t - 1, y[t]) for t in range(1, len(y))])
+        if cue_ids:
+            seg.blocks.append((end, cue_start, 0, cue_start, cue_start + len(cue_ids)))
+        seg.reads.append(row)
+    return seg
+
+
+def _block_mask(seg: Segments, length: int) -> torch.Tensor:
+    """Boolean (length, length) mask, True = may attend. Padding rows attend only to themselves."""
+    allowed = torch.zeros(length, length, dtype=torch.bool)
+    p = seg.prefix_len
+    allowed[:p, :p] = torch.ones(p, p, dtype=torch.bool).tril()
+    for context_end, cue_start, cue_len, start, end in seg.blocks:
+        allowed[start:end, :context_end] = True
+        allowed[start:end, cue_start : cue_start + cue_len] = True
+        allowed[start:end, start:end] = torch.ones(end - start, end - start, dtype=torch.bool).tril()
+    pad = torch.arange(len(seg.ids), length)
+    allowed[pad, pad] = True
+    return allowed
+
+
+class InformationScorer:
+    """Computes I_i(y) for a model, a prompt template and an answer-cue template.
+
+    prompt_template: text with `{question}` that precedes the CoT (tokenised with the BOS, if any).
+    cue_template: text with `{answer}` that follows a step prefix, e.g. "The answer is {answer}"; a space
+        before `{answer}` moves into the answer so that BPE tokenises " 42" as it would in running text.
+    sep: text appended (as its own tokens) after every step.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, prompt_template: str, cue_template: str, sep: str = "\n"):
+        if "{answer}" not in cue_template:
+            raise ValueError("the answer cue template must contain '{answer}'")
+        self.model, self.tokenizer, self.sep = model, tokenizer, sep
+        self.prompt_template = prompt_template
+        cue, self.answer_suffix = cue_template.split("{answer}", 1)
+        self.answer_prefix = " " if cue.endswith(" ") else ""
+        self.cue_ids = encode_text(tokenizer, cue.rstrip(" ") if self.answer_prefix else cue)
+        self.tokens_processed = 0  # input tokens fed to the model (excluding padding)
+
+    def prompt(self, question: str) -> str:
+        return self.prompt_template.format(question=question)
+
+    def answer_ids(self, answer: str) -> list[int]:
+        return encode_text(self.tokenizer, f"{self.answer_prefix}{answer}{self.answer_suffix}")
+
+    def segments(self, question: str, steps: list[str], answers: list[str], with_step0: bool) -> Segments:
+        ids, ends = encode_steps(self.tokenizer, self.prompt(question), steps, self.sep)
+        return build_segments(ids, ends if with_step0 else ends[1:], self.cue_ids,
+                              [self.answer_ids(a) for a in answers])
+
+    @torch.inference_mode()
+    def run(self, segs: list[Segments]) -> list[list[list[float]]]:
+        """One batched forward pass over packed sequences; returns I[seq][boundary][answer]."""
+        length = max(len(s.ids) for s in segs)
+        pad_id = self.tokenizer.pad_token_id or 0
+        ids = torch.full((len(segs), length), pad_id, dtype=torch.long)
+        pos = torch.zeros((len(segs), length), dtype=torch.long)
+        mask = torch.zeros((len(segs), 1, length, length), dtype=torch.bool)
+        for b, s in enumerate(segs):
+            ids[b, : len(s.ids)] = torch.tensor(s.ids)
+            pos[b, : len(s.ids)] = torch.tensor(s.positions)
+            mask[b, 0] = _block_mask(s, length)
+            self.tokens_processed += len(s.ids)
+        decoder = getattr(self.model, self.model.base_model_prefix)
+        hidden = decoder(input_ids=ids, attention_mask=mask, position_ids=pos).last_hidden_state  # (B, L, H)
+        flat = [(b, p, tok) for b, s in enumerate(segs) for row in s.reads for y in row for p, tok in y]
+        bi = torch.tensor([f[0] for f in flat])
+        pi = torch.tensor([f[1] for f in flat])
+        ti = torch.tensor([f[2] for f in flat])
+        logits = self.model.get_output_embeddings()(hidden[bi, pi]).float()  # (R, V)
+        logp = (logits.gather(1, ti[:, None])[:, 0] - logits.logsumexp(-1)).tolist()
+        out, k = [], 0
+        for s in segs:
+            rows = []
+            for row in s.reads:
+                vals = []
+                for y in row:
+                    vals.append(float(sum(logp[k : k + len(y)])))
+                    k += len(y)
+                rows.append(vals)
+            out.append(rows)
+        return out
+
+    def information(self, question: str, traces: list[list[str]], answers: list[str]) -> list[list[list[float]]]:
+        """I[c][i][a] for every trace c, every i = 0..N_c and every answer a; I_0 computed once and shared."""
+        segs = [self.segments(question, [], answers, with_step0=True)]
+        segs += [self.segments(question, steps, answers, with_step0=False) for steps in traces if steps]
+        res = self.run(segs)
+        step0, rest = res[0][0], iter(res[1:])
+        return [[step0] + (next(rest) if steps else []) for steps in traces]
+
+    def naive_information(self, question: str, steps: list[str], answers: list[str]) -> list[list[float]]:
+        """Reference: re-encode prompt + r_1..r_i + cue + y from scratch for every (i, y). O(N^2) tokens."""
+        ids, ends = encode_steps(self.tokenizer, self.prompt(question), steps, self.sep)
+        table = []
+        for end in ends:
+            row = []
+            for a in answers:
+                y = self.answer_ids(a)
+                seq = torch.tensor([ids[:end] + self.cue_ids + y])
+                with torch.inference_mode():
+                    logits = self.model(input_ids=seq).logits[0].float()  # (L, V)
+                    self.tokens_processed += seq.shape[1]
+                logp = logits.log_softmax(-1)
+                first = seq.shape[1] - len(y)
+                row.append(float(sum(logp[first - 1 + t, y[t]] for t in range(len(y)))))
+            table.append(row)
+        return table

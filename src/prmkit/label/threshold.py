@@ -1,0 +1,82 @@
+"""Choosing the label threshold tau by balanced accuracy (MCNIG paper, mcnig_paper.txt sec 3.2.3 and 4.3).
+
+A step is labeled 1 when its score > tau. A CoT is predicted correct when all its step labels are 1,
+excluding the final step by default (sec 4.3: the final step states the answer and would turn the
+check into an outcome signal). tau maximises balanced accuracy = (TPR + TNR) / 2 against the validator.
+Choosing tau on the data you report on gives an upper bound; choose it on held-out data to report.
+
+Example: scores [[1, 5], [-2, 0.5]], correct [True, False], final excluded: the CoT scores are the
+minimum over all-but-last steps, [1, -2]; any tau in [-2, 1) separates them: balanced accuracy 1.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Sweep", "balanced_accuracy", "cot_scores", "plot_sweep", "sweep_threshold"]
+
+
+def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) -> np.ndarray:
+    """The CoT-level score: min over the considered steps (all labels 1 <=> min > tau); +inf if none."""
+    out = []
+    for s in scores:
+        considered = s[:-1] if exclude_final else s
+        out.append(min(considered) if len(considered) else np.inf)
+    return np.asarray(out, dtype=float)
+
+
+def balanced_accuracy(pred: np.ndarray, truth: np.ndarray) -> float:
+    """(TP/(TP+FN) + TN/(TN+FP)) / 2; a class that is absent contributes 0.5 (chance)."""
+    pos, neg = truth.sum(), (~truth).sum()
+    tpr = (pred & truth).sum() / pos if pos else 0.5
+    tnr = (~pred & ~truth).sum() / neg if neg else 0.5
+    return float((tpr + tnr) / 2)
+
+
+@dataclass
+class Sweep:
+    taus: np.ndarray
+    accuracies: np.ndarray
+    tau: float
+    balanced_accuracy: float
+    exclude_final: bool
+
+
+def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
+                    exclude_final: bool = True) -> Sweep:
+    """Try every tau between consecutive distinct CoT scores; return the sweep and the best tau."""
+    cs = cot_scores(scores, exclude_final)
+    truth = np.asarray(correct, dtype=bool)
+    finite = np.unique(cs[np.isfinite(cs)])
+    if finite.size == 0:
+        taus = np.array([0.0])
+    else:
+        mids = (finite[:-1] + finite[1:]) / 2
+        taus = np.concatenate([[finite[0] - 1.0], mids, [finite[-1] + 1.0]])
+    accs = np.array([balanced_accuracy(cs > t, truth) for t in taus])
+    best = int(np.argmax(accs))
+    return Sweep(taus, accs, float(taus[best]), float(accs[best]), exclude_final)
+
+
+def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:
+    """Balanced accuracy against tau, one line per sweep, the chosen tau marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, sw in sweeps.items():
+        (line,) = ax.plot(sw.taus, sw.accuracies, label=f"{name}: tau={sw.tau:.3g}, bacc={sw.balanced_accuracy:.3f}")
+        ax.axvline(sw.tau, color=line.get_color(), ls=":", lw=1)
+    ax.axhline(0.5, color="grey", lw=0.5)
+    ax.set_xlabel("threshold tau (step label = score > tau)")
+    ax.set_ylabel("balanced accuracy (CoT level)")
+    ax.set_title(title or "threshold sweep")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,76 @@
+"""Configs of a reward model (saved inside its checkpoint) and of its training run, side by side.
+
+Defaults follow the MCNIG paper (sec 3.3-3.4 and 4.4: AdamW, lr 1e-6, 128 samples a batch, two epochs,
+inputs up to 8192 tokens) and the PSPO paper for the 3-class head. Creating a config touches neither disk nor network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+__all__ = ["KINDS", "RewardModelConfig", "TrainConfig"]
+
+# kind -> the class tokens whose logits form the head, in order; the first is the "positive" class.
+KINDS: dict[str, tuple[str, ...]] = {
+    "prm": ("pos_token", "neg_token"),
+    "orm": ("pos_token", "neg_token"),
+    "prm3": ("pos_token", "neu_token", "neg_token"),
+}
+
+
+@dataclass
+class RewardModelConfig:
+    """What `PRM.from_pretrained` needs beyond the HF weights; written as `prmkit_reward.json`."""
+
+    kind: str = field(default="prm", metadata={"help": "prm (a target per step, sec 3.3), orm (one target after "
+                                                       "the trace, sec 3.4) or prm3 (labels -1/0/+1, PSPO)."})
+    sep_token: str = field(default="<|prm_sep|>", metadata={"help": "step delimiter <s_req>; added to the vocabulary "
+                                                                   "unless it already is one token (the paper picks "
+                                                                   "an unused vocabulary token)."})
+    pos_token: str = field(default="<|prm_pos|>", metadata={"help": "<s_POS>: the step is correct (label 1)."})
+    neg_token: str = field(default="<|prm_neg|>", metadata={"help": "<s_NEG>: the step is incorrect (label 0 / -1)."})
+    neu_token: str = field(default="<|prm_neu|>", metadata={"help": "neutral class of prm3 (label 0)."})
+    aggregation: str = field(default="prod", metadata={"help": "step scores -> trace score (sec 3.5: product)."})
+    prefix_template: str = field(default="prm_prefix", metadata={"help": "templates/<name>.txt, formatted with "
+                                                                         "{question}; the steps follow it."})
+
+    @property
+    def class_tokens(self) -> list[str]:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown reward model kind '{self.kind}'; choose from {', '.join(KINDS)}")
+        return [getattr(self, name) for name in KINDS[self.kind]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RewardModelConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation of a reward model (MCNIG sec 4.4 defaults unless the help says otherwise)."""
+
+    model: str = field(default="smollm2-135m", metadata={"help": "base model: embedded name or local HF directory."})
+    epochs: float = field(default=2.0, metadata={"help": "passes over the training set (paper: 2)."})
+    lr: float = field(default=1e-6, metadata={"help": "AdamW learning rate (paper: 1e-6 for 8B/14B models)."})
+    weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay."})
+    warmup: float = field(default=0.0, metadata={"help": "fraction of steps with linear warm-up, then linear decay."})
+    batch_traces: int = field(default=128, metadata={"help": "traces per optimiser step (paper: 128 samples); a "
+                                                             "problem's traces stay in one batch."})
+    micro_batch: int = field(default=8, metadata={"help": "traces per forward pass (gradient accumulation)."})
+    max_length: int = field(default=8192, metadata={"help": "tokens per input (paper: 8192); longer traces lose "
+                                                            "their last steps (prm) or are skipped (orm)."})
+    grad_clip: float = field(default=1.0, metadata={"help": "max gradient norm (0 = off)."})
+    lora_r: int = field(default=0, metadata={"help": "LoRA rank via peft; 0 = full fine-tuning (the paper)."})
+    lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha."})
+    lora_dropout: float = field(default=0.0, metadata={"help": "LoRA dropout."})
+    freeze_layers: int = field(default=0, metadata={"help": "freeze the embeddings and the lowest N decoder layers "
+                                                            "(a CPU-budget option, off in the paper)."})
+    keep_layers: int = field(default=0, metadata={"help": "keep only the lowest N decoder layers of the base model "
+                                                          "(0 = all; a CPU-budget option, not in the paper)."})
+    seed: int = field(default=0, metadata={"help": "shuffling and initialisation seed."})
+    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})

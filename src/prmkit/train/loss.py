@@ -1,0 +1,54 @@
+"""The PRM objective of MCNIG sec 3.3: cross-entropy over the class-token logits at delimiters only,
+
+    L = 1/M * sum_m 1/N_m * sum_i CE_i^(m),
+
+averaged over the N_m steps of problem m, then over the M problems of the batch. Targets may be soft:
+a label y in [0, 1] is the distribution (y, 1 - y) over (<pos>, <neg>).
+
+Worked example: one problem, two steps with logits (pos, neg) = (0, 0) and labels 1 and 0.5:
+CE = log 2 for both, so L = log 2 = 0.693.
+"""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["class_targets", "grouped_cross_entropy", "soft_cross_entropy", "step_weights"]
+
+# prm3 label -> class index in (<pos>, <neu>, <neg>)
+_THREE_CLASS = {1: 0, 0: 1, -1: 2}
+
+
+def class_targets(kind: str, labels: list[float]) -> list[list[float]]:
+    """Per-target distributions over the head's classes: binary (y, 1-y); prm3 one-hot of -1/0/+1."""
+    if kind == "prm3":
+        out = []
+        for y in labels:
+            if y not in _THREE_CLASS:
+                raise ValueError(f"3-class labels must be -1, 0 or 1, got {y}")
+            row = [0.0, 0.0, 0.0]
+            row[_THREE_CLASS[int(y)]] = 1.0
+            out.append(row)
+        return out
+    for y in labels:
+        if not 0.0 <= float(y) <= 1.0:
+            raise ValueError(f"binary labels must lie in [0, 1], got {y}")
+    return [[float(y), 1.0 - float(y)] for y in labels]
+
+
+def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Per-target CE against a distribution: logits (P, C), targets (P, C) -> (P,)."""
+    return -(targets * logits.float().log_softmax(-1)).sum(-1)
+
+
+def step_weights(groups: list[str]) -> torch.Tensor:
+    """Weight 1/(M * N_m) of each target, so that sum(weights * CE) is the paper's L (works across micro-batches)."""
+    counts: dict[str, int] = {}
+    for g in groups:
+        counts[g] = counts.get(g, 0) + 1
+    return torch.tensor([1.0 / (len(counts) * counts[g]) for g in groups])
+
+
+def grouped_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, groups: list[str]) -> torch.Tensor:
+    """L for one batch: logits (P, C), targets (P, C) rows summing to 1, groups (P,) the problem of each target."""
+    return (soft_cross_entropy(logits, targets) * step_weights(groups)).sum()

@@ -1,0 +1,158 @@
+"""Train a PRM / ORM / 3-class PRM on labelled traces (MCNIG sec 3.3-3.4, PSPO for prm3).
+
+    prm = PRM.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
+    RewardModelTrainer(prm, TrainConfig(epochs=1, lr=1e-4)).train(train_examples, eval_examples)
+    prm.save_pretrained("runs/prm")
+
+An optimiser step sees `batch_traces` traces, the traces of a problem together; the loss of that step is the
+paper's L (per-problem mean, then batch mean) even when it is accumulated over micro-batches.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from prmkit.train.config import TrainConfig
+from prmkit.train.data import Example
+from prmkit.train.loss import class_targets, soft_cross_entropy, step_weights
+from prmkit.train.model import PRM
+
+__all__ = ["Encoded", "RewardModelTrainer", "encode_examples"]
+
+
+@dataclass
+class Encoded:
+    ids: list[int]
+    positions: list[int]
+    targets: list[list[float]]
+    problem_id: str
+
+
+def encode_examples(prm: PRM, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
+    """Tokenise; asserts one target position per label. Returns (encoded, number skipped as too long)."""
+    out, skipped = [], 0
+    for ex in examples:
+        ids, positions = prm.encode(ex.question, ex.steps)
+        if len(positions) != len(ex.labels):
+            raise AssertionError(f"{ex.trace_id}: {len(positions)} separators but {len(ex.labels)} labels")
+        keep = [k for k, p in enumerate(positions) if p < max_length]
+        if len(keep) < len(positions) and (prm.config.kind == "orm" or not keep):
+            skipped += 1
+            continue
+        labels = [ex.labels[k] for k in keep]
+        out.append(Encoded(ids[:max_length], [positions[k] for k in keep],
+                           class_targets(prm.config.kind, labels), ex.problem_id))
+    return out, skipped
+
+
+def _batches(items: list[Encoded], batch_traces: int, rng: random.Random) -> list[list[Encoded]]:
+    """Shuffle problems, keep each problem's traces together, fill batches of about `batch_traces`."""
+    by_problem: dict[str, list[Encoded]] = {}
+    for it in items:
+        by_problem.setdefault(it.problem_id, []).append(it)
+    groups = list(by_problem.values())
+    rng.shuffle(groups)
+    batches, current = [], []
+    for g in groups:
+        current += g
+        if len(current) >= batch_traces:
+            batches.append(current)
+            current = []
+    return batches + ([current] if current else [])
+
+
+class RewardModelTrainer:
+    """AdamW with linear warm-up/decay over `TrainConfig`; full fine-tuning, LoRA, or frozen lower layers."""
+
+    def __init__(self, prm: PRM, config: TrainConfig, log: Callable[[str], None] = print):
+        self.prm, self.config, self.log = prm, config, log
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        torch.manual_seed(config.seed)
+        self._prepare_parameters()
+
+    def _prepare_parameters(self) -> None:
+        cfg, model = self.config, self.prm.model
+        if cfg.lora_r:
+            from peft import LoraConfig, get_peft_model
+
+            lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+                              target_modules="all-linear")
+            self.prm.model = get_peft_model(model, lora)
+        elif cfg.freeze_layers:
+            model.get_input_embeddings().requires_grad_(False)
+            for layer in model.get_decoder().layers[: cfg.freeze_layers]:
+                layer.requires_grad_(False)
+        self.params = [p for p in self.prm.model.parameters() if p.requires_grad]
+
+    def _micro_step(self, items: list[Encoded], weights: torch.Tensor) -> float:
+        """Forward + backward of one micro-batch; returns its share of the batch loss."""
+        batch = self.prm.collate([(it.ids, it.positions) for it in items])
+        logits = self.prm.class_logits(batch)  # (P, C)
+        targets = torch.tensor([t for it in items for t in it.targets])  # (P, C)
+        loss = (soft_cross_entropy(logits, targets) * weights).sum()
+        loss.backward()
+        return loss.item()
+
+    def train(self, train: list[Encoded], held_out: list[Encoded] | None = None) -> list[dict]:
+        """Run the epochs; log loss, tokens/s and a held-out check (loss, accuracy) after each epoch."""
+        cfg = self.config
+        rng = random.Random(cfg.seed)
+        steps_per_epoch = len(_batches(train, cfg.batch_traces, random.Random(0)))
+        total = max(1, math.ceil(steps_per_epoch * cfg.epochs))
+        opt = torch.optim.AdamW(self.params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+        warm = int(cfg.warmup * total)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+        history, step, start, tokens = [], 0, time.time(), 0
+        for epoch in range(math.ceil(cfg.epochs)):
+            self.prm.model.train()
+            for batch in _batches(train, cfg.batch_traces, rng):
+                if step >= total:
+                    break
+                batch = sorted(batch, key=lambda it: len(it.ids))  # less padding per micro-batch
+                weights = step_weights([it.problem_id for it in batch for _ in it.positions])
+                loss, k = 0.0, 0
+                for i in range(0, len(batch), cfg.micro_batch):
+                    part = batch[i : i + cfg.micro_batch]
+                    n = sum(len(it.positions) for it in part)
+                    loss += self._micro_step(part, weights[k : k + n])
+                    k += n
+                    tokens += sum(len(it.ids) for it in part)
+                if cfg.grad_clip:
+                    torch.nn.utils.clip_grad_norm_(self.params, cfg.grad_clip)
+                opt.step(), sched.step(), opt.zero_grad()
+                step += 1
+                elapsed = time.time() - start
+                self.log(f"epoch {epoch + 1} step {step}/{total} loss {loss:.4f} "
+                         f"{tokens / elapsed:.0f} tok/s elapsed {elapsed:.0f}s")
+            record = {"epoch": epoch + 1, "step": step, "seconds": time.time() - start, "tokens": tokens}
+            if held_out:
+                record.update(self.evaluate(held_out))
+                self.log(f"epoch {epoch + 1} held-out loss {record['loss']:.4f} accuracy {record['accuracy']:.3f}")
+            history.append(record)
+        self.prm.model.eval()
+        return history
+
+    @torch.inference_mode()
+    def evaluate(self, items: list[Encoded]) -> dict[str, float]:
+        """Held-out paper loss and accuracy of argmax vs the argmax of the target, over all targets."""
+        self.prm.model.eval()
+        ce_sum, correct, count, losses = 0.0, 0, 0, []
+        for i in range(0, len(items), self.config.micro_batch):
+            part = items[i : i + self.config.micro_batch]
+            logits = self.prm.class_logits(self.prm.collate([(it.ids, it.positions) for it in part]))
+            targets = torch.tensor([t for it in part for t in it.targets])
+            ce = soft_cross_entropy(logits, targets)
+            losses += list(zip([it.problem_id for it in part for _ in it.positions], ce.tolist(), strict=True))
+            correct += int((logits.argmax(-1) == targets.argmax(-1)).sum())
+            count += len(targets)
+        weights = step_weights([g for g, _ in losses])
+        ce_sum = float((weights * torch.tensor([c for _, c in losses])).sum())
+        return {"loss": ce_sum, "accuracy": correct / max(1, count), "targets": count}

@@ -1,0 +1,29 @@
+"""The validator interface V_q : Y -> {0, 1} of the MCNIG paper (sec. 3.1, "Answer Validation").
+
+A validator takes the problem q (its ground truth and whatever it needs to check an answer: unit tests, a
+database, the options) and one extracted candidate answer y, and returns a `Verdict`: the boolean V_q(y) plus
+a short human-readable reason, so that a failed check says *why* (wrong value, timeout, test failure, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prmkit.data.records import Problem
+
+__all__ = ["Validator", "Verdict"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """V_q(y) and why: `ok` is the boolean outcome, `reason` a one-line explanation (empty when obvious)."""
+
+    ok: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+Validator = Callable[[Problem, str], Verdict]

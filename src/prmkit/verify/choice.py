@@ -1,0 +1,60 @@
+"""Multiple-choice validator: normalise a letter, an option number or the option text to an option index.
+
+The problem lists its options in `meta["options"]` (a list of strings, in order A, B, C, ...) and gives the
+correct one in `answer` as a letter, a 1-based number or the option text. So do candidate answers, in any of
+these forms: "B", "(b)", "B)", "Option 2", "2", "the answer is B", or the text of option B.
+
+    >>> p = Problem("p", "Sky colour?", "B", meta={"options": ["red", "blue"]})
+    >>> verify_choice(p, "(b)").ok, verify_choice(p, "Blue.").ok, verify_choice(p, "1").ok
+    (True, True, False)
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from prmkit.data.records import Problem
+from prmkit.verify.base import Verdict
+
+__all__ = ["choice_index", "verify_choice"]
+
+_LETTER = re.compile(r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?([A-Za-z])[)\].:]?$", re.I)
+_NUMBER = re.compile(r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?(\d+)[)\].:]?$", re.I)
+
+
+def _norm(text: str) -> str:
+    text = text.strip().strip("$").strip()
+    text = re.sub(r"\\(?:text|textbf|mathrm)\{([^{}]*)\}", r"\1", text)
+    return " ".join(text.lower().strip(string.punctuation + " ").split())
+
+
+def choice_index(text: str, options: list[str]) -> int | None:
+    """The 0-based option index that `text` names, or None when it names none (or is ambiguous)."""
+    raw = _norm(text)
+    texts = [_norm(o) for o in options]
+    if raw in texts:
+        return texts.index(raw)
+    if (m := _LETTER.match(raw)) and len(raw) <= 20:
+        k = ord(m.group(1).lower()) - ord("a")
+        return k if 0 <= k < len(options) else None
+    if (m := _NUMBER.match(raw)) and len(raw) <= 20:
+        k = int(m.group(1)) - 1
+        return k if 0 <= k < len(options) else None
+    hits = [k for k, t in enumerate(texts) if t and re.search(rf"\b{re.escape(t)}\b", raw)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def verify_choice(problem: Problem, answer: str) -> Verdict:
+    """V_q(y) for a multiple-choice problem (`meta["options"]`, gold in `problem.answer`)."""
+    options = problem.meta.get("options")
+    if not isinstance(options, list) or not options:
+        return Verdict(False, "problem has no meta['options']")
+    gold = choice_index(problem.answer, options)
+    if gold is None:
+        return Verdict(False, f"gold answer {problem.answer!r} names no option")
+    pred = choice_index(answer, options)
+    if pred is None:
+        return Verdict(False, f"{answer.strip()[:60]!r} names no option")
+    letters = string.ascii_uppercase
+    return Verdict(pred == gold, f"chose {letters[pred]}, correct is {letters[gold]}")

@@ -1,0 +1,81 @@
+"""Math validator: HuggingFace `math-verify` (MCNIG paper, sec. 3.1) -- `verify(parse(gold), parse(pred))`.
+
+The argument order matters: math-verify's `verify(gold, target)` is not symmetric (e.g. intervals, sets).
+math-verify bounds its own time with `signal.alarm`, which only works on the main thread; we therefore pass
+`parsing_timeout=None, timeout_seconds=None` and bound the time ourselves by running the check in a daemon
+thread and waiting at most `timeout` seconds, so validation is safe from worker threads (e.g. a thread pool).
+A check that overruns returns a failed verdict; its thread is abandoned (daemon) rather than killed.
+
+    >>> verify_math(Problem("p", "1/2 of 1?", "0.5"), "$\\frac{1}{2}$").ok
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+
+from prmkit.data.records import Problem
+from prmkit.verify.base import Verdict
+
+__all__ = ["math_equal", "verify_math"]
+
+_DOLLARS = re.compile(r"^\s*\$+|\$+\s*$")
+
+
+def _as_latex(text: str) -> str:
+    """Wrap an answer in `$...$` (once) so math-verify's LaTeX extractor anchors on it; `\\boxed{}` is kept."""
+    inner = _DOLLARS.sub("", text.strip()).strip()
+    return f"${inner}$"
+
+
+class _OwnTimeout(logging.Filter):
+    """Drop math-verify's "timeout is disabled" warning: `math_equal` bounds the time itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Timeout is disabled" not in record.getMessage()
+
+
+for _name in ("math_verify.grader", "math_verify.parser"):
+    logging.getLogger(_name).addFilter(_OwnTimeout())
+
+
+def _check(gold: str, pred: str) -> bool:
+    from math_verify import parse, verify
+
+    g = parse(_as_latex(gold), parsing_timeout=None)
+    p = parse(_as_latex(pred), parsing_timeout=None)
+    if not g or not p:
+        g = g or parse(gold, parsing_timeout=None)
+        p = p or parse(pred, parsing_timeout=None)
+    return bool(g) and bool(p) and bool(verify(g, p, timeout_seconds=None))
+
+
+def math_equal(gold: str, pred: str, timeout: float = 5.0) -> Verdict:
+    """Whether `pred` is mathematically equal to `gold`, within `timeout` seconds (a timeout is a failure)."""
+    box: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            box["ok"] = _check(gold, pred)
+        except Exception as e:  # a parser crash on odd input is a failed verdict, not an error
+            box["error"] = f"{type(e).__name__}: {e}"
+
+    worker = threading.Thread(target=work, daemon=True, name="math-verify")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        return Verdict(False, f"math-verify timed out after {timeout:g}s")
+    if "error" in box:
+        return Verdict(False, f"math-verify error: {box['error']}"[:200])
+    if box["ok"]:
+        return Verdict(True, "equal")
+    return Verdict(False, f"{pred.strip()[:80]!r} != {gold.strip()[:80]!r}")
+
+
+def verify_math(problem: Problem, answer: str) -> Verdict:
+    """V_q(y) for a math problem: `problem.answer` is the gold answer y*."""
+    if not answer or not answer.strip():
+        return Verdict(False, "empty answer")
+    return math_equal(problem.answer, answer, float(problem.meta.get("timeout", 5.0)))

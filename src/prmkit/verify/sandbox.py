@@ -1,0 +1,141 @@
+"""Run untrusted Python in a subprocess sandbox (for the code validator, MCNIG paper sec. 3.1).
+
+Guarantees, each enforced by the OS, not by the code under test:
+
+- its own session and process group, killed as a whole (SIGKILL) at the wall-clock limit or on exit;
+- a fresh temp working dir, deleted afterwards; a stripped environment (no inherited variables or secrets);
+- rlimits: CPU seconds, address space, number of processes (per uid) and file size (which also caps the
+  captured stdout/stderr: they go to files in the temp dir), no core dumps;
+- where the platform allows (`unshare`): a new network namespace (no network) and a new PID namespace, so
+  that every process it spawned dies with it, even one that left the process group; a one-time warning
+  otherwise;
+- when run as root: privileges dropped to `nobody` (65534), so that files outside the temp dir stay unwritable
+  and the process-count limit applies (root ignores RLIMIT_NPROC);
+- an audit hook (PEP 578, defence in depth) refusing fork/exec, signals, sockets, ctypes, writes outside.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SandboxLimits", "SandboxResult", "isolation", "run_sandboxed"]
+
+NOBODY = 65534
+_GUARD = Path(__file__).with_name("_sandbox_guard.py")
+_NAMESPACES: dict[str, list[str]] = {
+    "netns+pidns": ["unshare", "--net", "--pid", "--fork", "--kill-child", "--"],
+    "userns+netns+pidns": ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--"],
+    "none": [],
+}
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits of one sandboxed run."""
+
+    wall_seconds: float = 10.0  # hard wall-clock limit; the whole process group is killed after it
+    cpu_seconds: int = 10  # RLIMIT_CPU
+    memory_bytes: int = 1 << 30  # RLIMIT_AS (address space)
+    max_processes: int = 32  # RLIMIT_NPROC (counted per uid; only effective when not root: see `drop_root`)
+    max_file_bytes: int = 1 << 20  # RLIMIT_FSIZE: any file written, including the captured stdout/stderr
+    audit_guard: bool = True  # install the audit hook (defence in depth on top of the OS limits)
+    drop_root: bool = True  # when running as root, run the code as `nobody`
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    returncode: int | None  # negative: killed by that signal
+    timed_out: bool
+    stdout: str  # the last 4 KiB
+    stderr: str  # the last 4 KiB
+    seconds: float
+    isolation: str  # which namespace set was used
+
+
+@functools.cache
+def isolation() -> str:
+    """The strongest namespace set `unshare` grants here (probed once); warns once when there is none."""
+    for name, prefix in _NAMESPACES.items():
+        if not prefix:
+            break
+        try:
+            probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, env={"PATH": os.defpath})
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if probe.returncode == 0:
+            return name
+    warnings.warn("prmkit sandbox: `unshare` is not permitted here; code runs WITHOUT network or PID "
+                  "isolation (rlimits, process group, temp dir and audit hook still apply)", stacklevel=2)
+    return "none"
+
+
+def _world_executable(path: str) -> bool:
+    real = Path(os.path.realpath(path))
+    return all(p.stat().st_mode & stat.S_IXOTH for p in [real, *real.parents])
+
+
+@functools.cache
+def _interpreter(drop: bool) -> str:
+    """This interpreter, or (when the code must run as `nobody`) one that `nobody` may execute."""
+    candidates = [sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"] if drop else [sys.executable]
+    for c in candidates:
+        if os.path.exists(c) and (not drop or _world_executable(c)):
+            return c
+    raise RuntimeError("no Python interpreter executable by 'nobody'; set SandboxLimits(drop_root=False)")
+
+
+def _tail(path: Path, n: int = 4096) -> str:
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - n))
+        return fh.read().decode("utf-8", "replace")
+
+
+def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits()) -> SandboxResult:
+    """Run `code` as `program.py` in a fresh temp dir under `limits`; always returns, never raises on its behalf."""
+    drop = limits.drop_root and os.geteuid() == 0
+    iso = isolation()
+    work = Path(tempfile.mkdtemp(prefix="prmkit-sandbox-")).resolve()
+    try:
+        (work / "program.py").write_text(code, encoding="utf-8")
+        shutil.copy(_GUARD, work / "guard.py")
+        if drop:
+            for p in (work, work / "program.py", work / "guard.py"):
+                os.chown(p, NOBODY, NOBODY)
+        args = [str(work), str(NOBODY if drop else -1), str(limits.cpu_seconds), str(limits.memory_bytes),
+                str(limits.max_processes), str(limits.max_file_bytes), str(int(limits.audit_guard))]
+        cmd = [*_NAMESPACES[iso], _interpreter(drop), "-I", "-B", str(work / "guard.py"), *args]
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
+        start = time.monotonic()
+        with open(work / "stdout", "wb") as out, open(work / "stderr", "wb") as err:
+            proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True, close_fds=True)
+            try:
+                proc.wait(timeout=limits.wall_seconds)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                _kill_group(proc.pid)
+                proc.wait()
+        return SandboxResult(None if timed_out else proc.returncode, timed_out, _tail(work / "stdout"),
+                             _tail(work / "stderr"), time.monotonic() - start, iso)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,84 @@
+"""SQL validator: execution accuracy on sqlite (MCNIG paper, sec. 3.1; BIRD's metric).
+
+A candidate query is correct when its result equals the gold query's result on the problem's database.
+Results are compared as multisets of rows, or as sequences when the gold query has an ORDER BY. Safety:
+
+- the database is opened read-only (`file:...?mode=ro` URI) and an authorizer denies ATTACH, writes and
+  PRAGMAs that could change state, so neither query can modify anything;
+- only a single statement is accepted (sqlite3 refuses a second one; trailing text after `;` is refused);
+- a progress handler aborts any query that runs past `timeout` seconds; at most `max_rows` rows are fetched.
+
+The problem gives the database in `meta["db_path"]` and the gold query in `problem.answer`.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections import Counter
+from pathlib import Path
+
+from prmkit.data.records import Problem
+from prmkit.verify.base import Verdict
+
+__all__ = ["run_query", "verify_sql"]
+
+_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+_ORDER_BY = re.compile(r"\border\s+by\b", re.I)
+
+
+def _authorizer(action: int, *_: object) -> int:
+    return sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY
+
+
+def _single_statement(sql: str) -> str:
+    """The query without its trailing `;`; ValueError when it is empty or holds a second statement."""
+    sql = sql.strip()
+    for k, c in enumerate(sql):
+        if c == ";" and sqlite3.complete_statement(sql[: k + 1]) and sql[k + 1 :].strip(" \t\r\n;"):
+            raise ValueError("more than one statement")
+    sql = sql.rstrip("; \t\r\n")
+    if not sql:
+        raise ValueError("empty query")
+    return sql
+
+
+def run_query(db_path: str | Path, sql: str, timeout: float = 5.0, max_rows: int = 100_000) -> list[tuple]:
+    """Rows of one read-only query; raises ValueError (bad input) or sqlite3.Error (failure, timeout)."""
+    sql = _single_statement(sql)
+    uri = f"{Path(db_path).resolve().as_uri()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
+    deadline = time.monotonic() + timeout
+    try:
+        conn.set_authorizer(_authorizer)
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
+        rows = conn.execute(sql).fetchmany(max_rows + 1)
+    except sqlite3.Warning as e:  # Python 3.11 raises Warning for a second statement
+        raise ValueError(str(e)) from None
+    except sqlite3.OperationalError as e:
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError(f"timed out after {timeout:g}s") from None
+        raise sqlite3.OperationalError(str(e)) from None
+    finally:
+        conn.close()
+    if len(rows) > max_rows:
+        raise ValueError(f"more than {max_rows} rows")
+    return [tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows]
+
+
+def verify_sql(problem: Problem, answer: str) -> Verdict:
+    """V_q(y) by execution accuracy; a failing gold query is reported as such (not the candidate's fault)."""
+    db, timeout = problem.meta.get("db_path"), float(problem.meta.get("timeout", 5.0))
+    if not db or not Path(db).is_file():
+        return Verdict(False, f"database not found: {db!r}")
+    try:
+        gold = run_query(db, problem.answer, timeout)
+    except (ValueError, sqlite3.Error) as e:
+        return Verdict(False, f"gold query failed: {e}")
+    try:
+        pred = run_query(db, answer, timeout)
+    except (ValueError, sqlite3.Error) as e:
+        return Verdict(False, f"candidate query failed: {e}"[:200])
+    same = pred == gold if _ORDER_BY.search(problem.answer) else Counter(pred) == Counter(gold)
+    return Verdict(same, "same result" if same else f"different result ({len(pred)} vs {len(gold)} rows)")

@@ -1,0 +1,57 @@
+import numpy as np
+import pytest
+
+from prmkit.evaluate.bok import Candidate, bok_curves, bootstrap_ci, expected_accuracy, normalise_answer
+from prmkit.evaluate.rank import rank_percentiles, rank_robustness
+
+# (answer, correct, score): the docstring's worked example
+POOL = [Candidate("5", False, 0.9), Candidate("7", True, 0.2), Candidate("7", True, 0.3), Candidate("5", False, 0.1)]
+# a scorer that ranks the lone correct candidate first while the wrong answer has the majority
+GOOD = [Candidate("3", False, 0.1), Candidate("3", False, 0.2), Candidate("4", True, 0.9), Candidate("3", False, 0.3)]
+
+
+def acc(pool, selector, k):
+    return expected_accuracy([pool], selector, k)[0]
+
+
+def test_worked_example_all_subsets():
+    assert acc(POOL, "majority", 4) == 0.0  # 5 vs 7 tie -> earliest (5)
+    assert acc(POOL, "weighted", 4) == 0.0  # 5 has 1.0 vs 0.5
+    assert acc(POOL, "best", 4) == 0.0
+    assert acc(POOL, "oracle", 2) == pytest.approx(5 / 6)
+    for selector in ("single", "majority", "weighted", "best"):
+        assert acc(POOL, selector, 2) == pytest.approx(0.5)
+
+
+def test_reward_beats_majority_when_it_ranks_the_correct_one_first():
+    assert acc(GOOD, "majority", 4) == 0.0
+    assert acc(GOOD, "best", 4) == 1.0
+    assert acc(GOOD, "weighted", 4) == 1.0  # "4" has 0.9 > 0.1 + 0.2 + 0.3 for "3"
+    assert acc(GOOD, "best", 2) == pytest.approx(3 / 6)  # every pair containing the correct one
+    assert acc(GOOD, "single", 1) == pytest.approx(0.25)
+
+
+def test_ties_go_to_the_earliest_and_answers_are_normalised():
+    pool = [Candidate("1,000", True), Candidate("7", False), Candidate("1000.0", True), Candidate("7", False)]
+    assert normalise_answer("1,000") == normalise_answer("1000.0") == "1000"
+    assert acc(pool, "majority", 4) == 1.0
+    assert acc([Candidate("7", False), *pool[:1]], "majority", 2) == 0.0
+
+
+def test_bootstrap_interval_and_sampled_subsets():
+    values = np.array([0.0, 1.0] * 50)
+    lo, hi = bootstrap_ci(values, 2000, seed=1)
+    assert lo < 0.5 < hi and hi - lo == pytest.approx(0.2, abs=0.05)
+    assert bootstrap_ci(np.ones(10)) == (1.0, 1.0)
+    big = [Candidate(str(i % 3), i % 3 == 0, i / 20) for i in range(20)]
+    assert 0.0 <= expected_accuracy([big], "majority", 8, max_subsets=16)[0] <= 1.0
+    rows = bok_curves({"m": ("oracle", [POOL, GOOD])}, [1, 2])
+    assert [r["mean"] for r in rows] == pytest.approx([(0.5 + 0.25) / 2, (5 / 6 + 0.5) / 2])
+
+
+def test_rank_percentiles_worked_example():
+    assert rank_percentiles([0.9, 0.2, 0.3, 0.1]) == pytest.approx([1, 1 / 3, 2 / 3, 0])
+    r = rank_robustness([POOL, GOOD])
+    assert r["worst_correct"] == pytest.approx((1 / 3 + 1) / 2)
+    assert r["best_incorrect"] == pytest.approx((1 + 2 / 3) / 2)
+    assert rank_percentiles([0.5, 0.5]) == [0.5, 0.5]

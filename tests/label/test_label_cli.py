@@ -1,0 +1,93 @@
+"""End-to-end `prmkit label` on the tiny model: numbers, resume after kill -9, tau transfer, TRL export."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from helpers import pool_dict, write_jsonl
+
+WORDS = ["Tom has 3 apples", "he buys 4 more", "3 + 4 = 7", "the price is 12 dollars", "5 * 6 = 30", "Sam eats one"]
+
+
+def make_pools(n: int) -> list[dict]:
+    pools = []
+    for k in range(n):
+        traces = [([WORDS[(k + j + s) % len(WORDS)] for s in range(1 + (k + j) % 3)], ans, ans == "7")
+                  for j, ans in enumerate(["7", "12", "30", "7"])]
+        pools.append(pool_dict(f"p{k}", f"How many apples does Tom have now ? case {k}", "7", traces))
+    return pools
+
+
+def prmkit(*args: str, **kw) -> subprocess.CompletedProcess:
+    env = os.environ | {"OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-m", "prmkit.cli.main", *args], capture_output=True, text=True,
+                          env=env, check=True, **kw)
+
+
+def read(path) -> list[dict]:
+    return [json.loads(x) for x in open(path)]
+
+
+def test_label_mcnig_and_ig_end_to_end(tmp_path, tiny_base):
+    pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(6))
+    out = prmkit("label", "--method", "ig,mcnig", "--input", pools, "--output", str(tmp_path / "{method}.jsonl"),
+                 "--model", tiny_base, "--quiet")
+    reports = [json.loads(block) for block in out.stdout.replace("}\n{", "}\n\n{").split("\n\n")]
+    assert [r["method"] for r in reports] == ["ig", "mcnig"]
+    assert all(r["traces"] == 24 and r["problems"] == 6 for r in reports)
+    mc = read(tmp_path / "mcnig.jsonl")
+    assert len(mc) == 24 and all(len(r["scores"]) == len(r["labels"]) for r in mc)
+    tau = mc[0]["threshold"]
+    assert all(r["labels"] == [int(s > tau) for s in r["scores"]] for r in mc)
+    assert 0.5 <= reports[1]["sweeps"]["final_included"]["balanced_accuracy"] <= 1.0
+    assert (tmp_path / "mcnig.sweep.png").stat().st_size > 1000
+    # tau chosen on one file, applied to another
+    prmkit("threshold", "--choose-on", str(tmp_path / "ig.jsonl"), "--apply-to", str(tmp_path / "mcnig.jsonl"))
+    ig_tau = read(tmp_path / "ig.jsonl")[0]["threshold"]
+    assert all(r["threshold"] == ig_tau for r in read(tmp_path / "mcnig.jsonl"))
+    # TRL export keeps one record per trace, labels aligned with steps
+    prmkit("export", "--format", "trl", "--pools", pools, "--labels", str(tmp_path / "mcnig.jsonl"),
+           "--output", str(tmp_path / "trl.jsonl"))
+    trl = read(tmp_path / "trl.jsonl")
+    assert len(trl) == 24 and all(len(r["completions"]) == len(r["labels"]) for r in trl)
+
+
+def test_mcnig_skips_problems_without_incorrect_answers(tmp_path, tiny_base):
+    pools = make_pools(2)
+    for t in pools[1]["traces"]:
+        t["answer"], t["correct"] = "7", True
+    path = write_jsonl(tmp_path / "pools.jsonl", pools)
+    out = prmkit("label", "--method", "mcnig", "--input", path, "--output", str(tmp_path / "l.jsonl"),
+                 "--model", tiny_base, "--quiet")
+    assert json.loads(out.stdout)["skipped"] == {"no incorrect answer": 1}
+    assert {r["problem_id"] for r in read(tmp_path / "l.jsonl")} == {"p0"}
+
+
+def test_kill_9_then_rerun_gives_each_trace_once_and_same_labels(tmp_path, tiny_base):
+    pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(150))
+    args = ["label", "--method", "mcnig", "--input", pools, "--model", tiny_base, "--quiet", "--output"]
+    prmkit(*args, str(tmp_path / "clean.jsonl"))
+    victim = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "prmkit.cli.main", *args, str(victim)],
+                            env=os.environ | {"OMP_NUM_THREADS": "1"}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not victim.exists() or victim.read_text().count("\n") < 40):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    written = victim.read_text().count("\n")
+    assert 40 <= written < 600, "the kill must land mid-run"
+    prmkit(*args, str(victim))
+    clean, resumed = read(tmp_path / "clean.jsonl"), read(victim)
+    assert sorted(r["trace_id"] for r in resumed) == sorted(r["trace_id"] for r in clean)
+    assert len({r["trace_id"] for r in resumed}) == len(resumed) == 600
+    by_id = {r["trace_id"]: r for r in clean}
+    for r in resumed:
+        assert r["scores"] == pytest.approx(by_id[r["trace_id"]]["scores"], abs=1e-6)
+        assert r["labels"] == by_id[r["trace_id"]]["labels"]

@@ -1,0 +1,52 @@
+"""The one-pass block-mask scorer equals naive re-encoding and processes exactly the tokens it should."""
+
+import pytest
+
+from prmkit.label.scorer import InformationScorer, build_segments
+from prmkit.models.stepwise import encode_steps
+
+QUESTION = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+STEPS = ["Tom has 3 apples .", "he buys 4 more , 3 + 4 = 7", "so the answer is 7"]
+ANSWERS = ["7", "12", "30 dollars"]
+
+
+@pytest.fixture(params=["the answer is {answer}", "{answer}"], ids=["cue", "no-cue"])
+def scorer(request, tiny_lm):
+    model, tok = tiny_lm
+    return InformationScorer(model, tok, "Q: {question}\n", request.param, sep="\n")
+
+
+def test_one_pass_equals_naive_reencoding(scorer):
+    fast = scorer.information(QUESTION, [STEPS, STEPS[:1], []], ANSWERS)
+    for steps, table in zip([STEPS, STEPS[:1], []], fast, strict=True):
+        naive = scorer.naive_information(QUESTION, steps, ANSWERS)
+        assert len(table) == len(steps) + 1 and len(table[0]) == len(ANSWERS)
+        for row_fast, row_naive in zip(table, naive, strict=True):
+            assert row_fast == pytest.approx(row_naive, abs=1e-4)
+    assert fast[0][0] == fast[1][0] == fast[2][0]  # I_0 is shared
+
+
+def test_block_mask_isolates_answers(scorer):
+    """Scoring an answer alone or beside others gives the same value: blocks do not see each other."""
+    alone = scorer.information(QUESTION, [STEPS], ANSWERS[1:2])[0]
+    together = scorer.information(QUESTION, [STEPS], ANSWERS)[0]
+    assert [r[1] for r in together] == pytest.approx([r[0] for r in alone], abs=1e-5)
+
+
+def test_token_count_matches_formula(scorer):
+    """Per CoT: |prompt| + sum |r_i + sep| + N * (|cue| + sum_a (|y_a| - 1)); I_0 once per problem."""
+    ids_len = len(encode_steps(scorer.tokenizer, scorer.prompt(QUESTION), STEPS, scorer.sep)[0])
+    ys = [len(scorer.answer_ids(a)) for a in ANSWERS]
+    cue = len(scorer.cue_ids)
+    prompt = len(encode_steps(scorer.tokenizer, scorer.prompt(QUESTION), [], scorer.sep)[0])
+    before = scorer.tokens_processed
+    scorer.information(QUESTION, [STEPS], ANSWERS)
+    per_boundary = cue + sum(y - 1 for y in ys)
+    assert scorer.tokens_processed - before == (prompt + per_boundary) + (ids_len + len(STEPS) * per_boundary)
+
+
+def test_segments_positions_continue_from_boundary():
+    seg = build_segments([5, 6, 7, 8], ends=[2, 4], cue_ids=[9], answers=[[1, 2], [3]])
+    # boundary 2: cue at position 2, answer [1, 2] holds y_1 only at position 3; answer [3] holds nothing
+    assert seg.ids == [5, 6, 7, 8, 9, 1, 9, 1] and seg.positions == [0, 1, 2, 3, 2, 3, 4, 5]
+    assert seg.reads[0] == [[(4, 1), (5, 2)], [(4, 3)]] and seg.reads[1] == [[(6, 1), (7, 2)], [(6, 3)]]

@@ -1,0 +1,93 @@
+import pytest
+import torch
+
+from prmkit.train import PRM, Example, RewardModelConfig, RewardModelTrainer, TrainConfig, encode_examples
+
+Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+GOOD = ["3 + 4 = 7", "so the answer is 7"]
+BAD = ["3 + 4 = 8 wrong step", "so the answer is 8 mistake"]
+
+
+def examples(n: int = 6) -> list[Example]:
+    out = []
+    for i in range(n):
+        out.append(Example(f"p{i}/good", f"p{i}", Q, GOOD, [1.0, 1.0]))
+        out.append(Example(f"p{i}/bad", f"p{i}", Q, BAD, [0.0, 0.0]))
+    return out
+
+
+def test_targets_are_at_the_separators_only(tiny_base):
+    prm = PRM.from_base(tiny_base, RewardModelConfig())
+    ids, positions = prm.encode(Q, GOOD)
+    assert [i for i, t in enumerate(ids) if t == prm.sep_id] == positions
+    batch = prm.collate([(ids, positions)])
+    hidden = prm.hidden(batch["input_ids"], batch["attention_mask"]).detach().requires_grad_(True)
+    logits = prm.head(hidden, batch["positions"])
+    torch.nn.functional.cross_entropy(logits, torch.tensor([0, 1])).backward()
+    touched = hidden.grad[0].abs().sum(-1).nonzero().flatten().tolist()
+    assert touched == positions
+
+
+def test_separator_count_must_equal_label_count(tiny_base):
+    prm = PRM.from_base(tiny_base, RewardModelConfig())
+    with pytest.raises(AssertionError, match="2 separators but 3 labels"):
+        encode_examples(prm, [Example("t", "p", Q, GOOD, [1, 1, 0])], 512)
+    with pytest.raises(AssertionError, match="3 separators for 2 steps"):
+        prm.encode(Q, ["3 + 4 <|prm_sep|> = 7", "so 7"])
+
+
+def test_reserved_tokens_are_single_tokens(tiny_base):
+    prm = PRM.from_base(tiny_base, RewardModelConfig(kind="prm3"))
+    assert len({prm.sep_id, *prm.class_ids}) == 4 and len(prm.class_ids) == 3
+    with pytest.raises(ValueError, match="must be one token"):
+        PRM(prm.model, prm.tokenizer, RewardModelConfig(sep_token="apples and"))
+
+
+def test_batched_scores_equal_one_at_a_time(tiny_base):
+    prm = PRM.from_base(tiny_base, RewardModelConfig())
+    items = [(Q, GOOD), (Q, BAD[:1]), ("Sam eats one", ["10 - 2 = 8", "5 * 6 = 30", "the price is 12"])]
+    batched = prm.step_probs(items)
+    for item, probs in zip(items, batched, strict=True):
+        assert prm.step_probs([item])[0] == pytest.approx(probs, abs=1e-5)
+    assert [len(p) for p in batched] == [2, 1, 3]
+
+
+def train(prm, config, data=None):
+    enc, _ = encode_examples(prm, data or examples(), 512)
+    return RewardModelTrainer(prm, config, log=lambda _: None).train(enc, enc)
+
+
+@pytest.mark.parametrize("lora", [0, 4])
+def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
+    prm = PRM.from_base(tiny_base, RewardModelConfig())
+    history = train(prm, TrainConfig(epochs=6, lr=3e-2 if lora else 1e-2, batch_traces=4, lora_r=lora))
+    assert history[-1]["accuracy"] == 1.0 and history[-1]["loss"] < history[0]["loss"] < 0.7
+    before = prm.step_probs([(Q, GOOD), (Q, BAD)])
+    assert min(before[0]) > 0.5 > max(before[1])
+    prm.save_pretrained(tmp_path / "ckpt")
+    again = PRM.from_pretrained(tmp_path / "ckpt")
+    assert again.config == prm.config
+    after = again.step_probs([(Q, GOOD), (Q, BAD)])
+    for b, a in zip(before, after, strict=True):
+        assert a == pytest.approx(b, abs=1e-5)
+
+
+def test_orm_has_one_target_and_prm3_scores_positive_class(tiny_base):
+    orm = PRM.from_base(tiny_base, RewardModelConfig(kind="orm"))
+    assert len(orm.encode(Q, GOOD)[1]) == 1 and len(orm.step_probs([(Q, GOOD)])[0]) == 1
+    prm3 = PRM.from_base(tiny_base, RewardModelConfig(kind="prm3"))
+    data = [Example("a", "a", Q, GOOD, [1, 1]), Example("b", "a", Q, BAD, [-1, 0])]
+    train(prm3, TrainConfig(epochs=8, lr=1e-2, batch_traces=2), data)
+    good, bad = prm3.step_probs([(Q, GOOD), (Q, BAD)])
+    assert min(good) > 0.5 > max(bad)
+
+
+def test_freeze_and_keep_layers(tiny_base, tmp_path):
+    prm = PRM.from_base(tiny_base, RewardModelConfig())
+    prm.truncate_layers(1)
+    trainer = RewardModelTrainer(prm, TrainConfig(freeze_layers=1), log=lambda _: None)
+    trainable = {n for n, p in prm.model.named_parameters() if p.requires_grad}
+    assert trainable == {"model.norm.weight"}  # embeddings (tied head) and the one layer frozen
+    assert len(trainer.params) == 1
+    prm.save_pretrained(tmp_path / "c")
+    assert PRM.from_pretrained(tmp_path / "c").model.config.num_hidden_layers == 1

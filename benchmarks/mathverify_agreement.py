@@ -29,7 +29,9 @@ def main(path: str = DEFAULT) -> int:
             if verdict.ok == trace.correct:
                 agree += 1
             else:
-                disagreements.append((trace.id, pool.problem.answer, trace.answer, trace.correct, verdict.reason))
+                disagreements.append(
+                    (trace.id, pool.problem.answer, trace.answer, trace.correct, verdict.reason)
+                )
     dt = time.perf_counter() - t0
     print(f"math-verify vs is_correct: {agree}/{n} = {agree / n:.2%} agree ({dt:.1f}s)")
     for tid, gold, pred, flag, reason in disagreements:

@@ -63,3 +63,15 @@ def test_append_only_writer_resumes_after_torn_line(tmp_path):
         assert w.done == {"a"}
         w.write({"id": "b", "v": 3})
     assert [json.loads(x)["id"] for x in path.read_text().splitlines()] == ["a", "b"]
+
+
+def test_demo_pools_have_right_and_wrong_traces():
+    from prmkit.data.demo_pools import demo_pools
+
+    pools = list(read_pools("demo"))
+    assert len(pools) == 20 and pools == demo_pools()
+    for pool in pools:
+        assert [t.correct for t in pool.traces] == [True, False, False, False]
+        assert pool.traces[0].answer == pool.problem.answer
+        assert all(t.answer != pool.problem.answer for t in pool.traces[1:])
+        assert all(t.steps[-1] == f"The answer is {t.answer}." for t in pool.traces)

@@ -59,9 +59,10 @@ def train(prm, config, data=None):
 
 @pytest.mark.parametrize("lora", [0, 4])
 def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
+    torch.manual_seed(0)
     prm = PRM.from_base(tiny_base, RewardModelConfig())
-    history = train(prm, TrainConfig(epochs=6, lr=3e-2 if lora else 1e-2, batch_traces=4, lora_r=lora))
-    assert history[-1]["accuracy"] == 1.0 and history[-1]["loss"] < history[0]["loss"] < 0.7
+    history = train(prm, TrainConfig(epochs=6, lr=1e-2, batch_traces=4, lora_r=lora))
+    assert history[-1]["accuracy"] == 1.0 and history[-1]["loss"] < min(0.3, history[0]["loss"])
     before = prm.step_probs([(Q, GOOD), (Q, BAD)])
     assert min(before[0]) > 0.5 > max(before[1])
     prm.save_pretrained(tmp_path / "ckpt")

@@ -9,10 +9,23 @@ from prmkit.verify.choice import choice_index
 OPTIONS = ["yes", "no", "maybe"]
 
 
-@pytest.mark.parametrize(("text", "index"), [
-    ("A", 0), ("(b)", 1), ("C)", 2), ("Option 2", 1), ("3", 2), ("the answer is B", 1), ("No.", 1),
-    ("$\\text{maybe}$", 2), ("D", None), ("4", None), ("I think it is maybe", 2), ("", None),
-])
+@pytest.mark.parametrize(
+    ("text", "index"),
+    [
+        ("A", 0),
+        ("(b)", 1),
+        ("C)", 2),
+        ("Option 2", 1),
+        ("3", 2),
+        ("the answer is B", 1),
+        ("No.", 1),
+        ("$\\text{maybe}$", 2),
+        ("D", None),
+        ("4", None),
+        ("I think it is maybe", 2),
+        ("", None),
+    ],
+)
 def test_choice_index(text, index):
     assert choice_index(text, OPTIONS) == index
 

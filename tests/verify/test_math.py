@@ -9,11 +9,23 @@ from prmkit.verify import verify_answer, verify_answers
 from prmkit.verify.math import math_equal
 
 
-@pytest.mark.parametrize(("gold", "pred", "ok"), [
-    ("18", "18", True), ("18", "18.0", True), ("18", "$18$", True), ("18", "\\boxed{18}", True),
-    ("0.5", "\\frac{1}{2}", True), ("1/2", "0.5", True), ("1000", "1,000", True), ("\\frac{3}{4}", "0.75", True),
-    ("18", "17", False), ("18", "", False), ("3", "x", False), ("\\sqrt{2}", "1.41", False),
-])
+@pytest.mark.parametrize(
+    ("gold", "pred", "ok"),
+    [
+        ("18", "18", True),
+        ("18", "18.0", True),
+        ("18", "$18$", True),
+        ("18", "\\boxed{18}", True),
+        ("0.5", "\\frac{1}{2}", True),
+        ("1/2", "0.5", True),
+        ("1000", "1,000", True),
+        ("\\frac{3}{4}", "0.75", True),
+        ("18", "17", False),
+        ("18", "", False),
+        ("3", "x", False),
+        ("\\sqrt{2}", "1.41", False),
+    ],
+)
 def test_math_equal(gold, pred, ok):
     assert verify_answer(Problem("p", "?", gold), pred).ok is ok
 

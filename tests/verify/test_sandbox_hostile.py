@@ -25,8 +25,10 @@ SECRET = "prmkit-test-secret-7f3a"
 # name -> (candidate body inside `def f():`, whether the OS layer alone contains it, what it needs)
 CASES: dict[str, tuple[str, str]] = {
     "fork_bomb": ("import os\n    while True:\n        os.fork()", "always"),
-    "escaped_daemon": ("import os, time\n    if os.fork() == 0:\n        os.setsid(); time.sleep(60)\n"
-                       "    return 0", "pidns"),
+    "escaped_daemon": (
+        "import os, time\n    if os.fork() == 0:\n        os.setsid(); time.sleep(60)\n    return 0",
+        "pidns",
+    ),
     "infinite_loop": ("while True:\n        pass", "always"),
     "sleep_forever": ("import time\n    time.sleep(60)", "always"),
     "memory_bomb": ("x = bytearray(8 * 1024 ** 3)\n    return len(x)", "always"),
@@ -34,9 +36,15 @@ CASES: dict[str, tuple[str, str]] = {
     "delete_outside": ("import os\n    os.remove({victim!r})\n    return 1", "nobody"),
     "rmtree_outside": ("import shutil\n    shutil.rmtree({victim_dir!r})\n    return 1", "nobody"),
     "write_outside": ("open({outside!r}, 'w').write('pwned')\n    return 1", "nobody"),
-    "socket": ("import socket\n    socket.create_connection(('127.0.0.1', {port}), timeout=1).sendall(b'x')\n"
-               "    return 1", "netns"),
-    "env_secret": ("import os\n    print(dict(os.environ))\n    return os.environ['PRMKIT_TEST_SECRET']", "always"),
+    "socket": (
+        "import socket\n    socket.create_connection(('127.0.0.1', {port}), timeout=1).sendall(b'x')\n"
+        "    return 1",
+        "netns",
+    ),
+    "env_secret": (
+        "import os\n    print(dict(os.environ))\n    return os.environ['PRMKIT_TEST_SECRET']",
+        "always",
+    ),
     "kill_parent": ("import os, signal\n    os.kill({parent}, signal.SIGKILL)\n    return 1", "nobody"),
     # in a PID namespace its parent is outside (getppid() == 0: the kill hits itself, as init it survives);
     # returning 0 makes the verdict fail either way: the check is that the suite itself survives
@@ -49,8 +57,7 @@ TEST = "def check(candidate):\n    assert candidate() == 1\n"
 
 def _os_layer_has(need: str) -> bool:
     iso = isolation()
-    return {"always": True, "pidns": iso != "none", "netns": iso != "none",
-            "nobody": os.geteuid() == 0}[need]
+    return {"always": True, "pidns": iso != "none", "netns": iso != "none", "nobody": os.geteuid() == 0}[need]
 
 
 def _sandbox_procs() -> list[str]:
@@ -104,9 +111,12 @@ def test_hostile_case_is_contained(name, guard, tmp_path, listener, monkeypatch)
     victim = victim_dir / "keep.txt"
     victim.write_text("precious")
     outside = tmp_path / "outside.txt"
-    code = "def f():\n    " + body.format(victim=str(victim), victim_dir=str(victim_dir), outside=str(outside),
-                                         port=port, parent=os.getpid())
-    problem = Problem("hostile", "", "", domain="python", meta={"prompt": "", "test": TEST, "entry_point": "f"})
+    code = "def f():\n    " + body.format(
+        victim=str(victim), victim_dir=str(victim_dir), outside=str(outside), port=port, parent=os.getpid()
+    )
+    problem = Problem(
+        "hostile", "", "", domain="python", meta={"prompt": "", "test": TEST, "entry_point": "f"}
+    )
     before = set(Path(tempfile.gettempdir()).glob("prmkit-sandbox-*"))
     limits = SandboxLimits(wall_seconds=WALL, cpu_seconds=2, memory_bytes=512 << 20, audit_guard=guard)
 

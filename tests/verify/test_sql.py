@@ -32,16 +32,26 @@ def _rows(db):
     return sqlite3.connect(db).execute("SELECT id, name, price FROM item ORDER BY id").fetchall()
 
 
-@pytest.mark.parametrize(("gold", "pred", "ok"), [
-    ("SELECT name FROM item WHERE price = 3.0", "SELECT name FROM item WHERE price > 2 ORDER BY name DESC", True),
-    ("SELECT name FROM item WHERE price = 3.0 ORDER BY name", "SELECT name FROM item WHERE price = 3 "
-     "ORDER BY name DESC", False),
-    ("SELECT name FROM item ORDER BY id", "SELECT name FROM item ORDER BY id;", True),
-    ("SELECT price FROM item", "SELECT DISTINCT price FROM item", False),  # multiset, not set
-    ("SELECT count(*) FROM item", "SELECT 4", True),
-    ("SELECT count(*) FROM item", "SELECT 5", False),
-    ("SELECT name FROM item", "SELECT nme FROM item", False),
-])
+@pytest.mark.parametrize(
+    ("gold", "pred", "ok"),
+    [
+        (
+            "SELECT name FROM item WHERE price = 3.0",
+            "SELECT name FROM item WHERE price > 2 ORDER BY name DESC",
+            True,
+        ),
+        (
+            "SELECT name FROM item WHERE price = 3.0 ORDER BY name",
+            "SELECT name FROM item WHERE price = 3 ORDER BY name DESC",
+            False,
+        ),
+        ("SELECT name FROM item ORDER BY id", "SELECT name FROM item ORDER BY id;", True),
+        ("SELECT price FROM item", "SELECT DISTINCT price FROM item", False),  # multiset, not set
+        ("SELECT count(*) FROM item", "SELECT 4", True),
+        ("SELECT count(*) FROM item", "SELECT 5", False),
+        ("SELECT name FROM item", "SELECT nme FROM item", False),
+    ],
+)
 def test_execution_accuracy(db, gold, pred, ok):
     assert verify_answer(_problem(db, gold), pred).ok is ok
 
@@ -57,7 +67,7 @@ HOSTILE = {
     "create": "CREATE TABLE x(a)",
     "recursive_forever": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
     "cross_join": "SELECT count(*) FROM item a, item b, item c, item d, item e, item f, item g, item h, "
-                  "item i, item j, item k, item l, item m, item n, item o, item p",
+    "item i, item j, item k, item l, item m, item n, item o, item p",
     "empty": "   ",
 }
 
@@ -67,7 +77,9 @@ def test_hostile_sql_fails_in_time_and_changes_nothing(db, tmp_path, name):
     before = _rows(db)
     other = tmp_path / "other.db"
     start = time.monotonic()
-    verdict = verify_answer(_problem(db, "SELECT count(*) FROM item", timeout=1.0), HOSTILE[name].format(other=other))
+    verdict = verify_answer(
+        _problem(db, "SELECT count(*) FROM item", timeout=1.0), HOSTILE[name].format(other=other)
+    )
     assert not verdict.ok and verdict.reason, verdict
     assert time.monotonic() - start < 3
     assert _rows(db) == before

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_dataclass(parser, RewardModelConfig, {"kind"})
 
 
-def _build(cls: type, args: argparse.Namespace, yaml_values: dict, **extra: object):  # noqa: ANN202
+def _build(cls: type, args: argparse.Namespace, yaml_values: dict, **extra: object):
     values = {f.name: yaml_values[f.name] for f in fields(cls) if f.name in yaml_values}
     values |= {f.name: getattr(args, f.name) for f in fields(cls) if getattr(args, f.name, None) is not None}
     return cls(**(values | extra))

@@ -24,7 +24,9 @@ _OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * 
 
 @cache
 def _spec() -> dict:
-    return json.loads(resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8"))
+    return json.loads(
+        resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8")
+    )
 
 
 def _evaluate(expr: str, values: dict[str, int]) -> int:
@@ -43,6 +45,10 @@ def _evaluate(expr: str, values: dict[str, int]) -> int:
     return total
 
 
+def _expression(expr: str, values: dict[str, int]) -> str:
+    return " ".join(str(values[t]) if t in values else t for t in expr.split())
+
+
 def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
     """`n` problems, the same for the same (n, seed); ids `demo-<seed>-<k>`."""
     spec, rng = _spec(), random.Random(seed)
@@ -55,6 +61,14 @@ def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
         words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
         question = tpl["text"].format(**words)
         answer = _evaluate(tpl["answer"], values)
-        problems.append(Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
-                                {"source": "demo", "template": k % len(spec["templates"])}))
+        problems.append(
+            Problem(
+                f"demo-{seed}-{k}",
+                question,
+                str(answer),
+                None,
+                "math",
+                {"source": "demo", "expression": _expression(tpl["answer"], values)},
+            )
+        )
     return problems

@@ -6,6 +6,8 @@
 | `gsm8k-candidates`  | question, ground_truth, 6b_finetuning, ...       | `read_gsm8k_candidates`  |
 | `gsm8k`             | question, answer (with a final `#### x`)         | `read_gsm8k`             |
 | `trl`               | prompt, completions, labels                      | `read_trl`               |
+
+The name `demo` (instead of a path) gives the built-in demo pools (`prmkit.data.demo_pools`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 
 def read_pools(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[Pool]:
+    if str(path) == "demo" and not os.path.exists(path):
+        from prmkit.data.demo_pools import demo_pools
+
+        return iter(demo_pools())
     name = detect_format(path) if fmt == "auto" else fmt
     if name not in POOL_READERS:
         raise ValueError(f"unknown format {name!r}; choose from {sorted(POOL_READERS)}")

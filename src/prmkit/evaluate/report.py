@@ -57,8 +57,8 @@ def format_table(report: dict) -> str:
     lines = ["| method | " + " | ".join(f"K={k}" for k in ks) + " |", "|---" * (len(ks) + 1) + "|"]
     for method in dict.fromkeys(r["method"] for r in report["rows"]):
         cells = {r["k"]: r for r in report["rows"] if r["method"] == method}
-        lines.append(f"| {method} | " + " | ".join(
-            f"{100 * cells[k]['mean']:.1f} [{100 * cells[k]['lo']:.1f}, {100 * cells[k]['hi']:.1f}]" for k in ks) + " |")
+        cell = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
+        lines.append(f"| {method} | " + " | ".join(cell(cells[k]) for k in ks) + " |")
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
     for name, r in report["rank_robustness"].items():

@@ -25,7 +25,7 @@ def _batches(items: list[tuple[int, int]], max_tokens: int, max_batch: int) -> I
     order = sorted(items, key=lambda x: x[1])
     current: list[int] = []
     for idx, length in order:
-        if current and (len(current) + 1) * length > max_tokens or len(current) >= max_batch:
+        if (current and (len(current) + 1) * length > max_tokens) or len(current) >= max_batch:
             yield current
             current = []
         current.append(idx)

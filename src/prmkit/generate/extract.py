@@ -1,6 +1,7 @@
 """Split a completion into steps on `[STEP]` and extract its final answer (MCNIG paper, sec. 3.1).
 
-Answer formats: math `$...$` (the last one; `\\boxed{}` also accepted), code in a fenced ```python block,
+Answer formats: math `$...$` (the last one; `\\boxed{}` also accepted and, failing both, a plain number after
+"the answer is", which small models write without the dollar signs), code in a fenced ```python block,
 SQL in a fenced ```sql block. A completion without an answer in its domain's format gets `answer=None` and is
 removed by the first filtering stage.
 
@@ -19,6 +20,8 @@ __all__ = ["EXTRACTORS", "extract_answer", "parse_completion", "split_steps"]
 
 _DOLLAR = re.compile(r"\$\$?([^$]+?)\$\$?")
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+# fallback for small models that drop the dollar signs: "The answer is 54." (a plain number only)
+_ANSWER_IS = re.compile(r"answer is:?\s*\$?\s*(-?[\d,]*\.?\d+)", re.I)
 
 
 def _fenced(lang: str) -> Callable[[str], str | None]:
@@ -36,7 +39,10 @@ def _math(text: str) -> str | None:
     if boxed:
         return boxed[-1].strip()
     found = [m.strip() for m in _DOLLAR.findall(text) if m.strip()]
-    return found[-1] if found else None
+    if found:
+        return found[-1]
+    plain = _ANSWER_IS.findall(text)
+    return plain[-1].replace(",", "") if plain else None
 
 
 EXTRACTORS: dict[str, Callable[[str], str | None]] = {

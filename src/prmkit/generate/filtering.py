@@ -46,7 +46,9 @@ def subsample(pool: Pool, max_traces: int, rng: random.Random) -> Pool:
     return Pool(pool.problem, sorted(chosen, key=lambda t: order[id(t)]))
 
 
-def filter_pools(pools: Iterable[Pool], max_traces: int = 8, seed: int = 0) -> tuple[list[Pool], FilterReport]:
+def filter_pools(
+    pools: Iterable[Pool], max_traces: int = 8, seed: int = 0
+) -> tuple[list[Pool], FilterReport]:
     """Apply the three stages; returns the kept pools and the counts at every stage."""
     report = FilterReport()
     pools = list(pools)

@@ -50,8 +50,10 @@ def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:
     """Traces from K completions: steps split on [STEP], answers extracted and validated in parallel."""
     parsed = [parse_completion(problem.domain, text) for text in texts]
     verdicts = verify_answers([(problem, answer) for _, answer in parsed])
-    traces = [Trace(f"{problem.id}/s{k}", problem.id, steps, answer, v.ok, source)
-              for k, ((steps, answer), v) in enumerate(zip(parsed, verdicts, strict=True))]
+    traces = [
+        Trace(f"{problem.id}/s{k}", problem.id, steps, answer, v.ok, source)
+        for k, ((steps, answer), v) in enumerate(zip(parsed, verdicts, strict=True))
+    ]
     correct, wrong = answer_sets(traces)
     meta = {**problem.meta, "correct_answers": correct, "incorrect_answers": wrong}
     return Pool(replace(problem, meta=meta), traces)
@@ -62,9 +64,15 @@ def _seed(base: int, problems: Sequence[Problem]) -> int:
     return (base + zlib.crc32("\n".join(p.id for p in problems).encode())) % (2**31)
 
 
-def generate_pools(problems: Sequence[Problem], backend: Backend, cfg: SamplingConfig, output: str | Path,
-                   problems_per_batch: int = 2, source: str = "",
-                   progress: Callable[[int], None] | None = None) -> GenerationStats:
+def generate_pools(
+    problems: Sequence[Problem],
+    backend: Backend,
+    cfg: SamplingConfig,
+    output: str | Path,
+    problems_per_batch: int = 2,
+    source: str = "",
+    progress: Callable[[int], None] | None = None,
+) -> GenerationStats:
     """Sample cfg.n traces per problem not yet in `output` and append their pools to it."""
     stats = GenerationStats()
     with AppendOnlyWriter(output, key=lambda d: d["problem"]["id"]) as writer:
@@ -74,8 +82,10 @@ def generate_pools(problems: Sequence[Problem], backend: Backend, cfg: SamplingC
             batch = todo[i : i + problems_per_batch]
             stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
             start = time.perf_counter()
-            outs = backend.generate([build_prompt(p) for p in batch], replace(cfg, seed=_seed(cfg.seed, batch),
-                                                                           stop=cfg.stop or stop))
+            outs = backend.generate(
+                [build_prompt(p) for p in batch],
+                replace(cfg, seed=_seed(cfg.seed, batch), stop=cfg.stop or stop),
+            )
             stats.seconds += time.perf_counter() - start
             for problem, completions in zip(batch, outs, strict=True):
                 pool = make_pool(problem, [c.text for c in completions], source or backend.name)

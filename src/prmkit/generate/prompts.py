@@ -21,8 +21,12 @@ STOP: dict[str, tuple[str, ...]] = {
     "python": ("\n### Problem", "\n### Schema"),
     "sql": ("\n### Schema", "\n### Problem"),
 }
-_TEMPLATE_OF = {"math": "generate_math.txt", "choice": "generate_math.txt", "python": "generate_python.txt",
-                "sql": "generate_sql.txt"}
+_TEMPLATE_OF = {
+    "math": "generate_math.txt",
+    "choice": "generate_math.txt",
+    "python": "generate_python.txt",
+    "sql": "generate_sql.txt",
+}
 
 
 @cache
@@ -35,6 +39,8 @@ def load_template(domain: str) -> str:
 def build_prompt(problem: Problem, template: str | None = None) -> str:
     """The few-shot prompt for one problem (the question of a code problem is its function stub)."""
     text = template if template is not None else load_template(problem.domain)
-    question = problem.meta.get("prompt", problem.question) if problem.domain == "python" else problem.question
+    question = (
+        problem.meta.get("prompt", problem.question) if problem.domain == "python" else problem.question
+    )
     text = text.replace("{schema}", str(problem.meta.get("schema", "")).strip())
     return text.replace("{question}", question.rstrip() if problem.domain != "python" else question)

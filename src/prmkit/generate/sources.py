@@ -24,7 +24,12 @@ def humaneval_problems() -> list[Problem]:
 
     out = []
     for tid, p in read_problems().items():
-        meta = {"source": "humaneval", "prompt": p["prompt"], "test": p["test"], "entry_point": p["entry_point"]}
+        meta = {
+            "source": "humaneval",
+            "prompt": p["prompt"],
+            "test": p["test"],
+            "entry_point": p["entry_point"],
+        }
         out.append(Problem(tid, p["prompt"], p["prompt"] + p["canonical_solution"], None, "python", meta))
     return out
 

@@ -157,20 +157,27 @@ class InformationScorer:
         step0, rest = res[0][0], iter(res[1:])
         return [[step0] + (next(rest) if steps else []) for steps in traces]
 
-    def naive_information(self, question: str, steps: list[str], answers: list[str]) -> list[list[float]]:
-        """Reference: re-encode prompt + r_1..r_i + cue + y from scratch for every (i, y). O(N^2) tokens."""
+    def naive_information(self, question: str, steps: list[str], answers: list[str],
+                          batch_size: int = 1) -> list[list[float]]:
+        """Reference: re-encode prompt + r_1..r_i + cue + y from scratch for every (i, y), O(N^2) tokens.
+
+        `batch_size` > 1 right-pads that many re-encodings into one forward pass (a fairer baseline).
+        """
         ids, ends = encode_steps(self.tokenizer, self.prompt(question), steps, self.sep)
-        table = []
-        for end in ends:
-            row = []
-            for a in answers:
-                y = self.answer_ids(a)
-                seq = torch.tensor([ids[:end] + self.cue_ids + y])
-                with torch.inference_mode():
-                    logits = self.model(input_ids=seq).logits[0].float()  # (L, V)
-                    self.tokens_processed += seq.shape[1]
-                logp = logits.log_softmax(-1)
-                first = seq.shape[1] - len(y)
-                row.append(float(sum(logp[first - 1 + t, y[t]] for t in range(len(y)))))
-            table.append(row)
-        return table
+        ys = [self.answer_ids(a) for a in answers]
+        jobs = [(ids[:end] + self.cue_ids + y, len(y)) for end in ends for y in ys]
+        values: list[float] = []
+        for k in range(0, len(jobs), batch_size):
+            chunk = jobs[k : k + batch_size]
+            length = max(len(seq) for seq, _ in chunk)
+            batch = torch.zeros((len(chunk), length), dtype=torch.long)
+            for b, (seq, _) in enumerate(chunk):
+                batch[b, : len(seq)] = torch.tensor(seq)
+            attention = (torch.arange(length)[None, :] < torch.tensor([len(q) for q, _ in chunk])[:, None]).long()
+            with torch.inference_mode():
+                logp = self.model(input_ids=batch, attention_mask=attention).logits.float().log_softmax(-1)  # (B, L, V)
+            self.tokens_processed += sum(len(seq) for seq, _ in chunk)
+            for b, (seq, n) in enumerate(chunk):
+                first = len(seq) - n
+                values.append(float(sum(logp[b, first - 1 + t, seq[first + t]] for t in range(n))))
+        return [values[i * len(answers) : (i + 1) * len(answers)] for i in range(len(ends))]

@@ -12,11 +12,10 @@ its one label is the validator's `trace.correct`.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
-from prmkit.data.gsm8k import read_gsm8k_candidates
+from prmkit.data.formats import read_pools as read_any_pools
 from prmkit.data.jsonl import read_records
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import read_trl
@@ -36,12 +35,8 @@ class Example:
 
 
 def read_pools(path: str | os.PathLike[str]) -> list[Pool]:
-    """Pool JSONL, or GSM8K candidate pools when the first record has a `ground_truth` field."""
-    with open(path, encoding="utf-8") as fh:
-        first = next((line for line in fh if line.strip()), "{}")
-    if "ground_truth" in json.loads(first):
-        return list(read_gsm8k_candidates(path))
-    return list(read_records(path, Pool.from_dict))
+    """Any pool format `prmkit.data.formats` detects (Pool JSONL, GSM8K candidates_dev.jsonl, ...)."""
+    return list(read_any_pools(path))
 
 
 def parse_range(text: str | None) -> slice:

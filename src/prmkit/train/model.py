@@ -34,6 +34,17 @@ def _template(name: str) -> str:
     return resources.files("prmkit.templates").joinpath(f"{name}.txt").read_text(encoding="utf-8")
 
 
+def _add_rows(model: Any, size: int) -> None:
+    """Grow the embeddings; new rows = mean + per-dimension-std noise of the old rows, so that <pos> and <neg>
+    differ even when the head stays frozen (LoRA, frozen layers)."""
+    old = model.get_input_embeddings().weight.shape[0]
+    model.resize_token_embeddings(size, mean_resizing=False)
+    for module in {id(m): m for m in (model.get_input_embeddings(), model.get_output_embeddings())}.values():
+        with torch.no_grad():
+            w = module.weight
+            w[old:] = w[:old].mean(0) + w[:old].std(0) * torch.randn(size - old, w.shape[1], dtype=w.dtype)
+
+
 class PRM:
     """(model, tokenizer, config) with the delimiter/class token ids resolved and checked."""
 
@@ -65,7 +76,7 @@ class PRM:
         missing = [t for t in wanted if t not in vocab]
         if missing:
             tokenizer.add_special_tokens({"additional_special_tokens": missing})
-            model.resize_token_embeddings(len(tokenizer))
+            _add_rows(model, len(tokenizer))
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         return cls(model, tokenizer, config)

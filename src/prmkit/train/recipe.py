@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+import torch
+
 from prmkit.train.config import RewardModelConfig, TrainConfig
 from prmkit.train.data import Example
 from prmkit.train.model import PRM
@@ -33,6 +35,7 @@ def train_reward_model(examples: list[Example], model_config: RewardModelConfig,
                        log: Callable[[str], None] = print) -> dict:
     """Train on `examples`, check on the held-out problems after each epoch, save to `output`."""
     train, held = split_held_out(examples, held_out_problems)
+    torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random
     prm = PRM.from_base(train_config.model, model_config)
     if train_config.keep_layers:
         prm.truncate_layers(train_config.keep_layers)

@@ -1,7 +1,7 @@
 """Answer validators V_q(y) -> Verdict (MCNIG paper, sec. 3.1), one per domain, chosen through `VALIDATORS`.
 
-    >>> verify_answer(Problem("p", "2+2?", "4"), "$4$")
-    Verdict(ok=True, reason='equal')
+>>> verify_answer(Problem("p", "2+2?", "4"), "$4$")
+Verdict(ok=True, reason='equal')
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from prmkit.verify.math import math_equal, verify_math
 from prmkit.verify.python import verify_python
 from prmkit.verify.sql import verify_sql
 
-__all__ = ["VALIDATORS", "Validator", "Verdict", "get_validator", "math_equal", "verify_answer", "verify_answers"]
+__all__ = [
+    "VALIDATORS",
+    "Validator",
+    "Verdict",
+    "get_validator",
+    "math_equal",
+    "verify_answer",
+    "verify_answers",
+]
 
 VALIDATORS: dict[str, Validator] = {
     "math": verify_math,

@@ -19,7 +19,9 @@ from prmkit.verify.base import Verdict
 
 __all__ = ["choice_index", "verify_choice"]
 
-_LETTER = re.compile(r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?([A-Za-z])[)\].:]?$", re.I)
+_LETTER = re.compile(
+    r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?([A-Za-z])[)\].:]?$", re.I
+)
 _NUMBER = re.compile(r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?(\d+)[)\].:]?$", re.I)
 
 

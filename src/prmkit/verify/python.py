@@ -56,8 +56,11 @@ def verify_python(problem: Problem, answer: str, limits: SandboxLimits | None = 
         return Verdict(False, "empty answer")
     if limits is None:
         t = float(problem.meta.get("timeout", 10.0))
-        limits = SandboxLimits(wall_seconds=t, cpu_seconds=max(1, int(t)),
-                               memory_bytes=int(problem.meta.get("memory_mb", 1024)) << 20)
+        limits = SandboxLimits(
+            wall_seconds=t,
+            cpu_seconds=max(1, int(t)),
+            memory_bytes=int(problem.meta.get("memory_mb", 1024)) << 20,
+        )
     result = run_sandboxed(program_for(problem, answer), limits)
     if result.returncode == 0:
         return Verdict(True, "all tests passed")

@@ -16,6 +16,7 @@ Guarantees, each enforced by the OS, not by the code under test:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -35,7 +36,16 @@ NOBODY = 65534
 _GUARD = Path(__file__).with_name("_sandbox_guard.py")
 _NAMESPACES: dict[str, list[str]] = {
     "netns+pidns": ["unshare", "--net", "--pid", "--fork", "--kill-child", "--"],
-    "userns+netns+pidns": ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--"],
+    "userns+netns+pidns": [
+        "unshare",
+        "--user",
+        "--map-root-user",
+        "--net",
+        "--pid",
+        "--fork",
+        "--kill-child",
+        "--",
+    ],
     "none": [],
 }
 
@@ -70,13 +80,18 @@ def isolation() -> str:
         if not prefix:
             break
         try:
-            probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, env={"PATH": os.defpath})
+            probe = subprocess.run(
+                [*prefix, "true"], capture_output=True, timeout=10, env={"PATH": os.defpath}
+            )
         except (OSError, subprocess.TimeoutExpired):
             continue
         if probe.returncode == 0:
             return name
-    warnings.warn("prmkit sandbox: `unshare` is not permitted here; code runs WITHOUT network or PID "
-                  "isolation (rlimits, process group, temp dir and audit hook still apply)", stacklevel=2)
+    warnings.warn(
+        "prmkit sandbox: `unshare` is not permitted here; code runs WITHOUT network or PID "
+        "isolation (rlimits, process group, temp dir and audit hook still apply)",
+        stacklevel=2,
+    )
     return "none"
 
 
@@ -101,8 +116,9 @@ def _tail(path: Path, n: int = 4096) -> str:
         return fh.read().decode("utf-8", "replace")
 
 
-def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits()) -> SandboxResult:
-    """Run `code` as `program.py` in a fresh temp dir under `limits`; always returns, never raises on its behalf."""
+def run_sandboxed(code: str, limits: SandboxLimits | None = None) -> SandboxResult:
+    """Run `code` as `program.py` in a fresh temp dir under `limits`; returns whatever the code does."""
+    limits = limits or SandboxLimits()
     drop = limits.drop_root and os.geteuid() == 0
     iso = isolation()
     work = Path(tempfile.mkdtemp(prefix="prmkit-sandbox-")).resolve()
@@ -112,14 +128,29 @@ def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits()) -> Sandbox
         if drop:
             for p in (work, work / "program.py", work / "guard.py"):
                 os.chown(p, NOBODY, NOBODY)
-        args = [str(work), str(NOBODY if drop else -1), str(limits.cpu_seconds), str(limits.memory_bytes),
-                str(limits.max_processes), str(limits.max_file_bytes), str(int(limits.audit_guard))]
+        args = [
+            str(work),
+            str(NOBODY if drop else -1),
+            str(limits.cpu_seconds),
+            str(limits.memory_bytes),
+            str(limits.max_processes),
+            str(limits.max_file_bytes),
+            str(int(limits.audit_guard)),
+        ]
         cmd = [*_NAMESPACES[iso], _interpreter(drop), "-I", "-B", str(work / "guard.py"), *args]
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
         start = time.monotonic()
         with open(work / "stdout", "wb") as out, open(work / "stderr", "wb") as err:
-            proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True, close_fds=True)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=work,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                close_fds=True,
+            )
             try:
                 proc.wait(timeout=limits.wall_seconds)
                 timed_out = False
@@ -128,14 +159,18 @@ def run_sandboxed(code: str, limits: SandboxLimits = SandboxLimits()) -> Sandbox
             finally:
                 _kill_group(proc.pid)
                 proc.wait()
-        return SandboxResult(None if timed_out else proc.returncode, timed_out, _tail(work / "stdout"),
-                             _tail(work / "stderr"), time.monotonic() - start, iso)
+        return SandboxResult(
+            None if timed_out else proc.returncode,
+            timed_out,
+            _tail(work / "stdout"),
+            _tail(work / "stderr"),
+            time.monotonic() - start,
+            iso,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _kill_group(pgid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -19,7 +19,8 @@ __all__ = ["OpenAIBackend"]
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, model: str, options: BackendOptions = BackendOptions()):
+    def __init__(self, model: str, options: BackendOptions | None = None):
+        options = options or BackendOptions()
         base = options.base_url.rstrip("/")
         self.url = base + ("/completions" if base.endswith("/v1") else "/v1/completions")
         self.model, self.options = model, options
@@ -32,8 +33,15 @@ class OpenAIBackend:
         return out
 
     def _request(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
-        body = {"model": self.model, "prompt": prompts, "n": cfg.n, "temperature": cfg.temperature,
-                "top_p": cfg.top_p, "max_tokens": cfg.max_new_tokens, "seed": cfg.seed}
+        body = {
+            "model": self.model,
+            "prompt": prompts,
+            "n": cfg.n,
+            "temperature": cfg.temperature,
+            "top_p": cfg.top_p,
+            "max_tokens": cfg.max_new_tokens,
+            "seed": cfg.seed,
+        }
         if cfg.stop:
             body["stop"] = list(cfg.stop)[:4]  # the OpenAI API accepts at most 4
         headers = {"Content-Type": "application/json"}

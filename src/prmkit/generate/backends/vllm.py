@@ -13,7 +13,8 @@ __all__ = ["VLLMBackend"]
 class VLLMBackend:
     name = "vllm"
 
-    def __init__(self, model: str, options: BackendOptions = BackendOptions()):
+    def __init__(self, model: str, options: BackendOptions | None = None):
+        options = options or BackendOptions()
         try:
             from vllm import LLM
         except ImportError as e:
@@ -26,7 +27,13 @@ class VLLMBackend:
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         from vllm import SamplingParams
 
-        params = SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p,
-                                max_tokens=cfg.max_new_tokens, seed=cfg.seed, stop=list(cfg.stop) or None)
+        params = SamplingParams(
+            n=cfg.n,
+            temperature=cfg.temperature,
+            top_p=cfg.top_p,
+            max_tokens=cfg.max_new_tokens,
+            seed=cfg.seed,
+            stop=list(cfg.stop) or None,
+        )
         outputs = self.llm.generate(prompts, params)
         return [[Completion(o.text, len(o.token_ids)) for o in out.outputs] for out in outputs]

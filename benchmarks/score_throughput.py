@@ -1,0 +1,80 @@
+"""PRM scoring tokens/s against a raw forward pass of the same model on the same batches.
+
+Scoring = `score_pools` end to end (tokenisation, batching, decoder body, the class rows of the head at the
+delimiters, aggregation). Raw = `model(input_ids, attention_mask)` with the full-vocabulary logits, on exactly
+the batches scoring used. Both count real (non-padding) tokens; the two are run alternately, twice.
+
+    python benchmarks/score_throughput.py --model smollm2-135m --problems 24
+    python benchmarks/score_throughput.py --model runs/rm_orm      # a trained checkpoint
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import torch
+
+from prmkit.evaluate.score import _batches, score_pools
+from prmkit.train import PRM, RewardModelConfig, read_pools
+
+DATA = Path(__file__).resolve().parents[2] / "shared/data/gsm8k/candidates_dev.jsonl"
+
+
+def raw_forward(prm: PRM, pools: list, max_tokens: int) -> tuple[int, float]:
+    items = [(p.problem.question, t.steps) for p in pools for t in p.traces]
+    encoded = [prm.encode(q, s) for q, s in items]
+    tokens, seconds = 0, 0.0
+    for batch in _batches([(i, len(ids)) for i, (ids, _) in enumerate(encoded)], max_tokens, 64):
+        inputs = prm.collate([encoded[i] for i in batch])
+        start = time.perf_counter()
+        with torch.inference_mode():
+            prm.model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"])
+        seconds += time.perf_counter() - start
+        tokens += int(inputs["attention_mask"].sum())
+    return tokens, seconds
+
+
+def scoring(prm: PRM, pools: list, max_tokens: int) -> tuple[int, float]:
+    start = time.perf_counter()
+    stats: dict = {}
+    for _ in score_pools(prm, pools, max_tokens=max_tokens, stats=stats):
+        pass
+    return stats["tokens"], time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="smollm2-135m", help="base model name/dir or a prmkit checkpoint")
+    ap.add_argument("--input", default=str(DATA), help="pool file (default: GSM8K candidates_dev)")
+    ap.add_argument("--problems", type=int, default=24, help="first N problems (4 traces each)")
+    ap.add_argument("--max-tokens", type=int, default=4096, help="padded tokens per batch")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    if (Path(args.model) / "prmkit_reward.json").is_file():
+        prm = PRM.from_pretrained(args.model)
+    else:
+        prm = PRM.from_base(args.model, RewardModelConfig())
+    prm.model.eval()
+    pools = read_pools(args.input)[: args.problems]
+    scoring(prm, pools[:2], args.max_tokens)  # warm-up (and the tokenisation cache, as in real use)
+    raw_forward(prm, pools[:2], args.max_tokens)
+    totals = {"raw": [0, 0.0], "score": [0, 0.0]}
+    for _ in range(2):
+        for name, fn in (("raw", raw_forward), ("score", scoring)):
+            t, s = fn(prm, pools, args.max_tokens)
+            totals[name][0] += t
+            totals[name][1] += s
+    raw = totals["raw"][0] / totals["raw"][1]
+    score = totals["score"][0] / totals["score"][1]
+    print(f"model {args.model}: {len(pools)} problems, {totals['score'][0] // 2} tokens per pass, "
+          f"{torch.get_num_threads()} threads")
+    print(f"raw forward  {raw:8.1f} tokens/s")
+    print(f"PRM scoring  {score:8.1f} tokens/s")
+    print(f"ratio        {score / raw:8.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""The `generate` and `verify` recipes: load problems, sample, validate, filter, print counts and throughput."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.records import Pool
+from prmkit.generate.backends import BackendOptions, SamplingConfig, make_backend
+from prmkit.generate.filtering import filter_pools
+from prmkit.generate.pipeline import GenerationStats, answer_sets, generate_pools
+from prmkit.generate.sources import load_problems
+from prmkit.verify import verify_answers
+
+__all__ = ["reverify_file", "run_generation", "solve_rate"]
+
+
+def solve_rate(pools: list[Pool]) -> tuple[float, float]:
+    """(fraction of traces correct, fraction of problems with at least one correct trace)."""
+    traces = [t for p in pools for t in p.traces]
+    if not traces:
+        return 0.0, 0.0
+    return (
+        sum(bool(t.correct) for t in traces) / len(traces),
+        sum(any(t.correct for t in p.traces) for p in pools) / len(pools),
+    )
+
+
+def run_generation(
+    data: str,
+    output: str | Path,
+    raw: str | Path,
+    cfg: SamplingConfig,
+    backend: str = "transformers",
+    model: str = "smollm2-135m",
+    options: BackendOptions | None = None,
+    domain: str | None = None,
+    limit: int | None = None,
+    apply_filter: bool = True,
+    max_traces: int = 8,
+    progress: bool = True,
+) -> GenerationStats:
+    problems = load_problems(data, limit, domain)
+    print(
+        f"{len(problems)} problems from {data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "
+        f"max_new_tokens={cfg.max_new_tokens}, backend={backend}, model={model}"
+    )
+    sampler = make_backend(backend, model, options)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(problems), unit="problem", desc="generate")
+    wall = time.perf_counter()
+    try:
+        per_batch = max(1, (options or BackendOptions()).batch_size // cfg.n)
+        stats = generate_pools(
+            problems, sampler, cfg, raw, per_batch, f"{backend}:{model}", progress=bar.update if bar else None
+        )
+    finally:
+        if bar:
+            bar.close()
+    print(
+        f"generated {stats.problems} problems ({stats.skipped} already in {raw}): {stats.tokens} tokens in "
+        f"{stats.seconds:.1f}s sampling = {stats.tokens_per_second:.1f} tok/s "
+        f"({time.perf_counter() - wall:.1f}s wall incl. validation)"
+    )
+    wanted = {p.id for p in problems}
+    pools = [p for p in read_records(raw, Pool.from_dict) if p.problem.id in wanted]
+    per_trace, per_problem = solve_rate(pools)
+    print(
+        f"solve rate: {per_trace:.1%} of traces correct, {per_problem:.1%} of problems solved at least once"
+    )
+    if apply_filter:
+        pools, report = filter_pools(pools, max_traces, cfg.seed)
+        print("\n".join(report.lines()))
+    write_records(output, pools)
+    print(f"wrote {len(pools)} pools to {output}")
+    return stats
+
+
+def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10) -> int:
+    """Re-validate every trace of a Pool file; returns the number of changed verdicts."""
+    pools = list(read_records(path, Pool.from_dict))
+    pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
+    verdicts = iter(verify_answers(pairs))
+    changed, out = [], []
+    for pool in pools:
+        traces = []
+        for t in pool.traces:
+            v = next(verdicts)
+            if v.ok != t.correct:
+                changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason})")
+            traces.append(replace(t, correct=v.ok))
+        correct, wrong = answer_sets(traces)
+        meta = {**pool.problem.meta, "correct_answers": correct, "incorrect_answers": wrong}
+        out.append(Pool(replace(pool.problem, meta=meta), traces))
+    print(
+        f"{len(pairs)} traces in {len(pools)} pools: {len(pairs) - len(changed)} verdicts unchanged, "
+        f"{len(changed)} changed"
+    )
+    print("\n".join(changed[:show]))
+    per_trace, per_problem = solve_rate(out)
+    print(
+        f"solve rate: {per_trace:.1%} of traces correct, {per_problem:.1%} of problems solved at least once"
+    )
+    if output:
+        write_records(output, out)
+        print(f"wrote {len(out)} pools to {output}")
+    return len(changed)

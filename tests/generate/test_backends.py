@@ -1,0 +1,89 @@
+"""Backends: transformers on a tiny random model, OpenAI-compatible against a local HTTP server, vLLM lazily."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import ClassVar
+
+import pytest
+
+from prmkit.generate.backends import BACKENDS, BackendOptions, SamplingConfig, make_backend
+
+
+def test_transformers_batched_equals_one_at_a_time(tiny_model_dir):
+    backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=4))
+    prompts = ["Question: 1 + 1?\nAnswer:", "A much longer prompt, so that left padding matters a lot here:"]
+    greedy = SamplingConfig(n=2, top_p=1e-9, max_new_tokens=8, seed=1)  # top-p ~ 0 keeps only the argmax
+    batched = backend.generate(prompts, greedy)
+    single = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=1)).generate(
+        prompts, greedy
+    )
+    assert [[c.text for c in cs] for cs in batched] == [[c.text for c in cs] for cs in single]
+    assert all(len(cs) == 2 and all(0 < c.tokens <= 8 for c in cs) for cs in batched)
+
+
+def test_transformers_sampling_varies_and_is_seeded(tiny_model_dir):
+    backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=8))
+    cfg = SamplingConfig(n=6, max_new_tokens=12, seed=3)
+    first = [c.text for c in backend.generate(["Hello"], cfg)[0]]
+    again = [c.text for c in backend.generate(["Hello"], cfg)[0]]
+    assert first == again and len(set(first)) > 1
+
+
+class _Server(BaseHTTPRequestHandler):
+    requests: ClassVar[list[dict]] = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Server.requests.append({"path": self.path, **body})
+        choices = [
+            {"index": i * body["n"] + j, "text": f" {p[-3:]}#{j} [STEP] $42$\nQuestion: next"}
+            for i, p in enumerate(body["prompt"])
+            for j in range(body["n"])
+        ]
+        choices.reverse()  # order must come from `index`, not from position
+        data = json.dumps({"choices": choices, "usage": {"completion_tokens": 7 * len(choices)}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_openai_backend_against_local_server():
+    server = HTTPServer(("127.0.0.1", 0), _Server)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        backend = make_backend("openai", "served-model", BackendOptions(base_url=url, prompts_per_request=2))
+        cfg = SamplingConfig(n=3, max_new_tokens=16, stop=("\nQuestion:",))
+        out = backend.generate(["p-aaa", "p-bbb", "p-ccc"], cfg)
+    finally:
+        server.shutdown()
+    assert [[c.text for c in cs] for cs in out] == [
+        [f" {s}#{j} [STEP] $42$" for j in range(3)] for s in ("aaa", "bbb", "ccc")
+    ]
+    assert all(c.tokens == 7 for cs in out for c in cs)
+    req = _Server.requests[0]
+    assert req["path"] == "/v1/completions" and req["n"] == 3 and req["temperature"] == 1.0
+    assert req["top_p"] == 0.95 and req["max_tokens"] == 16 and req["model"] == "served-model"
+    assert len(_Server.requests) == 2  # 3 prompts, 2 per request
+
+
+def test_vllm_is_imported_only_when_asked():
+    import sys
+
+    assert "vllm" in BACKENDS and "vllm" not in sys.modules
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"prmkit\[vllm\]"):
+            make_backend("vllm", "smollm2-135m")
+    with pytest.raises(ValueError, match="unknown backend"):
+        make_backend("nope", "m")

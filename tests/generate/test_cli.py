@@ -1,0 +1,55 @@
+"""End to end: the real `prmkit generate` and `prmkit verify` on the tiny random model."""
+
+from __future__ import annotations
+
+import json
+
+from prmkit.cli.main import main
+from prmkit.data.records import Problem
+
+
+def test_generate_then_verify(tiny_model_dir, tmp_path, capsys):
+    data = tmp_path / "problems.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps(Problem(f"q{k}", f"What is {k} + 1?", str(k + 1)).to_dict()) + "\n" for k in range(3)
+        )
+    )
+    out = tmp_path / "pools.jsonl"
+    argv = [
+        "generate",
+        "--data",
+        str(data),
+        "--model",
+        tiny_model_dir,
+        "--k",
+        "4",
+        "--max-new-tokens",
+        "6",
+        "--batch-size",
+        "8",
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
+    assert main(argv) == 0
+    raw = [json.loads(ln) for ln in (tmp_path / "pools.raw.jsonl").read_text().splitlines()]
+    assert [len(p["traces"]) for p in raw] == [4, 4, 4]
+    printed = capsys.readouterr().out
+    assert "1. with an extractable answer" in printed and "tok/s" in printed
+    assert main(argv) == 0 and "(3 already in" in capsys.readouterr().out  # resumed: nothing regenerated
+    # a pool with wrong stored verdicts: `verify` repairs them
+    pool = {
+        "problem": Problem("z", "1+1?", "2").to_dict(),
+        "traces": [
+            {"id": "z/0", "problem_id": "z", "steps": ["$2$"], "answer": "2", "correct": False},
+            {"id": "z/1", "problem_id": "z", "steps": ["$3$"], "answer": "3", "correct": True},
+        ],
+    }
+    bad, fixed = tmp_path / "bad.jsonl", tmp_path / "fixed.jsonl"
+    bad.write_text(json.dumps(pool) + "\n")
+    assert main(["verify", str(bad), "--output", str(fixed)]) == 0
+    assert "2 changed" in capsys.readouterr().out
+    got = json.loads(fixed.read_text())
+    assert [t["correct"] for t in got["traces"]] == [True, False]
+    assert got["problem"]["meta"] == {"correct_answers": ["2"], "incorrect_answers": ["3"]}

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import pytest
+
+from prmkit.data.records import Pool, Problem, Trace
+from prmkit.generate.extract import extract_answer, parse_completion
+from prmkit.generate.filtering import filter_pools, subsample
+
+
+@pytest.mark.parametrize(
+    ("domain", "text", "answer"),
+    [
+        ("math", "a [STEP] The answer is $12$.", "12"),
+        ("math", "half is $\\frac{1}{2}$ [STEP] final $7$", "7"),
+        ("math", "a [STEP] \\boxed{5} or $6$", "5"),
+        ("math", "The answer is 54.", "54"),
+        ("math", "no answer at all", None),
+        ("python", "idea [STEP]\n```python\ndef f():\n    return 1\n```\n", "def f():\n    return 1"),
+        ("python", "unfinished\n```python\ndef f():\n    retu", None),
+        ("sql", "s [STEP]\n```sql\nSELECT 1;\n```", "SELECT 1;"),
+    ],
+)
+def test_extract(domain, text, answer):
+    assert extract_answer(domain, text) == answer
+
+
+def test_steps_split_on_delimiter():
+    steps, answer = parse_completion("math", " one [STEP]  [STEP] two [STEP] The answer is $2$. ")
+    assert steps == ["one", "two", "The answer is $2$."] and answer == "2"
+
+
+def _pool(pid, flags):
+    """flags: True / False (correct / wrong) or None (no extractable answer)."""
+    traces = [
+        Trace(f"{pid}/{k}", pid, ["s"], None if f is None else str(k), bool(f)) for k, f in enumerate(flags)
+    ]
+    return Pool(Problem(pid, "q", "1"), traces)
+
+
+def test_filter_stages_and_counts():
+    pools = [
+        _pool("all-correct", [True] * 4),
+        _pool("mixed", [True, False, None, True] + [False] * 10),
+        _pool("all-wrong", [False] * 3),
+        _pool("no-answers", [None] * 4),
+        _pool("correct-after-drop", [True, True, None]),
+    ]
+    kept, report = filter_pools(pools, max_traces=8)
+    assert [p.problem.id for p in kept] == ["mixed", "all-wrong"]
+    counts = [(n, t) for _, n, t in report.stages]
+    assert counts == [(5, 28), (4, 22), (2, 16), (2, 11)]
+    mixed = kept[0].traces
+    assert len(mixed) == 8 and sum(t.correct for t in mixed) == 1
+
+
+def test_subsample_tops_up_with_correct_and_is_seeded():
+    import random
+
+    pool = _pool("p", [True] * 9 + [False] * 2)
+    picked = subsample(pool, 8, random.Random(0))
+    assert len(picked.traces) == 8 and sum(not t.correct for t in picked.traces) == 2
+    assert [t.id for t in subsample(pool, 8, random.Random(0)).traces] == [t.id for t in picked.traces]
+    assert len(subsample(_pool("q", [False] * 3), 8, random.Random(0)).traces) == 3

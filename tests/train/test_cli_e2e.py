@@ -1,0 +1,52 @@
+"""train -> score -> evaluate through the real CLI on the tiny model; the PRM must beat majority voting."""
+
+import json
+
+import pytest
+
+from helpers import write_jsonl
+from prmkit.cli.main import main
+
+Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+GOOD, BAD = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step", "so the answer is 8 mistake"]
+
+
+
+def pool(k: int) -> dict:
+    pid = f"p{k}"
+    traces = [{"id": f"{pid}/{j}", "problem_id": pid, "steps": BAD, "answer": "8", "correct": False} for j in range(3)]
+    traces.insert(k % 4, {"id": f"{pid}/good", "problem_id": pid, "steps": GOOD, "answer": "7", "correct": True})
+    return {"problem": {"id": pid, "question": Q, "answer": "7"}, "traces": traces}
+
+
+def test_train_score_evaluate(tiny_base, tmp_path, capsys):
+    pools = [pool(k) for k in range(6)]
+    labels = [{"trace_id": t["id"], "method": "mcnig", "scores": [0.9, 0.9] if t["correct"] else [0.2, 0.1],
+               "labels": [1, 1] if t["correct"] else [0, 0], "problem_id": t["problem_id"]}
+              for p in pools for t in p["traces"]]
+    pools_path = write_jsonl(tmp_path / "pools.jsonl", pools)
+    labels_path = write_jsonl(tmp_path / "labels.jsonl", labels)
+    ckpt, scores = tmp_path / "prm", tmp_path / "scores.jsonl"
+    assert main(["train", "prm", "--pools", pools_path, "--labels", labels_path, "--problems-range", "0:4",
+                 "--held-out", "1", "--model", tiny_base, "--epochs", "6", "--lr", "1e-2", "--batch-traces", "4",
+                 "--output", str(ckpt)]) == 0
+    log = json.loads((ckpt / "train_log.json").read_text())
+    assert log["train_traces"] == 12 and len(log["history"]) == 6 and log["history"][-1]["accuracy"] == 1.0
+    assert main(["score", "--model", str(ckpt), "--input", pools_path, "--problems-range", "4:6",
+                 "--output", str(scores)]) == 0
+    records = [json.loads(line) for line in scores.read_text().splitlines()]
+    assert len(records) == 8 and {r["problem_id"] for r in records} == {"p4", "p5"}
+    assert all(len(r["step_scores"]) == 2 and r["score"] == pytest.approx(r["step_scores"][0] * r["step_scores"][1])
+               for r in records)
+    # re-running skips what is already scored
+    assert main(["score", "--model", str(ckpt), "--input", pools_path, "--output", str(scores),
+                 "--problems-range", "4:6"]) == 0
+    assert len(scores.read_text().splitlines()) == 8
+    out = tmp_path / "bok.json"
+    assert main(["evaluate", "bok", "--scores", f"PRM={scores}", "--output", str(out),
+                 "--plot", str(tmp_path / "bok.png")]) == 0
+    rows = {(r["method"], r["k"]): r["mean"] for r in json.loads(out.read_text())["rows"]}
+    assert rows[("single", 1)] == 0.25 and rows[("majority", 4)] == 0.0 and rows[("oracle", 2)] == 0.5
+    assert rows[("PRM", 4)] == 1.0 and rows[("PRM", 2)] == 0.5 and rows[("weighted:PRM", 4)] == 1.0
+    assert (tmp_path / "bok.png").stat().st_size > 1000
+    assert "| PRM |" in capsys.readouterr().out

@@ -1,0 +1,42 @@
+
+import pytest
+
+from helpers import write_jsonl
+from prmkit.data.jsonl import DataError
+from prmkit.train.data import parse_range, read_pools, read_training_set
+
+
+def raw_gsm8k(k: int) -> dict:
+    row = {"question": f"q{k}", "ground_truth": "2 + 2 = 4\nA: 4"}
+    for j, source in enumerate(("6b_finetuning", "6b_verification", "175b_finetuning", "175b_verification")):
+        row[source] = {"solution": f"step one {j}\nstep two\nA: {j}", "is_correct": j == 0}
+    return row
+
+
+def test_raw_candidates_are_detected_and_joined(tmp_path):
+    pools_path = write_jsonl(tmp_path / "cand.jsonl", [raw_gsm8k(k) for k in range(3)])
+    assert [p.problem.id for p in read_pools(pools_path)] == ["gsm8k-dev-0", "gsm8k-dev-1", "gsm8k-dev-2"]
+    labels = [{"trace_id": "gsm8k-dev-1/6b_finetuning", "method": "ig", "scores": [0.3, 0.8], "labels": [0, 1]}]
+    labels_path = write_jsonl(tmp_path / "labels.jsonl", labels)
+    [ex] = read_training_set("prm", pools_path, labels_path, "1:3")
+    assert ex.steps == ["step one 0", "step two"] and ex.labels == [0.0, 1.0] and ex.problem_id == "gsm8k-dev-1"
+    assert read_training_set("prm", pools_path, labels_path, "1:3", soft=True)[0].labels == [0.3, 0.8]
+    assert read_training_set("prm", pools_path, labels_path, "2:3") == []
+    orm = read_training_set("orm", pools_path, None, "0:2")
+    assert [ex.labels for ex in orm] == [[1.0], [0.0], [0.0], [0.0]] * 2
+
+
+def test_label_count_mismatch_and_trl(tmp_path):
+    pools_path = write_jsonl(tmp_path / "cand.jsonl", [raw_gsm8k(0)])
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"trace_id": "gsm8k-dev-0/6b_finetuning", "method": "ig",
+                                               "scores": [0.1], "labels": [0]}])
+    with pytest.raises(ValueError, match="2 steps but 1 labels"):
+        read_training_set("prm", pools_path, bad, None)
+    with pytest.raises(ValueError, match="needs --labels"):
+        read_training_set("prm", pools_path, None, None)
+    trl = write_jsonl(tmp_path / "trl.jsonl", [{"prompt": "q", "completions": ["a", "b"], "labels": [True, False]}])
+    [ex] = read_training_set("prm", None, trl, None)
+    assert ex.labels == [1.0, 0.0] and ex.question == "q"
+    with pytest.raises(DataError):
+        read_pools(write_jsonl(tmp_path / "x.jsonl", [{"problem": {}, "traces": []}]))
+    assert parse_range("500:") == slice(500, None) and parse_range(None) == slice(None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 WORDS = ("Tom has 3 apples and buys 4 more . How many apples does he have now ? 3 + 4 = 7 so the answer is 7 "
          "wrong step mistake good fine the price is 12 dollars 5 * 6 = 30 ; 10 - 2 = 8 Sam eats one")
 

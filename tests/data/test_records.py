@@ -2,12 +2,11 @@ import json
 
 import pytest
 
+from helpers import pool_dict, write_jsonl
 from prmkit.data import AppendOnlyWriter, DataError, Pool, StepLabels, Trace, read_records
 from prmkit.data.formats import detect_format, read_pools
 from prmkit.data.gsm8k import read_gsm8k_candidates, split_solution, strip_annotations
 from prmkit.data.trl import read_trl, to_trl
-
-from helpers import pool_dict, write_jsonl
 
 
 def test_roundtrip_and_validation(tmp_path):
@@ -22,7 +21,7 @@ def test_roundtrip_and_validation(tmp_path):
 
 def test_invalid_json_names_file_and_line(tmp_path):
     (tmp_path / "t.jsonl").write_text(json.dumps(Trace("a", "p", [], None).to_dict()) + "\n{oops\n")
-    with pytest.raises(DataError, match="t.jsonl:2: invalid JSON"):
+    with pytest.raises(DataError, match=r"t\.jsonl:2: invalid JSON"):
         list(read_records(tmp_path / "t.jsonl", Trace.from_dict))
 
 

@@ -61,3 +61,16 @@ def test_subsample_tops_up_with_correct_and_is_seeded():
     assert len(picked.traces) == 8 and sum(not t.correct for t in picked.traces) == 2
     assert [t.id for t in subsample(pool, 8, random.Random(0)).traces] == [t.id for t in picked.traces]
     assert len(subsample(_pool("q", [False] * 3), 8, random.Random(0)).traces) == 3
+
+
+def test_chat_messages_from_few_shot_prompt():
+    from prmkit.data.demo import demo_problems
+    from prmkit.generate.prompts import build_prompt, chat_messages
+
+    problem = demo_problems(1)[0]
+    messages = chat_messages(build_prompt(problem))
+    assert messages[0]["role"] == "system" and "[STEP]" in messages[0]["content"]
+    assert [m["role"] for m in messages[1:]] == ["user", "assistant"] * 3 + ["user"]
+    assert messages[-1]["content"] == problem.question
+    assert messages[2]["content"].endswith("The answer is $10$.")
+    assert chat_messages("def f(x):\n    return x\n") is None

@@ -3,13 +3,12 @@
 import numpy as np
 import pytest
 
+from helpers import pool_dict
 from prmkit.data import Pool
 from prmkit.label.answers import answer_key, answer_sets
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig, net_information
 from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
-
-from helpers import pool_dict
 
 
 def test_information_gain_worked_example():

@@ -34,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=16, help="sequences per batch (transformers)")
     p.add_argument("--base-url", default="http://127.0.0.1:8000", help="OpenAI-compatible server (openai)")
+    p.add_argument("--no-chat", action="store_true",
+                   help="send few-shot Q/A prompts as raw text, not in the model's chat template (transformers)")
     p.add_argument("--output", required=True, help="filtered Pool jsonl")
     p.add_argument(
         "--raw", default=None, help="all generated pools, resumable (default: OUTPUT with .raw.jsonl)"
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         max_new_tokens=args.max_new_tokens,
         seed=args.seed,
     )
-    options = BackendOptions(batch_size=args.batch_size, base_url=args.base_url)
+    options = BackendOptions(batch_size=args.batch_size, base_url=args.base_url, chat=not args.no_chat)
     run_generation(
         args.data,
         output,

@@ -6,12 +6,13 @@ placeholders, filled by plain replacement so that braces in code and LaTeX need 
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
 from prmkit.data.records import Problem
 
-__all__ = ["STEP", "STOP", "build_prompt", "load_template"]
+__all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "load_template"]
 
 STEP = "[STEP]"
 # where a completion ends: the model starting the next few-shot item
@@ -44,3 +45,23 @@ def build_prompt(problem: Problem, template: str | None = None) -> str:
     )
     text = text.replace("{schema}", str(problem.meta.get("schema", "")).strip())
     return text.replace("{question}", question.rstrip() if problem.domain != "python" else question)
+
+
+_SHOT = re.compile(r"Question: (.*?)\nAnswer:(.*?)(?=\n\nQuestion: |\Z)", re.S)
+
+
+def chat_messages(prompt: str) -> list[dict[str, str]] | None:
+    """A `Question:/Answer:` few-shot prompt as chat turns (instruction -> system, shots -> user/assistant).
+
+    Instruct models follow the few-shot format far better in their own chat format (SmolLM2-135M-Instruct:
+    `[STEP]` and `$...$` are used in most samples in chat form, rarely in raw text). Returns None for prompts
+    of another shape (code, SQL), which stay raw text.
+    """
+    head, sep, _ = prompt.partition("Question: ")
+    shots = _SHOT.findall(prompt)
+    if not sep or not shots or shots[-1][1].strip():
+        return None
+    messages = [{"role": "system", "content": head.strip()}] if head.strip() else []
+    for question, answer in shots[:-1]:
+        messages += [{"role": "user", "content": question.strip()}, {"role": "assistant", "content": answer.strip()}]
+    return [*messages, {"role": "user", "content": shots[-1][0].strip()}]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+from prmkit.generate.prompts import chat_messages
 
 __all__ = ["TransformersBackend"]
 
@@ -29,12 +30,20 @@ class TransformersBackend:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.batch_size = options.batch_size
+        self.chat = options.chat and bool(getattr(self.tokenizer, "chat_template", None))
+
+    def format_prompt(self, prompt: str) -> str:
+        """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
+        messages = chat_messages(prompt) if self.chat else None
+        if messages is None:
+            return prompt
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         import torch
 
         torch.manual_seed(cfg.seed)
-        flat = [p for p in prompts for _ in range(cfg.n)]
+        flat = [self.format_prompt(p) for p in prompts for _ in range(cfg.n)]
         done: list[Completion] = []
         for i in range(0, len(flat), self.batch_size):
             done += self._batch(flat[i : i + self.batch_size], cfg)
@@ -45,7 +54,7 @@ class TransformersBackend:
 
         tok = self.tokenizer
         enc = dict(tok(prompts, return_tensors="pt", padding=True))
-        if len(prompts) > 1 and len(set(prompts)) == 1:
+        if len(prompts) > 1 and len(set(prompts)) == 1 and enc["input_ids"].shape[1] > 1:
             enc["past_key_values"] = self._shared_prefill(enc["input_ids"][:1], len(prompts))
         with torch.inference_mode():
             out = self.model.generate(

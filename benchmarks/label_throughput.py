@@ -47,9 +47,10 @@ def main() -> None:
     ap.add_argument("--pools", type=int, default=50)
     ap.add_argument("--naive-pools", type=int, default=10, help="pools also scored naively (O(N^2) tokens)")
     ap.add_argument("--naive-batch", type=int, default=8)
+    ap.add_argument("--dtype", default="float32", help="model dtype; float64 isolates the algorithm from rounding")
     args = ap.parse_args()
 
-    model, tok = load_model(args.model)
+    model, tok = load_model(args.model, args.dtype)
     scorer = InformationScorer(model, tok, _template(None, "label_prompt.txt"), _template(None, "answer_cue.txt"))
     pools = [p for p in read_gsm8k_candidates(args.data) if answer_sets(p)[2]][: args.pools]
     t = {"raw": 0.0, "mcnig": 0.0, "naive": 0.0, "mcnig_on_naive_pools": 0.0}
@@ -80,7 +81,7 @@ def main() -> None:
             naive_tokens += scorer.tokens_processed - before
     raw_tps, mc_tps = raw_tokens / t["raw"], paper_tokens / t["mcnig"]
     print(f"model {args.model}, {len(pools)} pools ({sum(len(p.traces) for p in pools)} CoTs), "
-          f"torch threads {torch.get_num_threads()}")
+          f"torch threads {torch.get_num_threads()}, {args.dtype}")
     print(f"raw forward        : {raw_tokens} tokens in {t['raw']:.1f} s = {raw_tps:.1f} tok/s")
     print(f"MCNIG labeling     : {paper_tokens} paper-formula tokens ({processed} fed) in {t['mcnig']:.1f} s "
           f"= {mc_tps:.1f} tok/s ({processed / t['mcnig']:.1f} fed tok/s)")

@@ -30,3 +30,14 @@ def test_files_must_hold_the_same_traces(tmp_path):
     b = scores_file(tmp_path / "b.jsonl", [0.1] * 4, ids=["p/0", "p/1", "p/9", "p/3"])
     with pytest.raises(ValueError, match="traces of problem p differ"):
         bok_report({"A": a, "B": b}, [1])
+
+
+def test_reaggregation_of_step_scores(tmp_path):
+    path = tmp_path / "s.jsonl"
+    steps = [[0.1, 0.9], [0.5, 0.5], [0.2], [0.3, 0.3]]  # prod picks #1 (0.25 > 0.09), last picks #0 (0.9)
+    path.write_text("".join(json.dumps({"id": f"p/{k}", "problem_id": "p", "index": k, "answer": str(k),
+                                        "correct": k == 0, "step_scores": s, "score": 0.0}) + "\n"
+                            for k, s in enumerate(steps)))
+    acc = {agg: bok_report({"M": str(path)}, [4], n_boot=10, aggregation=agg)["rows"] for agg in ("prod", "last")}
+    assert [r["mean"] for r in acc["prod"] if r["method"] == "M"] == [0.0]
+    assert [r["mean"] for r in acc["last"] if r["method"] == "M"] == [1.0]

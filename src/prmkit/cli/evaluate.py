@@ -19,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-weighted", action="store_true", help="leave out reward-weighted majority votes")
     parser.add_argument("--max-subsets", type=int, default=256, help="K-subsets per pool (all when fewer)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% interval")
+    parser.add_argument("--aggregation", help="re-aggregate the stored step scores (prod, min, mean, last, geomean, "
+                                              "pspo_wrs) instead of each file's `score`")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", help="write the accuracy-vs-K PNG here")
     parser.add_argument("--output", help="write the report as JSON here")
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         size = min(len(recs) for recs in read_scores(next(iter(files.values()))).values())
         ks = [2**i for i in range(size.bit_length()) if 2**i <= size]
     report = bok_report(files, ks, not args.no_weighted, args.max_subsets, args.bootstrap, args.seed,
-                        parse_range(args.problems_range))
+                        parse_range(args.problems_range), args.aggregation)
     print(f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)")
     print(format_table(report))
     if args.output:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from prmkit.data.jsonl import iter_json
+from prmkit.evaluate.aggregate import aggregate
 from prmkit.evaluate.bok import Candidate, bok_curves
 from prmkit.evaluate.rank import rank_robustness
 
@@ -24,12 +25,16 @@ def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
     return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
 
 
-def _pools(scores: dict[str, list[dict]], problems: list[str]) -> list[list[Candidate]]:
-    return [[Candidate(r["answer"], bool(r["correct"]), float(r["score"])) for r in scores[p]] for p in problems]
+def _pools(scores: dict[str, list[dict]], problems: list[str], aggregation: str | None = None
+           ) -> list[list[Candidate]]:
+    """Candidates per problem; `aggregation` re-aggregates the stored step scores instead of using `score`."""
+    value = (lambda r: aggregate(r["step_scores"], aggregation)) if aggregation else (lambda r: float(r["score"]))
+    return [[Candidate(r["answer"], bool(r["correct"]), value(r)) for r in scores[p]] for p in problems]
 
 
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
-               n_boot: int = 1000, seed: int = 0, problems: slice = slice(None)) -> dict:
+               n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None
+               ) -> dict:
     """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
@@ -42,12 +47,13 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
                 raise ValueError(f"score file '{name}': traces of problem {p} differ from the first file")
     base = _pools(first, common)
     methods: dict[str, tuple[str, list[list[Candidate]]]] = {"single": ("single", base), "majority": ("majority", base)}
+    scored = {n: _pools(s, common, aggregation) for n, s in loaded.items()}
     if weighted:
-        methods |= {f"weighted:{n}": ("weighted", _pools(s, common)) for n, s in loaded.items()}
-    methods |= {n: ("best", _pools(s, common)) for n, s in loaded.items()}
+        methods |= {f"weighted:{n}": ("weighted", pools) for n, pools in scored.items()}
+    methods |= {n: ("best", pools) for n, pools in scored.items()}
     methods["oracle"] = ("oracle", base)
     rows = bok_curves(methods, ks, max_subsets, n_boot, seed)
-    ranks = {n: rank_robustness(_pools(s, common)) for n, s in loaded.items()}
+    ranks = {n: rank_robustness(pools) for n, pools in scored.items()}
     return {"problems": len(common), "ks": ks, "rows": rows, "rank_robustness": ranks}
 
 

@@ -135,8 +135,7 @@ class InformationScorer:
         bi = torch.tensor([f[0] for f in flat])
         pi = torch.tensor([f[1] for f in flat])
         ti = torch.tensor([f[2] for f in flat])
-        logits = self.model.get_output_embeddings()(hidden[bi, pi]).float()  # (R, V)
-        logp = (logits.gather(1, ti[:, None])[:, 0] - logits.logsumexp(-1)).tolist()
+        logp = self._token_logprobs(hidden[bi, pi], ti).tolist()
         out, k = [], 0
         for s in segs:
             rows = []
@@ -148,6 +147,15 @@ class InformationScorer:
                 rows.append(vals)
             out.append(rows)
         return out
+
+    def _token_logprobs(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """log p(target | hidden) for rows of final hidden states (R, H); the LM head runs in float64 so that
+        summing a few token log-probs adds no rounding beyond the model body's."""
+        head = self.model.get_output_embeddings()
+        logits = hidden.double() @ head.weight.double().T  # (R, V)
+        if getattr(head, "bias", None) is not None:
+            logits = logits + head.bias.double()
+        return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
 
     def information(self, question: str, traces: list[list[str]], answers: list[str]) -> list[list[list[float]]]:
         """I[c][i][a] for every trace c, every i = 0..N_c and every answer a; I_0 computed once and shared."""
@@ -174,10 +182,12 @@ class InformationScorer:
             for b, (seq, _) in enumerate(chunk):
                 batch[b, : len(seq)] = torch.tensor(seq)
             attention = (torch.arange(length)[None, :] < torch.tensor([len(q) for q, _ in chunk])[:, None]).long()
+            decoder = getattr(self.model, self.model.base_model_prefix)
             with torch.inference_mode():
-                logp = self.model(input_ids=batch, attention_mask=attention).logits.float().log_softmax(-1)  # (B, L, V)
+                hidden = decoder(input_ids=batch, attention_mask=attention).last_hidden_state  # (B, L, H)
+                for b, (seq, n) in enumerate(chunk):
+                    first = len(seq) - n
+                    rows = torch.arange(first - 1, len(seq) - 1)
+                    values.append(float(self._token_logprobs(hidden[b, rows], torch.tensor(seq[first:])).sum()))
             self.tokens_processed += sum(len(seq) for seq, _ in chunk)
-            for b, (seq, n) in enumerate(chunk):
-                first = len(seq) - n
-                values.append(float(sum(logp[b, first - 1 + t, seq[first + t]] for t in range(n))))
         return [values[i * len(answers) : (i + 1) * len(answers)] for i in range(len(ends))]

@@ -104,6 +104,7 @@ class InformationScorer:
         self.answer_prefix = " " if cue.endswith(" ") else ""
         self.cue_ids = encode_text(tokenizer, cue.rstrip(" ") if self.answer_prefix else cue)
         self.tokens_processed = 0  # input tokens fed to the model (excluding padding)
+        self._head64: tuple[torch.Tensor, torch.Tensor, torch.Tensor | None] | None = None
 
     def prompt(self, question: str) -> str:
         return self.prompt_template.format(question=question)
@@ -152,9 +153,13 @@ class InformationScorer:
         """log p(target | hidden) for rows of final hidden states (R, H); the LM head runs in float64 so that
         summing a few token log-probs adds no rounding beyond the model body's."""
         head = self.model.get_output_embeddings()
-        logits = hidden.double() @ head.weight.double().T  # (R, V)
-        if getattr(head, "bias", None) is not None:
-            logits = logits + head.bias.double()
+        if self._head64 is None or self._head64[0] is not head.weight:
+            bias = head.bias.double() if getattr(head, "bias", None) is not None else None
+            self._head64 = (head.weight, head.weight.detach().double().T.contiguous(), bias)  # (H, V)
+        _, weight, bias = self._head64
+        logits = hidden.double() @ weight  # (R, V)
+        if bias is not None:
+            logits = logits + bias
         return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
 
     def information(self, question: str, traces: list[list[str]], answers: list[str]) -> list[list[list[float]]]:

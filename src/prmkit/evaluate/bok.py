@@ -2,15 +2,20 @@
 
 For each K, accuracy is averaged over K-subsets of every pool (all of them when there are at most
 `max_subsets`, else that many random ones), then over problems; the 95% interval bootstraps problems.
-Selectors (`SELECTORS`), each over a subset in pool order:
+Selectors (`SELECTORS`), each over one subset:
 
 - single: a random candidate (the mean correctness of the subset), i.e. single sampling;
 - majority: the most frequent answer, ties to the earliest; weighted: the answer with the largest sum of scores;
 - best: the highest score (ties to the earliest); oracle: any candidate correct (pass@K).
 
+"Earliest" means earliest in sampling order. A K-subset stands for K independent samples, which come in a random
+order, so a tie goes to each tied candidate with equal chance, and its expected success is the mean correctness of
+the tied candidates; that is what is computed (exactly, no sampling). Breaking ties by position in the pool file
+instead would favour whichever source is listed first (in the GSM8K candidate pools, the weakest model's solution).
+
 Worked example, pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1):
-K=4: majority ties 5 vs 7 and takes 5 (earliest) -> 0; weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0;
-oracle -> 1. K=2, over the 6 pairs: oracle 5/6 = 0.8333 (only the pair of the 5s fails); the others 0.5.
+K=4: majority ties 5 vs 7 -> 0.5; weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0; oracle -> 1.
+K=2, over the 6 pairs: oracle 5/6 = 0.8333 (only the pair of the 5s fails); the others 0.5.
 """
 
 from __future__ import annotations
@@ -45,29 +50,33 @@ def normalise_answer(answer: str | None) -> str | None:
     return str(int(value)) if math.isfinite(value) and value == int(value) else repr(value)
 
 
+def _mean_correct(cands: list[Candidate]) -> float:
+    """Expected success of taking the earliest of `cands` when their sampling order is random."""
+    return sum(c.correct for c in cands) / len(cands)
+
+
 def _vote(cands: list[Candidate], weight: Callable[[Candidate], float]) -> float:
     totals: dict[str, float] = {}
-    first: dict[str, Candidate] = {}
+    groups: dict[str, list[Candidate]] = {}
     for c in cands:
         key = normalise_answer(c.answer)
         if key is None:
             continue
         totals[key] = totals.get(key, 0.0) + weight(c)
-        first.setdefault(key, c)
+        groups.setdefault(key, []).append(c)
     if not totals:
-        return float(cands[0].correct)
+        return _mean_correct(cands)
     best = max(totals.values())
-    winner = next(k for k in totals if totals[k] == best)  # dict order = earliest first
-    return float(first[winner].correct)
+    return _mean_correct([c for k, g in groups.items() if totals[k] == best for c in g])
 
 
 def _best(cands: list[Candidate]) -> float:
-    top = max(range(len(cands)), key=lambda i: (cands[i].score, -i))
-    return float(cands[top].correct)
+    top = max(c.score for c in cands)
+    return _mean_correct([c for c in cands if c.score == top])
 
 
 SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {
-    "single": lambda cands: sum(c.correct for c in cands) / len(cands),
+    "single": _mean_correct,
     "majority": lambda cands: _vote(cands, lambda c: 1.0),
     "weighted": lambda cands: _vote(cands, lambda c: c.score),
     "best": _best,
@@ -83,7 +92,7 @@ def _subsets(n: int, k: int, max_subsets: int, rng: random.Random) -> list[tuple
 
 def expected_accuracy(pools: list[list[Candidate]], selector: str, k: int, max_subsets: int = 256,
                       seed: int = 0) -> np.ndarray:
-    """Per-problem success of `selector` averaged over K-subsets (kept in pool order). Shape (problems,)."""
+    """Per-problem success of `selector` averaged over K-subsets. Shape (problems,)."""
     rng, select = random.Random(seed), SELECTORS[selector]
     out = []
     for cands in pools:

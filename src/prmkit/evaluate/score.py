@@ -4,7 +4,7 @@ traces batched by length (a budget of padded tokens per batch). Writes one recor
     {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
      "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
 
-`index` is the trace's position in its pool (majority-vote ties go to the earliest).
+`index` is the trace's position in its pool.
 """
 
 from __future__ import annotations

@@ -53,3 +53,21 @@ def test_generate_then_verify(tiny_model_dir, tmp_path, capsys):
     got = json.loads(fixed.read_text())
     assert [t["correct"] for t in got["traces"]] == [True, False]
     assert got["problem"]["meta"] == {"correct_answers": ["2"], "incorrect_answers": ["3"]}
+
+
+def test_verify_reextract_rereads_answers_from_the_steps(tmp_path, capsys):
+    pool = {
+        "problem": Problem("m", "Pay?", "10").to_dict(),
+        "traces": [  # answers as an older extractor read them: a "$...$" pair spanning currency signs
+            {"id": "m/0", "problem_id": "m", "steps": ["She earns $12 a day.", "so she gets $"],
+             "answer": "12 a day. [STEP] so she gets", "correct": False},
+            {"id": "m/1", "problem_id": "m", "steps": ["5 + 5 = 10.", "The answer is $10."],
+             "answer": None, "correct": False},
+        ],
+    }
+    src, out = tmp_path / "raw.jsonl", tmp_path / "raw2.jsonl"
+    src.write_text(json.dumps(pool) + "\n")
+    assert main(["verify", str(src), "--reextract", "--output", str(out)]) == 0
+    assert "re-extracted answers: 2 changed" in capsys.readouterr().out
+    got = json.loads(out.read_text())["traces"]
+    assert [(t["answer"], t["correct"]) for t in got] == [(None, False), ("10", True)]

@@ -15,6 +15,10 @@ from prmkit.generate.filtering import filter_pools, subsample
         ("math", "a [STEP] \\boxed{5} or $6$", "5"),
         ("math", "The answer is 54.", "54"),
         ("math", "no answer at all", None),
+        # GSM8K money: dollar signs that are currency, not math delimiters
+        ("math", "She earned $12 * 5 = 60. [STEP] so her earnings is $10.33. The answer is $10.33, which", "10.33"),
+        ("math", "$12 an hour [STEP] so she earns $", None),
+        ("math", "It costs $5 and $7.\nThe answer is $12$.", "12"),
         ("python", "idea [STEP]\n```python\ndef f():\n    return 1\n```\n", "def f():\n    return 1"),
         ("python", "unfinished\n```python\ndef f():\n    retu", None),
         ("sql", "s [STEP]\n```sql\nSELECT 1;\n```", "SELECT 1;"),

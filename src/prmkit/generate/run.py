@@ -9,8 +9,10 @@ from pathlib import Path
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.records import Pool
 from prmkit.generate.backends import BackendOptions, SamplingConfig, make_backend
+from prmkit.generate.extract import extract_answer
 from prmkit.generate.filtering import filter_pools
 from prmkit.generate.pipeline import GenerationStats, answer_sets, generate_pools
+from prmkit.generate.prompts import STEP
 from prmkit.generate.sources import load_problems
 from prmkit.verify import verify_answers
 
@@ -81,9 +83,20 @@ def run_generation(
     return stats
 
 
-def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10) -> int:
-    """Re-validate every trace of a Pool file; returns the number of changed verdicts."""
+def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10, reextract: bool = False) -> int:
+    """Re-validate every trace of a Pool file; returns the number of changed verdicts.
+
+    With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
+    after an extractor fix; traces that now have no answer get `answer=None` and fail."""
     pools = list(read_records(path, Pool.from_dict))
+    if reextract:
+        moved = 0
+        for pool in pools:
+            for k, t in enumerate(pool.traces):
+                answer = extract_answer(pool.problem.domain, f" {STEP} ".join(t.steps))
+                moved += answer != t.answer
+                pool.traces[k] = replace(t, answer=answer)
+        print(f"re-extracted answers: {moved} changed")
     pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
     verdicts = iter(verify_answers(pairs))
     changed, out = [], []
@@ -92,7 +105,7 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
         for t in pool.traces:
             v = next(verdicts)
             if v.ok != t.correct:
-                changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason})")
+                changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason}; answer {t.answer!r})")
             traces.append(replace(t, correct=v.ok))
         correct, wrong = answer_sets(traces)
         meta = {**pool.problem.meta, "correct_answers": correct, "incorrect_answers": wrong}

@@ -66,6 +66,15 @@ def test_mcnig_skips_problems_without_incorrect_answers(tmp_path, tiny_base):
                  "--model", tiny_base, "--quiet")
     assert json.loads(out.stdout)["skipped"] == {"no incorrect answer": 1}
     assert {r["problem_id"] for r in read(tmp_path / "l.jsonl")} == {"p0"}
+    # both methods, twice: the re-run finds nothing owed (the skipped problem included) and runs no model
+    args = ["label", "--method", "ig,mcnig", "--input", path, "--output", str(tmp_path / "{method}.jsonl"),
+            "--model", tiny_base, "--quiet"]
+    for run in range(2):
+        out = prmkit(*args)
+        ig, mc = (json.loads(b) for b in out.stdout.replace("}\n{", "}\n\n{").split("\n\n"))
+        assert mc["skipped"] == {"no incorrect answer": 1} and (ig["traces"], mc["traces"]) == ((8, 4), (0, 0))[run]
+        assert ig["resumed"] == 2 * run and (ig["tokens_processed"] == 0) == (run == 1)
+    assert len(read(tmp_path / "ig.jsonl")) == 8 and len(read(tmp_path / "mcnig.jsonl")) == 4
 
 
 def test_kill_9_then_rerun_gives_each_trace_once_and_same_labels(tmp_path, tiny_base):

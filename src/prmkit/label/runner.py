@@ -91,17 +91,10 @@ def _paper_tokens(scorer: InformationScorer, question: str, steps: list[str], an
     return seg.prefix_len + (len(steps) + 1) * sum(len(scorer.answer_ids(a)) for a in answers)
 
 
-def _union_plan(pool: Pool, cfg: LabelConfig, methods: list[str]) -> tuple[list[str], dict[str, Plan | str]]:
-    """Plans of several methods over one shared answer list (y* is answers[0] in every plan)."""
-    plans = {m: METHODS[m][0](pool, cfg) for m in methods}
-    answers: list[str] = []
-    for plan in plans.values():
-        if not isinstance(plan, str) and len(plan[0]) > len(answers):
-            answers = plan[0]
-    for plan in plans.values():
-        if not isinstance(plan, str) and plan[0] != answers[: len(plan[0])]:
-            raise AssertionError("method plans must share their answer order")
-    return answers, plans
+def _pending(pool: Pool, plans: dict[str, Plan | str], writers: dict[str, AppendOnlyWriter]) -> dict[str, Plan]:
+    """The methods that still owe this pool records: not skipped, and some trace not yet written."""
+    return {m: plan for m, plan in plans.items()
+            if not isinstance(plan, str) and any(t.id not in writers[m].done for t in pool.traces)}
 
 
 def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLike[str] | dict[str, str],
@@ -128,12 +121,18 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     start, tokens0 = time.perf_counter(), scorer.tokens_processed
     writers = {m: AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]) for m in methods}
     try:
-        done = set.intersection(*(w.done for w in writers.values()))
-        todo = [p for p in pools if not all(t.id in done for t in p.traces)]
+        todo = []
+        for pool in pools:
+            plans = {m: METHODS[m][0](pool, cfg) for m in methods}
+            for m, plan in plans.items():
+                if isinstance(plan, str):
+                    reports[m].skipped[plan] = reports[m].skipped.get(plan, 0) + 1
+            if pending := _pending(pool, plans, writers):
+                todo.append((pool, pending))
         for r in reports.values():
             r.resumed = len(pools) - len(todo)
-        for pool in _progress(todo, progress, cfg.method):
-            _label_one(pool, cfg, methods, scorer, writers, reports)
+        for pool, pending in _progress(todo, progress, cfg.method):
+            _label_one(pool, cfg, pending, scorer, writers, reports)
     finally:
         for w in writers.values():
             w.close()
@@ -144,20 +143,15 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     return reports
 
 
-def _label_one(pool: Pool, cfg: LabelConfig, methods: list[str], scorer: InformationScorer,
+def _label_one(pool: Pool, cfg: LabelConfig, plans: dict[str, Plan], scorer: InformationScorer,
                writers: dict[str, AppendOnlyWriter], reports: dict[str, LabelReport]) -> None:
-    """Score one problem's traces once and write each method's step scores."""
-    answers, plans = _union_plan(pool, cfg, methods)
-    for m, plan in plans.items():
-        if isinstance(plan, str):
-            reports[m].skipped[plan] = reports[m].skipped.get(plan, 0) + 1
-    if not answers:
-        return
-    traces = [t for t in pool.traces if not all(t.id in writers[m].done for m in methods)]
+    """Score one problem's pending traces once and write each pending method's step scores."""
+    answers = max((plan[0] for plan in plans.values()), key=len)
+    if any(plan[0] != answers[: len(plan[0])] for plan in plans.values()):
+        raise AssertionError("method plans must share their answer order")
+    traces = [t for t in pool.traces if any(t.id not in writers[m].done for m in plans)]
     infos = scorer.information(pool.problem.question, [t.steps for t in traces], answers)
     for m, plan in plans.items():
-        if isinstance(plan, str):
-            continue
         params = {k: v for k, v in asdict(cfg).items() if k not in ("limit", "tau")} | {"method": m}
         for trace, info in zip(traces, infos, strict=True):
             scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan[1], plan[2], cfg)

@@ -35,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, default=16, help="sequences per batch (transformers)")
     p.add_argument("--base-url", default="http://127.0.0.1:8000", help="OpenAI-compatible server (openai)")
     p.add_argument("--no-chat", action="store_true",
-                   help="send few-shot Q/A prompts as raw text, not in the model's chat template (transformers)")
+                   help="send few-shot Q/A prompts as raw text, not in the model's chat template (transformers, vllm)")
     p.add_argument("--output", required=True, help="filtered Pool jsonl")
     p.add_argument(
         "--raw", default=None, help="all generated pools, resumable (default: OUTPUT with .raw.jsonl)"

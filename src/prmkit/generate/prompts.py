@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from prmkit.data.records import Problem
 
-__all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "load_template"]
+__all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "in_chat_template", "load_template"]
 
 STEP = "[STEP]"
 # where a completion ends: the model starting the next few-shot item
@@ -65,3 +66,12 @@ def chat_messages(prompt: str) -> list[dict[str, str]] | None:
     for question, answer in shots[:-1]:
         messages += [{"role": "user", "content": question.strip()}, {"role": "assistant", "content": answer.strip()}]
     return [*messages, {"role": "user", "content": shots[-1][0].strip()}]
+
+
+def in_chat_template(tokenizer: Any, prompt: str, chat: bool = True) -> str:
+    """`prompt` rendered in the tokenizer's chat template when `chat` is on, the tokenizer has a template and the
+    prompt is a few-shot Q/A prompt (see `chat_messages`); otherwise `prompt` unchanged."""
+    messages = chat_messages(prompt) if chat and getattr(tokenizer, "chat_template", None) else None
+    if messages is None:
+        return prompt
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)

@@ -28,7 +28,7 @@ class BackendOptions:
     """Backend-specific settings; each backend reads the fields it needs."""
 
     batch_size: int = 16  # sequences per forward batch (transformers)
-    chat: bool = True  # few-shot Q/A prompts in the model's chat template, when it has one (transformers)
+    chat: bool = True  # few-shot Q/A prompts in the model's chat template, when it has one (transformers, vllm)
     dtype: str = "float32"  # weights dtype (transformers, vllm)
     base_url: str = "http://127.0.0.1:8000"  # OpenAI-compatible server (openai)
     api_key_env: str = "OPENAI_API_KEY"  # environment variable holding the key, if any (openai)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
-from prmkit.generate.prompts import chat_messages
+from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend"]
 
@@ -30,14 +30,11 @@ class TransformersBackend:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.batch_size = options.batch_size
-        self.chat = options.chat and bool(getattr(self.tokenizer, "chat_template", None))
+        self.chat = options.chat
 
     def format_prompt(self, prompt: str) -> str:
         """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
-        messages = chat_messages(prompt) if self.chat else None
-        if messages is None:
-            return prompt
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return in_chat_template(self.tokenizer, prompt, self.chat)
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         import torch

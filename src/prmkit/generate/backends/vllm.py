@@ -1,4 +1,5 @@
-"""vLLM backend (optional extra `prmkit[vllm]`, GPU): `LLM(...).generate(prompts, SamplingParams(n=K, ...))`.
+"""vLLM backend (optional extra `prmkit[vllm]`, GPU): `LLM(...).generate(prompts, SamplingParams(n=K, ...))`,
+prompts in the model's chat template as with the transformers backend (`--no-chat` turns it off).
 
 vLLM is imported only when this backend is constructed. Not exercised by the test suite (no GPU there).
 """
@@ -6,6 +7,7 @@ vLLM is imported only when this backend is constructed. Not exercised by the tes
 from __future__ import annotations
 
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig
+from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["VLLMBackend"]
 
@@ -23,6 +25,7 @@ class VLLMBackend:
 
         path = str(resolve_model(model)) if model in EMBEDDED else model
         self.llm = LLM(model=path, dtype=options.dtype)
+        self.chat = options.chat
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         from vllm import SamplingParams
@@ -35,5 +38,6 @@ class VLLMBackend:
             seed=cfg.seed,
             stop=list(cfg.stop) or None,
         )
-        outputs = self.llm.generate(prompts, params)
+        tokenizer = self.llm.get_tokenizer()
+        outputs = self.llm.generate([in_chat_template(tokenizer, p, self.chat) for p in prompts], params)
         return [[Completion(o.text, len(o.token_ids)) for o in out.outputs] for out in outputs]

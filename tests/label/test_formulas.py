@@ -39,6 +39,16 @@ def test_answer_sets_dedupe_by_value_and_keep_gold_first():
     assert answer_key("\\boxed{42}") == answer_key("42.0")
 
 
+@pytest.mark.parametrize(("a", "b"), [("\\frac{1}{2}", "0.5"), ("\\boxed{\\dfrac{3}{4}}", "3/4"), ("1,000,000", "1e6")])
+def test_answer_key_equates_equal_values(a, b):
+    assert answer_key(a) == answer_key(b)
+
+
+@pytest.mark.parametrize(("a", "b"), [("(1,2)", "12"), ("[1,25]", "125"), ("inf", "-inf")])
+def test_answer_key_keeps_distinct_answers_apart_and_never_raises(a, b):
+    assert answer_key(a) != answer_key(b)
+
+
 def test_threshold_sweep_finds_separating_tau():
     scores = [[1.0, 5.0], [-2.0, 0.5], [3.0, 2.0], [-1.0]]
     correct = [True, False, True, False]

@@ -47,9 +47,17 @@ def test_label_mcnig_and_ig_end_to_end(tmp_path, tiny_base):
     assert 0.5 <= reports[1]["sweeps"]["final_included"]["balanced_accuracy"] <= 1.0
     assert (tmp_path / "mcnig.sweep.png").stat().st_size > 1000
     # tau chosen on one file, applied to another
-    prmkit("threshold", "--choose-on", str(tmp_path / "ig.jsonl"), "--apply-to", str(tmp_path / "mcnig.jsonl"))
+    out = prmkit("threshold", "--choose-on", str(tmp_path / "ig.jsonl"), "--apply-to", str(tmp_path / "mcnig.jsonl"))
     ig_tau = read(tmp_path / "ig.jsonl")[0]["threshold"]
-    assert all(r["threshold"] == ig_tau for r in read(tmp_path / "mcnig.jsonl"))
+    applied = read(tmp_path / "mcnig.jsonl")
+    assert all(r["threshold"] == ig_tau for r in applied)
+    # the held-out figure is the balanced accuracy at the transferred tau, not the file's own best
+    pred = [all(s > ig_tau for s in r["scores"][:-1]) for r in applied]
+    pos = [p for p, r in zip(pred, applied, strict=True) if r["correct"]]
+    neg = [not p for p, r in zip(pred, applied, strict=True) if not r["correct"]]
+    held = json.loads(out.stdout.splitlines()[1])["applied"]
+    assert held["tau"] == ig_tau
+    assert held["balanced_accuracy"] == pytest.approx((sum(pos) / len(pos) + sum(neg) / len(neg)) / 2)
     # TRL export keeps one record per trace, labels aligned with steps
     prmkit("export", "--format", "trl", "--pools", pools, "--labels", str(tmp_path / "mcnig.jsonl"),
            "--output", str(tmp_path / "trl.jsonl"))
@@ -75,6 +83,10 @@ def test_mcnig_skips_problems_without_incorrect_answers(tmp_path, tiny_base):
         assert mc["skipped"] == {"no incorrect answer": 1} and (ig["traces"], mc["traces"]) == ((8, 4), (0, 0))[run]
         assert ig["resumed"] == 2 * run and (ig["tokens_processed"] == 0) == (run == 1)
     assert len(read(tmp_path / "ig.jsonl")) == 8 and len(read(tmp_path / "mcnig.jsonl")) == 4
+    # extending a file made with other settings is refused, with the difference named
+    with pytest.raises(subprocess.CalledProcessError) as err:
+        prmkit(*args, "--reference", "previous")
+    assert "reference: 'step0' -> 'previous'" in err.value.stderr
 
 
 def test_kill_9_then_rerun_gives_each_trace_once_and_same_labels(tmp_path, tiny_base):

@@ -52,3 +52,14 @@ def test_segments_positions_continue_from_boundary():
     # boundary 2: cue at position 2, answer [1, 2] holds y_1 only at position 3; answer [3] holds nothing
     assert seg.ids == [5, 6, 7, 8, 9, 1, 9, 1] and seg.positions == [0, 1, 2, 3, 2, 3, 4, 5]
     assert seg.reads[0] == [[(4, 1), (5, 2)], [(4, 3)]] and seg.reads[1] == [[(6, 1), (7, 2)], [(6, 3)]]
+
+
+def test_block_mask_works_with_eager_attention(tiny_base):
+    """Eager attention adds the mask to its scores: the scorer must hand it an additive mask, not booleans."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_base, attn_implementation="eager").eval()
+    scorer = InformationScorer(model, AutoTokenizer.from_pretrained(tiny_base), "Q: {question}\n", "{answer}")
+    fast = scorer.information(QUESTION, [STEPS], ANSWERS)[0]
+    naive = scorer.naive_information(QUESTION, STEPS, ANSWERS)
+    assert [v for row in fast for v in row] == pytest.approx([v for row in naive for v in row], abs=1e-4)

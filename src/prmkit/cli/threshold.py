@@ -1,6 +1,10 @@
 """`prmkit threshold`: choose tau by balanced accuracy on one label file and write labels into others.
 
-    prmkit threshold --choose-on train_labels.jsonl --apply-to test_labels.jsonl --plot sweep.png
+    prmkit threshold --choose-on train_labels.jsonl --apply-to test_labels.jsonl
+
+Prints, for each file, its own best tau and balanced accuracy (an upper bound: chosen on that file) and, under
+"applied", the balanced accuracy at the tau written into it: for --apply-to files that is the held-out figure.
+The sweep of --choose-on is saved as <file>.sweep.png.
 """
 
 from __future__ import annotations

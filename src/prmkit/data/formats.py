@@ -40,8 +40,6 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"input file not found: {path}")
     for lineno, obj in iter_json(path):
-        if not isinstance(obj, dict):
-            raise DataError(f"{path}:{lineno}: expected a JSON object")
         for name, keys in _SIGNATURES:
             if keys <= obj.keys():
                 return name

@@ -25,7 +25,7 @@ class DataError(ValueError):
 
 
 def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for every non-blank line; raise DataError on invalid JSON."""
+    """Yield (line number, object) for every non-blank line; raise DataError on invalid JSON or a non-object."""
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -34,6 +34,8 @@ def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any
                 obj = json.loads(line)
             except json.JSONDecodeError as e:
                 raise DataError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
+            if not isinstance(obj, dict):
+                raise DataError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
             yield lineno, obj
 
 

@@ -34,6 +34,9 @@ def _check(cls: type, data: Any) -> dict[str, Any]:
     """Validate `data` against the dataclass `cls`; return the kwargs to build it."""
     if not isinstance(data, dict):
         raise RecordError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
+    known = {f.name for f in fields(cls)}
+    if unknown := sorted(set(data) - known):
+        raise RecordError(f"{cls.__name__}: unknown field '{unknown[0]}' (fields: {', '.join(sorted(known))})")
     out: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data:

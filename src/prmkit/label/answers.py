@@ -17,17 +17,20 @@ from prmkit.data.records import Pool
 __all__ = ["answer_key", "answer_sets"]
 
 _STRIP = re.compile(r"^[\s$\\(]*|[\s$.)]*$")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # 1,000,000 -> 1000000; (1,2) and [1,25] keep their commas
+_FRAC = re.compile(r"^(-?)\\?d?frac\{(-?\d+)\}\{(\d+)\}$")  # \frac{1}{2}, \dfrac{1}{2} -> 1/2
 
 
 def answer_key(answer: str) -> str:
     """Canonical key: exact value for numbers and simple fractions, else whitespace-normalised lower text."""
     text = re.sub(r"^\s*\\boxed\{(.*)\}\s*$", r"\1", answer)
-    text = _STRIP.sub("", text.replace(",", "").replace("\\$", "$")).strip()
+    text = _STRIP.sub("", _THOUSANDS.sub("", text).replace("\\$", "$")).strip()
+    text = _FRAC.sub(r"\1\2/\3", text)
     try:
         if re.fullmatch(r"-?\d+/\d+", text):
             return str(Fraction(text))
         return str(Fraction(Decimal(text)))
-    except (InvalidOperation, ValueError, ZeroDivisionError):
+    except (InvalidOperation, ValueError, ZeroDivisionError, OverflowError):  # not a finite number
         return " ".join(text.lower().split())
 
 

@@ -17,13 +17,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.jsonl import AppendOnlyWriter, read_records, write_records
+import numpy as np
+
+from prmkit.data.jsonl import AppendOnlyWriter, iter_json, read_records, write_records
 from prmkit.data.records import Pool, StepLabels
 from prmkit.label.answers import answer_sets
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig
 from prmkit.label.scorer import InformationScorer
-from prmkit.label.threshold import Sweep, plot_sweep, sweep_threshold
+from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, plot_sweep, sweep_threshold
 from prmkit.models.loading import DEFAULT_MODEL
 
 __all__ = ["METHODS", "LabelConfig", "LabelReport", "apply_threshold", "label_pools"]
@@ -91,6 +93,24 @@ def _paper_tokens(scorer: InformationScorer, question: str, steps: list[str], an
     return seg.prefix_len + (len(steps) + 1) * sum(len(scorer.answer_ids(a)) for a in answers)
 
 
+def _params(cfg: LabelConfig, method: str) -> dict[str, Any]:
+    """What a StepLabels record stores of the run that made it (all that changes its scores)."""
+    return {k: v for k, v in asdict(cfg).items() if k not in ("limit", "tau", "exclude_final")} | {"method": method}
+
+
+def _check_resume(path: str, params: dict[str, Any]) -> None:
+    """A re-run may only extend a file made with the same settings: mixed records would be meaningless."""
+    if not Path(path).is_file():
+        return
+    first = next((obj for _, obj in iter_json(path)), None)
+    if first is None:
+        return
+    old = first.get("params", {})
+    if diff := sorted(k for k in params.keys() | old.keys() if k != "exclude_final" and old.get(k) != params.get(k)):
+        changes = ", ".join(f"{k}: {old.get(k)!r} -> {params.get(k)!r}" for k in diff)
+        raise ValueError(f"{path} was labeled with other settings ({changes}); use a new --output to relabel")
+
+
 def _pending(pool: Pool, plans: dict[str, Plan | str], writers: dict[str, AppendOnlyWriter]) -> dict[str, Plan]:
     """The methods that still owe this pool records: not skipped, and some trace not yet written."""
     return {m: plan for m, plan in plans.items()
@@ -119,6 +139,8 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
                                    _template(cfg.cue_template, "answer_cue.txt"), cfg.sep)
     reports = {m: LabelReport() for m in methods}
     start, tokens0 = time.perf_counter(), scorer.tokens_processed
+    for m in methods:
+        _check_resume(outputs[m], _params(cfg, m))
     writers = {m: AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]) for m in methods}
     try:
         todo = []
@@ -152,7 +174,7 @@ def _label_one(pool: Pool, cfg: LabelConfig, plans: dict[str, Plan], scorer: Inf
     traces = [t for t in pool.traces if any(t.id not in writers[m].done for m in plans)]
     infos = scorer.information(pool.problem.question, [t.steps for t in traces], answers)
     for m, plan in plans.items():
-        params = {k: v for k, v in asdict(cfg).items() if k not in ("limit", "tau")} | {"method": m}
+        params = _params(cfg, m)
         for trace, info in zip(traces, infos, strict=True):
             scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan[1], plan[2], cfg)
             if writers[m].write(StepLabels(trace.id, m, scores, [], None, params, trace.correct, pool.problem.id)):
@@ -173,16 +195,21 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
                     plot: bool = True) -> dict[str, dict[str, float]]:
     """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep.
 
-    Returns {"final_excluded": {...}, "final_included": {...}} with tau and balanced accuracy of each.
+    Returns {"final_excluded": {...}, "final_included": {...}} with the best tau and balanced accuracy of each
+    on this file (an upper bound), and {"applied": {tau, balanced_accuracy}} at the tau written into it.
     """
     records = list(read_records(path, StepLabels.from_dict))
     judged = [r for r in records if r.correct is not None]
+    scores, truth = [r.scores for r in judged], np.asarray([bool(r.correct) for r in judged], dtype=bool)
     sweeps: dict[str, Sweep] = {}
     for name, excl in (("final_excluded", True), ("final_included", False)):
         if judged:
-            sweeps[name] = sweep_threshold([r.scores for r in judged], [bool(r.correct) for r in judged], excl)
+            sweeps[name] = sweep_threshold(scores, truth, excl)
     key = "final_excluded" if exclude_final else "final_included"
     chosen = tau if tau is not None else (sweeps[key].tau if key in sweeps else 0.0)
+    applied: dict[str, float] = {"tau": chosen}
+    if judged:  # the figure at the tau actually used: held out when tau came from another file
+        applied["balanced_accuracy"] = balanced_accuracy(cot_scores(scores, exclude_final) > chosen, truth)
     for r in records:
         r.threshold = chosen
         r.labels = [1 if s > chosen else 0 for s in r.scores]
@@ -192,4 +219,4 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     if plot and sweeps:
         plot_sweep(sweeps, str(Path(path).with_suffix(".sweep.png")), f"{records[0].method}: {path}")
     return {name: {"tau": sw.tau, "balanced_accuracy": sw.balanced_accuracy, "n": len(judged)}
-            for name, sw in sweeps.items()} | {"applied": {"tau": chosen}}
+            for name, sw in sweeps.items()} | {"applied": applied}

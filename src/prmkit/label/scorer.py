@@ -131,7 +131,8 @@ class InformationScorer:
             mask[b, 0] = _block_mask(s, length)
             self.tokens_processed += len(s.ids)
         decoder = getattr(self.model, self.model.base_model_prefix)
-        hidden = decoder(input_ids=ids, attention_mask=mask, position_ids=pos).last_hidden_state  # (B, L, H)
+        hidden = decoder(input_ids=ids, attention_mask=self._attention_bias(mask), position_ids=pos)
+        hidden = hidden.last_hidden_state  # (B, L, H)
         flat = [(b, p, tok) for b, s in enumerate(segs) for row in s.reads for y in row for p, tok in y]
         bi = torch.tensor([f[0] for f in flat])
         pi = torch.tensor([f[1] for f in flat])
@@ -148,6 +149,14 @@ class InformationScorer:
                 rows.append(vals)
             out.append(rows)
         return out
+
+    def _attention_bias(self, allowed: torch.Tensor) -> torch.Tensor:
+        """The block mask in the form the model's attention takes: SDPA reads a boolean mask as is; eager
+        attention adds the mask to its scores, so it needs 0 where allowed and the dtype's minimum elsewhere."""
+        if getattr(self.model.config, "_attn_implementation", "sdpa") == "sdpa":
+            return allowed
+        dtype = self.model.dtype
+        return torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
 
     def _token_logprobs(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """log p(target | hidden) for rows of final hidden states (R, H); the LM head runs in float64 so that

@@ -53,6 +53,13 @@ def test_generate_then_verify(tiny_model_dir, tmp_path, capsys):
     got = json.loads(fixed.read_text())
     assert [t["correct"] for t in got["traces"]] == [True, False]
     assert got["problem"]["meta"] == {"correct_answers": ["2"], "incorrect_answers": ["3"]}
+    # a filtered pool keeps the full answer sets of all K samples, re-validated: "7/3" (wrongly stored as
+    # correct) moves to W_q, "2.0" (wrongly stored as incorrect) to C_q, though no trace holds them
+    pool["problem"]["meta"] = {"correct_answers": ["2", "7/3"], "incorrect_answers": ["3", "2.0", "5"]}
+    bad.write_text(json.dumps(pool) + "\n")
+    assert main(["verify", str(bad), "--output", str(fixed)]) == 0
+    meta = json.loads(fixed.read_text())["problem"]["meta"]
+    assert meta == {"correct_answers": ["2", "2.0"], "incorrect_answers": ["3", "7/3", "5"]}
 
 
 def test_verify_reextract_rereads_answers_from_the_steps(tmp_path, capsys):

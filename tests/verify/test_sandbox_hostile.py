@@ -51,6 +51,10 @@ CASES: dict[str, tuple[str, str]] = {
     "kill_ppid": ("import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 0", "always"),
     "stdout_flood": ("while True:\n        print('x' * 100000)", "always"),
     "stderr_flood": ("import sys\n    while True:\n        sys.stderr.write('y' * 100000)", "always"),
+    # leaving with status 0 before `check` finishes is no pass, nor is forging the sandbox's completion secret
+    "exit_zero_early": ("import sys\n    sys.exit(0)", "always"),
+    "hard_exit_zero": ("import os\n    os._exit(0)", "always"),
+    "forge_completion": ("import os, sys\n    sys.stdout.write(open('done').read())\n    os._exit(0)", "always"),
 }
 TEST = "def check(candidate):\n    assert candidate() == 1\n"
 
@@ -139,3 +143,11 @@ def test_benign_code_passes_in_both_modes():
     for guard in (True, False):
         verdict = verify_python(problem, "def f():\n    return 1\n", SandboxLimits(audit_guard=guard))
         assert verdict.ok, verdict
+
+
+def test_candidate_main_block_does_not_run():
+    """As in HumanEval's harness, the program is not `__main__`: a candidate's demo code (here reading stdin)
+    does not run, and `check` decides."""
+    problem = Problem("ok", "", "", domain="python", meta={"prompt": "", "test": TEST, "entry_point": "f"})
+    code = "def f():\n    return 1\n\nif __name__ == '__main__':\n    print(f(input()))\n"
+    assert verify_python(problem, code).ok

@@ -83,6 +83,13 @@ def run_generation(
     return stats
 
 
+def _stored_answers(pool: Pool) -> list[str]:
+    """The answers of the stored sets C_q, W_q that none of the pool's traces holds."""
+    own = {t.answer for t in pool.traces}
+    stored = pool.problem.meta.get("correct_answers", []) + pool.problem.meta.get("incorrect_answers", [])
+    return [a for a in dict.fromkeys(stored) if a not in own]
+
+
 def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10, reextract: bool = False) -> int:
     """Re-validate every trace of a Pool file; returns the number of changed verdicts.
 
@@ -98,8 +105,11 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
                 pool.traces[k] = replace(t, answer=answer)
         print(f"re-extracted answers: {moved} changed")
     pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
-    verdicts = iter(verify_answers(pairs))
-    changed, out = [], []
+    # The full answer sets C_q, W_q (all K samples, stored before filtering) are re-validated too, so that a
+    # filtered file keeps the answers of traces it no longer holds.
+    kept = [_stored_answers(p) for p in pools]
+    verdicts = iter(verify_answers(pairs + [(p.problem, a) for p, answers in zip(pools, kept) for a in answers]))
+    changed, traces_of = [], []
     for pool in pools:
         traces = []
         for t in pool.traces:
@@ -107,8 +117,14 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
             if v.ok != t.correct:
                 changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason}; answer {t.answer!r})")
             traces.append(replace(t, correct=v.ok))
+        traces_of.append(traces)
+    out = []
+    for pool, traces, answers in zip(pools, traces_of, kept, strict=True):
         correct, wrong = answer_sets(traces)
-        meta = {**pool.problem.meta, "correct_answers": correct, "incorrect_answers": wrong}
+        for a in answers:
+            (correct if next(verdicts).ok else wrong).append(a)
+        meta = {**pool.problem.meta, "correct_answers": list(dict.fromkeys(correct)),
+                "incorrect_answers": list(dict.fromkeys(wrong))}
         out.append(Pool(replace(pool.problem, meta=meta), traces))
     print(
         f"{len(pairs)} traces in {len(pools)} pools: {len(pairs) - len(changed)} verdicts unchanged, "

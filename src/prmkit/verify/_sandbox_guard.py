@@ -86,7 +86,7 @@ def _hook_for(root):
 
 
 def main():
-    root, uid, cpu, mem, nproc, fsize, guard = sys.argv[1], *map(int, sys.argv[2:8])
+    root, uid, cpu, mem, nproc, fsize, guard, as_main = sys.argv[1], *map(int, sys.argv[2:9])
     for res, value in (
         (resource.RLIMIT_CPU, cpu),
         (resource.RLIMIT_AS, mem),
@@ -102,9 +102,14 @@ def main():
     os.chdir(root)
     with open("program.py", encoding="utf-8") as fh:
         code = compile(fh.read(), "program.py", "exec")
+    with open("done", encoding="ascii") as fh:  # the secret that says "ran to the end": gone before the code runs
+        done = fh.read()
+    os.remove("done")
     if guard:
         sys.addaudithook(_hook_for(root))
-    exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+    exec(code, {"__name__": "__main__" if as_main else "__program__", "__builtins__": __builtins__})
+    sys.stdout.flush()
+    os.write(1, done.encode("ascii"))
 
 
 if __name__ == "__main__":

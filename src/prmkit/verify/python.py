@@ -6,7 +6,9 @@ on the function named `meta["entry_point"]`. The program run is
     meta["prompt"] + candidate + meta["test"] + "check(<entry_point>)"
 
 where a candidate that defines the whole function (as generated: a fenced code block) replaces the prompt's
-stub, and one that does not is taken as the body completing the prompt. It passes when it exits with 0.
+stub, and one that does not is taken as the body completing the prompt. It passes when the program runs to its end
+(exit status 0 and the sandbox's completion secret: a `sys.exit(0)` before `check` is a failure) with
+`__name__ != "__main__"`, as in HumanEval's harness, so a candidate's own main block does not run.
 Time and memory limits may be set per problem in `meta["timeout"]` (seconds) and `meta["memory_mb"]`.
 """
 
@@ -61,7 +63,9 @@ def verify_python(problem: Problem, answer: str, limits: SandboxLimits | None = 
             cpu_seconds=max(1, int(t)),
             memory_bytes=int(problem.meta.get("memory_mb", 1024)) << 20,
         )
-    result = run_sandboxed(program_for(problem, answer), limits)
-    if result.returncode == 0:
+    result = run_sandboxed(program_for(problem, answer), limits, main=False)
+    if result.completed:
         return Verdict(True, "all tests passed")
+    if result.returncode == 0:
+        return Verdict(False, "exited before the tests finished")
     return Verdict(False, _reason(result, limits))

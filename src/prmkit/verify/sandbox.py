@@ -11,7 +11,9 @@ Guarantees, each enforced by the OS, not by the code under test:
   otherwise;
 - when run as root: privileges dropped to `nobody` (65534), so that files outside the temp dir stay unwritable
   and the process-count limit applies (root ignores RLIMIT_NPROC);
-- an audit hook (PEP 578, defence in depth) refusing fork/exec, signals, sockets, ctypes, writes outside.
+- an audit hook (PEP 578, defence in depth) refusing fork/exec, signals, sockets, ctypes, writes outside;
+- `completed` is true only when the program ran to its end: the guard prints a one-time secret after it, which
+  the program cannot read (the guard deletes it first), so `sys.exit(0)` or `os._exit(0)` halfway is not a pass.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import secrets
 import shutil
 import signal
 import stat
@@ -71,6 +74,7 @@ class SandboxResult:
     stderr: str  # the last 4 KiB
     seconds: float
     isolation: str  # which namespace set was used
+    completed: bool = False  # the program ran to its end (no exit, crash or kill before it)
 
 
 @functools.cache
@@ -116,8 +120,11 @@ def _tail(path: Path, n: int = 4096) -> str:
         return fh.read().decode("utf-8", "replace")
 
 
-def run_sandboxed(code: str, limits: SandboxLimits | None = None) -> SandboxResult:
-    """Run `code` as `program.py` in a fresh temp dir under `limits`; returns whatever the code does."""
+def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = True) -> SandboxResult:
+    """Run `code` as `program.py` in a fresh temp dir under `limits`; returns whatever the code does.
+
+    `main=False` runs it with `__name__ != "__main__"` (as HumanEval's harness does), so that a candidate's
+    own `if __name__ == "__main__":` block does not run."""
     limits = limits or SandboxLimits()
     drop = limits.drop_root and os.geteuid() == 0
     iso = isolation()
@@ -125,8 +132,10 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None) -> SandboxResu
     try:
         (work / "program.py").write_text(code, encoding="utf-8")
         shutil.copy(_GUARD, work / "guard.py")
+        done = secrets.token_hex(16)
+        (work / "done").write_text(done, encoding="ascii")
         if drop:
-            for p in (work, work / "program.py", work / "guard.py"):
+            for p in (work, work / "program.py", work / "guard.py", work / "done"):
                 os.chown(p, NOBODY, NOBODY)
         args = [
             str(work),
@@ -136,6 +145,7 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None) -> SandboxResu
             str(limits.max_processes),
             str(limits.max_file_bytes),
             str(int(limits.audit_guard)),
+            str(int(main)),
         ]
         cmd = [*_NAMESPACES[iso], _interpreter(drop), "-I", "-B", str(work / "guard.py"), *args]
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
@@ -159,13 +169,16 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None) -> SandboxResu
             finally:
                 _kill_group(proc.pid)
                 proc.wait()
+        stdout = _tail(work / "stdout")
+        completed = not timed_out and proc.returncode == 0 and stdout.endswith(done)
         return SandboxResult(
             None if timed_out else proc.returncode,
             timed_out,
-            _tail(work / "stdout"),
+            stdout.removesuffix(done) if completed else stdout,
             _tail(work / "stderr"),
             time.monotonic() - start,
             iso,
+            completed,
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)

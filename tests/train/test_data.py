@@ -1,3 +1,4 @@
+import math
 
 import pytest
 
@@ -40,3 +41,25 @@ def test_label_count_mismatch_and_trl(tmp_path):
     with pytest.raises(DataError):
         read_pools(write_jsonl(tmp_path / "x.jsonl", [{"problem": {}, "traces": []}]))
     assert parse_range("500:") == slice(500, None) and parse_range(None) == slice(None)
+
+
+def test_soft_and_three_class_targets_from_thresholded_scores(tmp_path):
+    pools_path = write_jsonl(tmp_path / "cand.jsonl", [raw_gsm8k(0)])
+    labels = [{"trace_id": f"gsm8k-dev-0/{s}", "method": "mcnig", "scores": [2.0, -0.4], "labels": [1, 0],
+               "threshold": -0.5} for s in ("6b_finetuning", "6b_verification")]
+    labels[1]["scores"] = [-3.0, -0.2]
+    labels_path = write_jsonl(tmp_path / "labels.jsonl", labels)
+    soft = read_training_set("prm", pools_path, labels_path, None, soft=True)[0].labels
+    assert soft == pytest.approx([1 / (1 + math.exp(-2.5)), 1 / (1 + math.exp(-0.1))])
+    with pytest.raises(ValueError, match="--neutral-band"):
+        read_training_set("prm3", pools_path, labels_path, None)
+    three = read_training_set("prm3", pools_path, labels_path, None, neutral_band=0.5)
+    assert [ex.labels for ex in three] == [[1.0, 0.0], [-1.0, 0.0]]
+
+
+def test_prm3_refuses_labels_without_a_negative_class(tmp_path):
+    binary = write_jsonl(tmp_path / "trl.jsonl", [{"prompt": "q", "completions": ["a", "b"], "labels": [1, 0]}])
+    with pytest.raises(ValueError, match="no step is labeled -1"):
+        read_training_set("prm3", None, binary, None)
+    three = write_jsonl(tmp_path / "trl3.jsonl", [{"prompt": "q", "completions": ["a", "b"], "labels": [1, -1]}])
+    assert read_training_set("prm3", None, three, None)[0].labels == [1.0, -1.0]

@@ -50,6 +50,11 @@ def _rows(db):
         ("SELECT count(*) FROM item", "SELECT 4", True),
         ("SELECT count(*) FROM item", "SELECT 5", False),
         ("SELECT name FROM item", "SELECT nme FROM item", False),
+        # ORDER BY inside a subquery or a string does not make the outer result ordered
+        ("SELECT name FROM (SELECT name FROM item ORDER BY price) WHERE name != 'order by'",
+         "SELECT name FROM item ORDER BY name DESC", True),
+        ("SELECT count(*) FROM item", "SELECT count(*) FROM item; -- counted", True),
+        ("SELECT count(*) FROM item", "SELECT count(*) FROM item; /* done */", True),
     ],
 )
 def test_execution_accuracy(db, gold, pred, ok):
@@ -69,6 +74,8 @@ HOSTILE = {
     "cross_join": "SELECT count(*) FROM item a, item b, item c, item d, item e, item f, item g, item h, "
     "item i, item j, item k, item l, item m, item n, item o, item p",
     "empty": "   ",
+    "huge_blob": "SELECT length(randomblob(1000000000))",
+    "comment_hides_second": "SELECT 1; /* x */ DROP TABLE item",
 }
 
 
@@ -85,3 +92,11 @@ def test_hostile_sql_fails_in_time_and_changes_nothing(db, tmp_path, name):
     assert _rows(db) == before
     assert not other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shop.db"]
+
+
+def test_generation_prompt_shows_the_database_schema(db):
+    from prmkit.generate.prompts import build_prompt
+
+    prompt = build_prompt(Problem("q", "How many items?", "SELECT count(*) FROM item", domain="sql",
+                                  meta={"db_path": str(db)}))
+    assert "CREATE TABLE item(id INTEGER PRIMARY KEY, name TEXT, price REAL);\n### Question\nHow many items?" in prompt

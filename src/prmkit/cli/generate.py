@@ -33,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-new-tokens", type=int, default=512)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=16, help="sequences per batch (transformers)")
+    p.add_argument("--dtype", default=None,
+                   help="weights dtype (default: float32 for transformers, the model's own for vllm)")
     p.add_argument("--base-url", default="http://127.0.0.1:8000", help="OpenAI-compatible server (openai)")
     p.add_argument("--no-chat", action="store_true",
                    help="send few-shot Q/A prompts as raw text, not in the model's chat template (transformers, vllm)")
@@ -57,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         max_new_tokens=args.max_new_tokens,
         seed=args.seed,
     )
-    options = BackendOptions(batch_size=args.batch_size, base_url=args.base_url, chat=not args.no_chat)
+    options = BackendOptions(batch_size=args.batch_size, base_url=args.base_url, chat=not args.no_chat,
+                             dtype=args.dtype)
     run_generation(
         args.data,
         output,

@@ -32,9 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                          "when --pools is not given")
     parser.add_argument("--output", required=True, help="checkpoint directory to write")
     parser.add_argument("--problems-range", help="problems by index in --pools, e.g. 0:500")
-    parser.add_argument("--held-out", type=int, default=0,
-                        help="hold out the last N training problems for the per-epoch check (default 0)")
-    parser.add_argument("--soft", action="store_true", help="train on the raw scores (soft labels) of --labels")
+    parser.add_argument("--held-out", type=int, default=None,
+                        help="hold out the last N training problems for the per-epoch check (default: 5%% of the "
+                             "problems, at least 1 when there are 2 or more; 0 = no check)")
+    parser.add_argument("--soft", action="store_true",
+                        help="soft targets: sigmoid(score - tau) for IG/MCNIG labels, the values of a TRL file")
+    parser.add_argument("--neutral-band", type=float,
+                        help="prm3 from IG/MCNIG labels: steps with |score - tau| <= B are neutral (0), above +1, "
+                             "below -1")
     parser.add_argument("--config", help="YAML file with TrainConfig / RewardModelConfig fields")
     _add_dataclass(parser, TrainConfig, set())
     _add_dataclass(parser, RewardModelConfig, {"kind"})
@@ -48,7 +53,7 @@ def _build(cls: type, args: argparse.Namespace, yaml_values: dict, **extra: obje
 
 def run(args: argparse.Namespace) -> int:
     from prmkit.train.data import read_training_set
-    from prmkit.train.recipe import train_reward_model
+    from prmkit.train.recipe import default_held_out, train_reward_model
 
     yaml_values: dict = {}
     if args.config:
@@ -58,9 +63,11 @@ def run(args: argparse.Namespace) -> int:
             yaml_values = yaml.safe_load(fh) or {}
     train_config = _build(TrainConfig, args, yaml_values)
     model_config = _build(RewardModelConfig, args, yaml_values, kind=args.kind)
-    examples = read_training_set(args.kind, args.pools, args.labels, args.problems_range, args.soft)
+    examples = read_training_set(args.kind, args.pools, args.labels, args.problems_range, args.soft,
+                                 args.neutral_band)
     if not examples:
         raise ValueError("no training examples: check that --labels trace ids match --pools")
-    train_reward_model(examples, model_config, train_config, args.output, args.held_out,
+    held_out = default_held_out(examples) if args.held_out is None else args.held_out
+    train_reward_model(examples, model_config, train_config, args.output, held_out,
                        log=lambda msg: print(msg, flush=True))
     return 0

@@ -60,7 +60,8 @@ def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:
 
 
 def _seed(base: int, problems: Sequence[Problem]) -> int:
-    """A seed per batch that depends on its problems, so a resumed run samples what a fresh run would."""
+    """A seed per batch that depends on its problems: a resumed run that batches the remaining problems as the
+    first run did samples what it would have (a batch split differently by the crash gets other samples)."""
     return (base + zlib.crc32("\n".join(p.id for p in problems).encode())) % (2**31)
 
 
@@ -78,6 +79,8 @@ def generate_pools(
     with AppendOnlyWriter(output, key=lambda d: d["problem"]["id"]) as writer:
         todo = [p for p in problems if p.id not in writer.done]
         stats.skipped = len(problems) - len(todo)
+        if progress and stats.skipped:
+            progress(stats.skipped)  # a resumed run's bar starts where the last one stopped
         for i in range(0, len(todo), problems_per_batch):
             batch = todo[i : i + problems_per_batch]
             stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))

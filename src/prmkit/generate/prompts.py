@@ -44,8 +44,19 @@ def build_prompt(problem: Problem, template: str | None = None) -> str:
     question = (
         problem.meta.get("prompt", problem.question) if problem.domain == "python" else problem.question
     )
-    text = text.replace("{schema}", str(problem.meta.get("schema", "")).strip())
+    text = text.replace("{schema}", _schema(problem))
     return text.replace("{question}", question.rstrip() if problem.domain != "python" else question)
+
+
+def _schema(problem: Problem) -> str:
+    """The SQL schema shown in the prompt: `meta["schema"]`, else read from the database at `meta["db_path"]`."""
+    if schema := str(problem.meta.get("schema", "")).strip():
+        return schema
+    if db := problem.meta.get("db_path"):
+        from prmkit.verify.sql import read_schema
+
+        return read_schema(db)
+    return ""
 
 
 _SHOT = re.compile(r"Question: (.*?)\nAnswer:(.*?)(?=\n\nQuestion: |\Z)", re.S)

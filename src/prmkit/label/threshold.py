@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Sweep", "balanced_accuracy", "cot_scores", "plot_sweep", "sweep_threshold"]
+__all__ = ["Sweep", "balanced_accuracy", "cot_scores", "plot_sweep", "soft_labels", "sweep_threshold",
+           "three_class_labels"]
 
 
 def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) -> np.ndarray:
@@ -80,3 +81,24 @@ def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def three_class_labels(scores: Sequence[float], tau: float, band: float) -> list[int]:
+    """Step labels -1/0/+1 for a 3-class PRM (PSPO paper, "Step Labelling Criteria") from automatic scores.
+
+    PSPO's labels are human judgements: +1 a correct step that helps, 0 a correct step that does not help
+    (neutral), -1 a wrong step. prmkit's automatic stand-in (not in the papers) reads a step whose score lies
+    within `band` of tau as neutral: +1 if score > tau + band, -1 if score < tau - band, else 0.
+
+    Example: tau = 0, band = 0.5: scores [2, 0.2, -0.4, -3] -> [1, 0, 0, -1].
+    """
+    if band < 0:
+        raise ValueError(f"the neutral band must be >= 0, got {band}")
+    return [1 if s > tau + band else -1 if s < tau - band else 0 for s in scores]
+
+
+def soft_labels(scores: Sequence[float], tau: float) -> list[float]:
+    """Soft targets p(step is good) = sigmoid(score - tau) for scores in nats thresholded at tau (IG, MCNIG):
+    0.5 at the threshold, towards 1 (0) as the step gains (loses) information. Not in the papers, which train
+    on the thresholded 0/1 labels; prmkit's `--soft` option. Example: tau = 1: [1, 3] -> [0.5, 0.881]."""
+    return [float(1.0 / (1.0 + np.exp(-(s - tau)))) for s in scores]

@@ -6,8 +6,11 @@ StepLabels JSONL such as
     {"trace_id": "gsm8k-dev-0/6b_finetuning", "method": "mcnig", "scores": [0.8, 0.1], "labels": [1, 0],
      "threshold": 0.5, "params": {}, "correct": false, "problem_id": "gsm8k-dev-0"}
 
-`soft=True` trains on `scores` (MCNIG probabilities) instead of the 0/1 `labels`. An ORM needs only pools:
-its one label is the validator's `trace.correct`.
+Targets: `labels` (0/1) by default. `soft=True` trains on soft labels: sigmoid(score - threshold) for scores
+thresholded in nats (IG, MCNIG: records with a `threshold`), the scores themselves otherwise (MC values in [0, 1]
+from a TRL file). A 3-class PRM (`prm3`) takes -1/0/+1: from the scores of a TRL file as they are, or from
+thresholded scores with a neutral band (`neutral_band`, see `three_class_labels`). An ORM needs only pools: its
+one label is the validator's `trace.correct`.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from prmkit.data.formats import read_pools as read_any_pools
 from prmkit.data.jsonl import read_records
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import read_trl
+from prmkit.label.threshold import soft_labels, three_class_labels
 
-__all__ = ["Example", "build_examples", "parse_range", "read_pools", "read_training_set", "select_range"]
+__all__ = ["Example", "build_examples", "step_targets", "parse_range", "read_pools", "read_training_set", "select_range"]
 
 
 @dataclass
@@ -52,8 +56,22 @@ def select_range(pools: list[Pool], text: str | None) -> list[Pool]:
     return pools[parse_range(text)]
 
 
+def step_targets(lab: StepLabels, kind: str, soft: bool = False, neutral_band: float | None = None) -> list[float]:
+    """The training targets of one labeled trace (see the module docstring)."""
+    if kind == "prm3":
+        if lab.threshold is None:
+            return [float(v) for v in lab.scores]
+        if neutral_band is None:
+            raise ValueError(f"prm3 needs labels -1/0/+1; {lab.method} labels are thresholded scores: give "
+                             "--neutral-band B (steps within tau +- B become neutral)")
+        return [float(v) for v in three_class_labels(lab.scores, lab.threshold, neutral_band)]
+    if soft:
+        return soft_labels(lab.scores, lab.threshold) if lab.threshold is not None else list(map(float, lab.scores))
+    return [float(v) for v in lab.labels]
+
+
 def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str,
-                   soft: bool = False) -> list[Example]:
+                   soft: bool = False, neutral_band: float | None = None) -> list[Example]:
     """Join on trace_id; traces without labels are skipped (prm/prm3), traces without `correct` too (orm)."""
     by_id = {lab.trace_id: lab for lab in labels or []}
     out = []
@@ -67,15 +85,18 @@ def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str
                 lab = by_id.get(trace.id)
                 if lab is None:
                     continue
-                values = [float(v) for v in (lab.scores if soft else lab.labels)]
+                values = step_targets(lab, kind, soft, neutral_band)
                 if len(values) != len(trace.steps):
                     raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
             out.append(Example(trace.id, pool.problem.id, pool.problem.question, list(trace.steps), values))
+    if kind == "prm3" and out and not any(v == -1 for ex in out for v in ex.labels):
+        raise ValueError("prm3: no step is labeled -1, so the negative class would never be trained (0/1 labels "
+                         "would read as neutral/positive); give -1/0/+1 labels or --neutral-band")
     return out
 
 
 def read_training_set(kind: str, pools_path: str | None, labels_path: str | None, problems: str | None,
-                      soft: bool = False) -> list[Example]:
+                      soft: bool = False, neutral_band: float | None = None) -> list[Example]:
     """The CLI's inputs -> examples: a TRL file as --labels needs no --pools."""
     if labels_path and pools_path is None:
         pairs = list(read_trl(labels_path))
@@ -87,4 +108,4 @@ def read_training_set(kind: str, pools_path: str | None, labels_path: str | None
         labels = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else None
         if kind != "orm" and labels is None:
             raise ValueError(f"train {kind} needs --labels")
-    return build_examples(select_range(pools, problems), labels, kind, soft)
+    return build_examples(select_range(pools, problems), labels, kind, soft, neutral_band)

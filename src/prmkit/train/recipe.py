@@ -20,7 +20,13 @@ from prmkit.train.data import Example
 from prmkit.train.model import PRM
 from prmkit.train.trainer import RewardModelTrainer, encode_examples
 
-__all__ = ["split_held_out", "train_reward_model"]
+__all__ = ["default_held_out", "split_held_out", "train_reward_model"]
+
+
+def default_held_out(examples: list[Example], fraction: float = 0.05) -> int:
+    """Problems to hold out when the user says nothing: 5% of them, at least 1 when there are 2 or more."""
+    problems = len({ex.problem_id for ex in examples})
+    return 0 if problems < 2 else max(1, round(fraction * problems))
 
 
 def split_held_out(examples: list[Example], problems: int) -> tuple[list[Example], list[Example]]:

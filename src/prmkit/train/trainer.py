@@ -104,18 +104,17 @@ class RewardModelTrainer:
         """Run the epochs; log loss, tokens/s and a held-out check (loss, accuracy) after each epoch."""
         cfg = self.config
         rng = random.Random(cfg.seed)
-        steps_per_epoch = len(_batches(train, cfg.batch_traces, random.Random(0)))
-        total = max(1, math.ceil(steps_per_epoch * cfg.epochs))
+        plan = [_batches(train, cfg.batch_traces, rng) for _ in range(math.ceil(cfg.epochs))]
+        plan = [b[: math.ceil(len(b) * min(1.0, cfg.epochs - e))] for e, b in enumerate(plan)]  # a last part-epoch
+        total = max(1, sum(map(len, plan)))
         opt = torch.optim.AdamW(self.params, lr=cfg.lr, weight_decay=cfg.weight_decay)
         warm = int(cfg.warmup * total)
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
         history, step, start, tokens = [], 0, time.time(), 0
-        for epoch in range(math.ceil(cfg.epochs)):
+        for epoch, batches in enumerate(plan):
             self.prm.model.train()
-            for batch in _batches(train, cfg.batch_traces, rng):
-                if step >= total:
-                    break
+            for batch in batches:
                 batch = sorted(batch, key=lambda it: len(it.ids))  # less padding per micro-batch
                 weights = step_weights([it.problem_id for it in batch for _ in it.positions])
                 loss, k = 0.0, 0

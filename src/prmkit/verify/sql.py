@@ -8,7 +8,8 @@ Results are compared as multisets of rows, or as sequences when the gold query h
 - only a single statement is accepted (sqlite3 refuses a second one; trailing text after `;` is refused);
 - a progress handler aborts any query that runs past `timeout` seconds; at most `max_rows` rows are fetched.
 
-The problem gives the database in `meta["db_path"]` and the gold query in `problem.answer`.
+The problem gives the database in `meta["db_path"]` and the gold query in `problem.answer`; the generation
+prompt shows `meta["schema"]`, or else the database's own CREATE statements (`read_schema`).
 """
 
 from __future__ import annotations
@@ -22,10 +23,22 @@ from pathlib import Path
 from prmkit.data.records import Problem
 from prmkit.verify.base import Verdict
 
-__all__ = ["run_query", "verify_sql"]
+__all__ = ["ordered", "read_schema", "run_query", "verify_sql"]
 
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 _ORDER_BY = re.compile(r"\border\s+by\b", re.I)
+_LITERAL_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
+_PARENS = re.compile(r"\([^()]*\)")
+_MAX_VALUE_BYTES = 10_000_000  # SQLITE_LIMIT_LENGTH: no string or blob (e.g. randomblob(1e9)) beyond this
+
+
+def ordered(sql: str) -> bool:
+    """Whether the query's own result is ordered: an ORDER BY at the top level, not inside a subquery, a window
+    function, a string or a comment."""
+    text = _LITERAL_OR_COMMENT.sub(" ", sql)
+    while (shorter := _PARENS.sub(" ", text)) != text:
+        text = shorter
+    return bool(_ORDER_BY.search(text))
 
 
 def _authorizer(action: int, *_: object) -> int:
@@ -36,7 +49,8 @@ def _single_statement(sql: str) -> str:
     """The query without its trailing `;`; ValueError when it is empty or holds a second statement."""
     sql = sql.strip()
     for k, c in enumerate(sql):
-        if c == ";" and sqlite3.complete_statement(sql[: k + 1]) and sql[k + 1 :].strip(" \t\r\n;"):
+        rest = sql[k + 1 :]
+        if c == ";" and sqlite3.complete_statement(sql[: k + 1]) and _LITERAL_OR_COMMENT.sub("", rest).strip(" \t\r\n;"):
             raise ValueError("more than one statement")
     sql = sql.rstrip("; \t\r\n")
     if not sql:
@@ -44,11 +58,29 @@ def _single_statement(sql: str) -> str:
     return sql
 
 
+def _connect(db_path: str | Path) -> sqlite3.Connection:
+    """A read-only connection (`mode=ro` URI) whose values are capped at `_MAX_VALUE_BYTES`."""
+    uri = f"{Path(db_path).resolve().as_uri()}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _MAX_VALUE_BYTES)
+    return conn
+
+
+def read_schema(db_path: str | Path) -> str:
+    """The CREATE statements of a database's tables and views, one per line (for the generation prompt)."""
+    conn = _connect(db_path)
+    try:
+        rows = conn.execute("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL "
+                            "AND name NOT LIKE 'sqlite_%' ORDER BY rowid").fetchall()
+    finally:
+        conn.close()
+    return "\n".join(" ".join(sql.split()) + ";" for (sql,) in rows)
+
+
 def run_query(db_path: str | Path, sql: str, timeout: float = 5.0, max_rows: int = 100_000) -> list[tuple]:
     """Rows of one read-only query; raises ValueError (bad input) or sqlite3.Error (failure, timeout)."""
     sql = _single_statement(sql)
-    uri = f"{Path(db_path).resolve().as_uri()}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
+    conn = _connect(db_path)
     deadline = time.monotonic() + timeout
     try:
         conn.set_authorizer(_authorizer)
@@ -80,5 +112,5 @@ def verify_sql(problem: Problem, answer: str) -> Verdict:
         pred = run_query(db, answer, timeout)
     except (ValueError, sqlite3.Error) as e:
         return Verdict(False, f"candidate query failed: {e}"[:200])
-    same = pred == gold if _ORDER_BY.search(problem.answer) else Counter(pred) == Counter(gold)
+    same = pred == gold if ordered(problem.answer) else Counter(pred) == Counter(gold)
     return Verdict(same, "same result" if same else f"different result ({len(pred)} vs {len(gold)} rows)")

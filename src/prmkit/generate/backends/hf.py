@@ -24,7 +24,7 @@ class TransformersBackend:
         if isinstance(model, str):
             from prmkit.models.loading import load_model
 
-            model = load_model(model, options.dtype)
+            model = load_model(model, options.dtype or "float32")
         self.model, self.tokenizer = model
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:

@@ -24,7 +24,7 @@ class VLLMBackend:
         from prmkit.models.loading import EMBEDDED, resolve_model
 
         path = str(resolve_model(model)) if model in EMBEDDED else model
-        self.llm = LLM(model=path, dtype=options.dtype)
+        self.llm = LLM(model=path, dtype=options.dtype or "auto")
         self.chat = options.chat
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:

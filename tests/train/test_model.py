@@ -62,6 +62,8 @@ def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
     torch.manual_seed(0)
     prm = PRM.from_base(tiny_base, RewardModelConfig())
     history = train(prm, TrainConfig(epochs=6, lr=1e-2, batch_traces=4, lora_r=lora))
+    if lora:  # the reserved tokens' rows (added at random) train beside the adapters
+        assert any("trainable_tokens" in n for n, p in prm.model.named_parameters() if p.requires_grad)
     assert history[-1]["accuracy"] == 1.0 and history[-1]["loss"] < min(0.3, history[0]["loss"])
     before = prm.step_probs([(Q, GOOD), (Q, BAD)])
     assert min(before[0]) > 0.5 > max(before[1])

@@ -82,8 +82,10 @@ class RewardModelTrainer:
         if cfg.lora_r:
             from peft import LoraConfig, get_peft_model
 
+            # the reserved tokens' embedding (= head, when tied) rows train too: added tokens start random
             lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                              target_modules="all-linear")
+                              target_modules="all-linear",
+                              trainable_token_indices=sorted({self.prm.sep_id, *self.prm.class_ids}))
             self.prm.model = get_peft_model(model, lora)
         elif cfg.freeze_layers:
             model.get_input_embeddings().requires_grad_(False)

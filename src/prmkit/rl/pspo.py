@@ -6,8 +6,8 @@ step probabilities; the adjusted Weibull density h(n) of the number of steps n (
     h(n) = C * (k / lam) * (n / lam)^(k - 1) * exp(-(n / lam)^k),   C = 10.735, k = 1.5, lam = 8 (Figure 4)
     R(p_1..p_n) = F * h(n)
 
-Worked example: h(8) = 10.735 * 0.1875 * 1 * e^-1 = 0.7405; steps (0.9, 0.4) give F = 0.6, h(2) = 0.7418,
-h(2) = 0.8882, so R = 0.5329. h peaks at n = lam * ((k - 1) / k)^(1/k) = 3.846 steps, where C makes h = 1.000.
+Worked example: h(8) = 10.735 * 0.1875 * 1 * e^-1 = 0.7405; steps (0.9, 0.4) give F = 0.6 and h(2) = 0.8882,
+so R = 0.5329. h peaks at n = lam * ((k - 1) / k)^(1/k) = 3.846 steps, where C makes h = 1.000.
 """
 
 from __future__ import annotations

@@ -4,18 +4,19 @@ Each of the 660 problems of `candidates_dev.jsonl` carries four GPT-3 solutions 
 we verify each solution's extracted `A: x` answer against the ground truth's final answer (`verify(parse(gold),
 parse(pred))`, MCNIG paper sec. 3.1) and print the agreement and every disagreement.
 
-    python benchmarks/mathverify_agreement.py [/work/shared/data/gsm8k/candidates_dev.jsonl]
+    python benchmarks/mathverify_agreement.py [path/to/candidates_dev.jsonl]   # default: ../shared beside the repo
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from prmkit.data.gsm8k import read_gsm8k_candidates
 from prmkit.verify import verify_answer
 
-DEFAULT = "/work/shared/data/gsm8k/candidates_dev.jsonl"
+DEFAULT = str(Path(__file__).resolve().parents[2] / "shared/data/gsm8k/candidates_dev.jsonl")
 
 
 def main(path: str = DEFAULT) -> int:

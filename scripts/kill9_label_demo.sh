@@ -1,6 +1,6 @@
 # kill -9 during `prmkit label` on the embedded model, then the same command again; compare with a clean run.
 set -u
-cd /work/main; export OMP_NUM_THREADS=1
+cd "$(dirname "$0")/.."; export OMP_NUM_THREADS=1
 D=../shared/data/gsm8k/candidates_dev.jsonl
 rm -rf runs/k9; mkdir -p runs/k9
 prmkit label --method mcnig --input $D --limit 16 --quiet --output runs/k9/clean.jsonl > runs/k9/clean.report.json 2>/dev/null

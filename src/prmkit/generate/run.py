@@ -108,7 +108,8 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
     # The full answer sets C_q, W_q (all K samples, stored before filtering) are re-validated too, so that a
     # filtered file keeps the answers of traces it no longer holds.
     kept = [_stored_answers(p) for p in pools]
-    verdicts = iter(verify_answers(pairs + [(p.problem, a) for p, answers in zip(pools, kept) for a in answers]))
+    stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
+    verdicts = iter(verify_answers(pairs + stored))
     changed, traces_of = [], []
     for pool in pools:
         traces = []

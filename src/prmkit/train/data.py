@@ -24,7 +24,8 @@ from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import read_trl
 from prmkit.label.threshold import soft_labels, three_class_labels
 
-__all__ = ["Example", "build_examples", "step_targets", "parse_range", "read_pools", "read_training_set", "select_range"]
+__all__ = ["Example", "build_examples", "parse_range", "read_pools", "read_training_set", "select_range",
+           "step_targets"]
 
 
 @dataclass

@@ -49,8 +49,9 @@ def _single_statement(sql: str) -> str:
     """The query without its trailing `;`; ValueError when it is empty or holds a second statement."""
     sql = sql.strip()
     for k, c in enumerate(sql):
-        rest = sql[k + 1 :]
-        if c == ";" and sqlite3.complete_statement(sql[: k + 1]) and _LITERAL_OR_COMMENT.sub("", rest).strip(" \t\r\n;"):
+        if c != ";" or not sqlite3.complete_statement(sql[: k + 1]):
+            continue
+        if _LITERAL_OR_COMMENT.sub("", sql[k + 1 :]).strip(" \t\r\n;"):  # more than a comment follows
             raise ValueError("more than one statement")
     sql = sql.rstrip("; \t\r\n")
     if not sql:

@@ -1,7 +1,7 @@
 """The hostile corpus: every case must fail with a reason, within its time limit, leaving no process or file.
 
 Real subprocess sandbox, no mocks. Each case runs twice: with the audit hook (the default) and with the OS
-layer alone (rlimits, process group, namespaces, `nobody`), where the platform provides that layer.
+layer alone (rlimits, process group, namespaces, an unprivileged uid), where the platform provides that layer.
 """
 
 from __future__ import annotations
@@ -151,3 +151,17 @@ def test_candidate_main_block_does_not_run():
     problem = Problem("ok", "", "", domain="python", meta={"prompt": "", "test": TEST, "entry_point": "f"})
     code = "def f():\n    return 1\n\nif __name__ == '__main__':\n    print(f(input()))\n"
     assert verify_python(problem, code).ok
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="privileges are dropped only when running as root")
+def test_concurrent_runs_get_their_own_unprivileged_uid():
+    """RLIMIT_NPROC counts per uid: runs sharing one uid would share one process budget."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from prmkit.verify.sandbox import SANDBOX_UIDS, run_sandboxed
+
+    with ThreadPoolExecutor(2) as ex:
+        results = list(ex.map(lambda _: run_sandboxed("import os\nprint(os.getuid(), os.getgid())"), range(2)))
+    ids = [tuple(map(int, r.stdout.split())) for r in results]
+    assert all(r.completed for r in results) and ids[0] != ids[1]
+    assert all(uid == gid and uid in SANDBOX_UIDS for uid, gid in ids)

@@ -9,8 +9,10 @@ Guarantees, each enforced by the OS, not by the code under test:
 - where the platform allows (`unshare`): a new network namespace (no network) and a new PID namespace, so
   that every process it spawned dies with it, even one that left the process group; a one-time warning
   otherwise;
-- when run as root: privileges dropped to `nobody` (65534), so that files outside the temp dir stay unwritable
-  and the process-count limit applies (root ignores RLIMIT_NPROC);
+- when run as root: privileges dropped to an unprivileged uid of its own (no passwd entry, owning nothing but the
+  temp dir: like `nobody`, but one per concurrent run), so that files outside the temp dir stay unwritable and
+  the process-count limit applies (root ignores RLIMIT_NPROC; it counts per uid, so parallel runs sharing one
+  uid would share one budget and a fork bomb in one would starve the others);
 - an audit hook (PEP 578, defence in depth) refusing fork/exec, signals, sockets, ctypes, writes outside;
 - `completed` is true only when the program ran to its end: the guard prints a one-time secret after it, which
   the program cannot read (the guard deletes it first), so `sys.exit(0)` or `os._exit(0)` halfway is not a pass.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import secrets
 import shutil
@@ -35,7 +38,9 @@ from pathlib import Path
 
 __all__ = ["SandboxLimits", "SandboxResult", "isolation", "run_sandboxed"]
 
-NOBODY = 65534
+# uids for sandboxed runs as root: far above login users (1000+) and the usual sub-uid ranges (100000 + 65536 k)
+SANDBOX_UIDS = range(2_000_000_000, 2_000_065_536)
+_next_uid = itertools.count((os.getpid() * 4099) % len(SANDBOX_UIDS))  # per process start: few cross-process clashes
 _GUARD = Path(__file__).with_name("_sandbox_guard.py")
 _NAMESPACES: dict[str, list[str]] = {
     "netns+pidns": ["unshare", "--net", "--pid", "--fork", "--kill-child", "--"],
@@ -63,7 +68,7 @@ class SandboxLimits:
     max_processes: int = 32  # RLIMIT_NPROC (counted per uid; only effective when not root: see `drop_root`)
     max_file_bytes: int = 1 << 20  # RLIMIT_FSIZE: any file written, including the captured stdout/stderr
     audit_guard: bool = True  # install the audit hook (defence in depth on top of the OS limits)
-    drop_root: bool = True  # when running as root, run the code as `nobody`
+    drop_root: bool = True  # when running as root, run the code as an unprivileged uid of its own
 
 
 @dataclass(frozen=True)
@@ -106,12 +111,12 @@ def _world_executable(path: str) -> bool:
 
 @functools.cache
 def _interpreter(drop: bool) -> str:
-    """This interpreter, or (when the code must run as `nobody`) one that `nobody` may execute."""
+    """This interpreter, or (when the code runs as an unprivileged uid) one that any user may execute."""
     candidates = [sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"] if drop else [sys.executable]
     for c in candidates:
         if os.path.exists(c) and (not drop or _world_executable(c)):
             return c
-    raise RuntimeError("no Python interpreter executable by 'nobody'; set SandboxLimits(drop_root=False)")
+    raise RuntimeError("no Python interpreter executable by other users; set SandboxLimits(drop_root=False)")
 
 
 def _tail(path: Path, n: int = 4096) -> str:
@@ -134,12 +139,13 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = T
         shutil.copy(_GUARD, work / "guard.py")
         done = secrets.token_hex(16)
         (work / "done").write_text(done, encoding="ascii")
+        uid = SANDBOX_UIDS[next(_next_uid) % len(SANDBOX_UIDS)] if drop else -1
         if drop:
             for p in (work, work / "program.py", work / "guard.py", work / "done"):
-                os.chown(p, NOBODY, NOBODY)
+                os.chown(p, uid, uid)
         args = [
             str(work),
-            str(NOBODY if drop else -1),
+            str(uid),
             str(limits.cpu_seconds),
             str(limits.memory_bytes),
             str(limits.max_processes),

@@ -12,6 +12,7 @@ import importlib.util
 import os
 import shutil
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,6 +60,9 @@ def _convert_gguf(folder: Path, filename: str, target: Path) -> None:
     model.hf_quantizer = None
     model.is_quantized = False
     target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{target.name}-*"):  # left by a conversion killed an hour or more ago
+        if time.time() - stale.stat().st_mtime > 3600:
+            shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
     try:
         model.save_pretrained(tmp)

@@ -45,6 +45,7 @@ CASES: dict[str, tuple[str, str]] = {
         "import os\n    print(dict(os.environ))\n    return os.environ['PRMKIT_TEST_SECRET']",
         "always",
     ),
+    "parent_environ": ("raise ValueError(open('/proc/{parent}/environ').read())", "always"),
     "kill_parent": ("import os, signal\n    os.kill({parent}, signal.SIGKILL)\n    return 1", "nobody"),
     # in a PID namespace its parent is outside (getppid() == 0: the kill hits itself, as init it survives);
     # returning 0 makes the verdict fail either way: the check is that the suite itself survives

@@ -6,9 +6,9 @@ Guarantees, each enforced by the OS, not by the code under test:
 - a fresh temp working dir, deleted afterwards; a stripped environment (no inherited variables or secrets);
 - rlimits: CPU seconds, address space, number of processes (per uid) and file size (which also caps the
   captured stdout/stderr: they go to files in the temp dir), no core dumps;
-- where the platform allows (`unshare`): a new network namespace (no network) and a new PID namespace, so
-  that every process it spawned dies with it, even one that left the process group; a one-time warning
-  otherwise;
+- where the platform allows (`unshare`): a new network namespace (no network) and a new PID namespace with its
+  own /proc, so that every process it spawned dies with it, even one that left the process group, and no other
+  process is visible; a one-time warning otherwise;
 - when run as root: privileges dropped to an unprivileged uid of its own (no passwd entry, owning nothing but the
   temp dir: like `nobody`, but one per concurrent run), so that files outside the temp dir stay unwritable and
   the process-count limit applies (root ignores RLIMIT_NPROC; it counts per uid, so parallel runs sharing one
@@ -42,18 +42,14 @@ __all__ = ["SandboxLimits", "SandboxResult", "isolation", "run_sandboxed"]
 SANDBOX_UIDS = range(2_000_000_000, 2_000_065_536)
 _next_uid = itertools.count((os.getpid() * 4099) % len(SANDBOX_UIDS))  # per process start: few cross-process clashes
 _GUARD = Path(__file__).with_name("_sandbox_guard.py")
+_NS = ["--net", "--pid", "--fork", "--kill-child"]
+# strongest first; `--mount-proc` gives the PID namespace its own /proc, so that no process outside it (the
+# parent's /proc/<pid>/environ with its secrets, say) can be read
 _NAMESPACES: dict[str, list[str]] = {
-    "netns+pidns": ["unshare", "--net", "--pid", "--fork", "--kill-child", "--"],
-    "userns+netns+pidns": [
-        "unshare",
-        "--user",
-        "--map-root-user",
-        "--net",
-        "--pid",
-        "--fork",
-        "--kill-child",
-        "--",
-    ],
+    "netns+pidns+proc": ["unshare", *_NS, "--mount-proc", "--"],
+    "netns+pidns": ["unshare", *_NS, "--"],
+    "userns+netns+pidns+proc": ["unshare", "--user", "--map-root-user", *_NS, "--mount-proc", "--"],
+    "userns+netns+pidns": ["unshare", "--user", "--map-root-user", *_NS, "--"],
     "none": [],
 }
 

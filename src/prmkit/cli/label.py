@@ -25,7 +25,9 @@ def run(args: argparse.Namespace) -> int:
     cfg = config_from_args(LabelConfig, args)
     if args.tau_from:
         with open(args.tau_from, encoding="utf-8") as fh:
-            cfg.tau = json.loads(fh.readline())["threshold"]
+            cfg.tau = json.loads(fh.readline()).get("threshold")
+        if cfg.tau is None:
+            raise ValueError(f"--tau-from {args.tau_from}: its first record has no threshold (label it to the end)")
     methods = [m.strip() for m in cfg.method.split(",") if m.strip()]
     if len(methods) > 1 and "{method}" not in args.output:
         raise ValueError("with several methods, --output must contain {method}")

@@ -5,7 +5,9 @@
     MCNIG_i   = NetInfo_i - NetInfo_{i-1}                   (reference "previous", appendix D)
 
 `aggregation="mean"` replaces both maxima by means of I_i over each set (appendix D, table 8: worse by
-8-15 points of balanced accuracy in the paper).
+8-15 points of balanced accuracy in the paper). The paper says "average of the alternative solutions'
+likelihoods"; we average the log-likelihoods I_i (one reading of it; averaging probabilities would be a
+log-mean-exp, which sits closer to the max).
 
 Example: C = {a}, W = {b}; I(a) = [-5, -3, -1], I(b) = [-4, -4, -6]
     NetInfo = [-1, 1, 5]  ->  MCNIG (step0) = [2, 6];  MCNIG (previous) = [2, 4].

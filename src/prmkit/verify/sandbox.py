@@ -121,48 +121,37 @@ def _tail(path: Path, n: int = 4096) -> str:
         return fh.read().decode("utf-8", "replace")
 
 
+def _prepare(work: Path, code: str, limits: SandboxLimits, main: bool) -> tuple[list[str], str]:
+    """Write the program, the guard and the completion secret into `work`; return (guard argv, secret)."""
+    drop = limits.drop_root and os.geteuid() == 0
+    (work / "program.py").write_text(code, encoding="utf-8")
+    shutil.copy(_GUARD, work / "guard.py")
+    done = secrets.token_hex(16)
+    (work / "done").write_text(done, encoding="ascii")
+    uid = SANDBOX_UIDS[next(_next_uid) % len(SANDBOX_UIDS)] if drop else -1
+    if drop:
+        for p in (work, work / "program.py", work / "guard.py", work / "done"):
+            os.chown(p, uid, uid)
+    numbers = (uid, limits.cpu_seconds, limits.memory_bytes, limits.max_processes, limits.max_file_bytes,
+               int(limits.audit_guard), int(main))
+    return [_interpreter(drop), "-I", "-B", str(work / "guard.py"), str(work), *map(str, numbers)], done
+
+
 def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = True) -> SandboxResult:
     """Run `code` as `program.py` in a fresh temp dir under `limits`; returns whatever the code does.
 
     `main=False` runs it with `__name__ != "__main__"` (as HumanEval's harness does), so that a candidate's
     own `if __name__ == "__main__":` block does not run."""
     limits = limits or SandboxLimits()
-    drop = limits.drop_root and os.geteuid() == 0
     iso = isolation()
     work = Path(tempfile.mkdtemp(prefix="prmkit-sandbox-")).resolve()
     try:
-        (work / "program.py").write_text(code, encoding="utf-8")
-        shutil.copy(_GUARD, work / "guard.py")
-        done = secrets.token_hex(16)
-        (work / "done").write_text(done, encoding="ascii")
-        uid = SANDBOX_UIDS[next(_next_uid) % len(SANDBOX_UIDS)] if drop else -1
-        if drop:
-            for p in (work, work / "program.py", work / "guard.py", work / "done"):
-                os.chown(p, uid, uid)
-        args = [
-            str(work),
-            str(uid),
-            str(limits.cpu_seconds),
-            str(limits.memory_bytes),
-            str(limits.max_processes),
-            str(limits.max_file_bytes),
-            str(int(limits.audit_guard)),
-            str(int(main)),
-        ]
-        cmd = [*_NAMESPACES[iso], _interpreter(drop), "-I", "-B", str(work / "guard.py"), *args]
+        argv, done = _prepare(work, code, limits, main)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work), "TMPDIR": str(work)}
         start = time.monotonic()
         with open(work / "stdout", "wb") as out, open(work / "stderr", "wb") as err:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=work,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
+            proc = subprocess.Popen([*_NAMESPACES[iso], *argv], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=err, start_new_session=True, close_fds=True)
             try:
                 proc.wait(timeout=limits.wall_seconds)
                 timed_out = False
@@ -173,15 +162,9 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = T
                 proc.wait()
         stdout = _tail(work / "stdout")
         completed = not timed_out and proc.returncode == 0 and stdout.endswith(done)
-        return SandboxResult(
-            None if timed_out else proc.returncode,
-            timed_out,
-            stdout.removesuffix(done) if completed else stdout,
-            _tail(work / "stderr"),
-            time.monotonic() - start,
-            iso,
-            completed,
-        )
+        return SandboxResult(None if timed_out else proc.returncode, timed_out,
+                             stdout.removesuffix(done) if completed else stdout, _tail(work / "stderr"),
+                             time.monotonic() - start, iso, completed)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

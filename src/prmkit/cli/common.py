@@ -1,4 +1,9 @@
-"""Shared CLI plumbing: every field of a config dataclass becomes a flag, and `--config file.yaml` fills it."""
+"""Shared CLI plumbing, the only flag builder: every field of a config dataclass becomes a flag, and
+`--config file.yaml` fills the same fields from a file (flags win over the file, the file over the defaults).
+
+A verb may take several dataclasses (e.g. `prmkit train`: TrainConfig and RewardModelConfig): one `--config`
+file then holds the fields of all of them, and a key that none of them has is an error.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-__all__ = ["add_config_arguments", "config_from_args"]
+__all__ = ["add_config_arguments", "config_from_args", "read_config_file"]
 
 
 def _scalar(tp: Any) -> Any:
@@ -18,30 +23,60 @@ def _scalar(tp: Any) -> Any:
     return tp
 
 
-def add_config_arguments(p: argparse.ArgumentParser, cls: type) -> None:
-    """Add `--field-name` for each field of the dataclass `cls` (help text from the field's metadata)."""
+def _default_text(f: dataclasses.Field) -> str:
+    if f.default is not dataclasses.MISSING:
+        return repr(f.default)
+    return "see help" if f.default_factory is dataclasses.MISSING else repr(f.default_factory())
+
+
+def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = ()) -> None:
+    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (help from field metadata).
+
+    Fields named in `skip` get no flag (e.g. a positional argument of the verb that sets the same field).
+    """
     p.add_argument("--config", help="YAML file whose keys are the fields below; flags override it")
-    hints = get_type_hints(cls)
-    for f in dataclasses.fields(cls):
-        flag = "--" + f.name.replace("_", "-")
-        tp = _scalar(hints[f.name])
-        help_text = f"{f.metadata.get('help', '')} (default: {f.default!r})"
-        if tp is bool:
-            p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
-        else:
-            p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
+    seen: set[str] = set(skip)
+    for cls in classes:
+        hints = get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            if f.name in seen:
+                continue
+            seen.add(f.name)
+            flag = "--" + f.name.replace("_", "-")
+            tp = _scalar(hints[f.name])
+            help_text = f"{f.metadata.get('help', '')} (default: {_default_text(f)})"
+            if tp is bool:
+                p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
+                               help=help_text)
+            elif get_origin(tp) in (list, tuple):
+                p.add_argument(flag, dest=f.name, type=get_args(tp)[0] if get_args(tp) else str, nargs="*",
+                               default=None, help=help_text)
+            else:
+                p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
+    p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))
 
 
-def config_from_args(cls: type, args: argparse.Namespace) -> Any:
-    """Defaults <- YAML file <- flags given on the command line."""
-    values: dict[str, Any] = {}
-    if getattr(args, "config", None):
-        with open(args.config, encoding="utf-8") as fh:
-            values = yaml.safe_load(fh) or {}
-        known = {f.name for f in dataclasses.fields(cls)}
-        if unknown := set(values) - known:
-            raise ValueError(f"{args.config}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
-    for f in dataclasses.fields(cls):
-        if getattr(args, f.name, None) is not None:
-            values[f.name] = getattr(args, f.name)
-    return cls(**values)
+def read_config_file(path: str | None, classes: tuple[type, ...], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The YAML mapping of `path` ({} when None); a key that no class has is an error naming the file."""
+    if not path:
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        values = yaml.safe_load(fh) or {}
+    if not isinstance(values, dict):
+        raise ValueError(f"{path}: expected a mapping of config fields, got {type(values).__name__}")
+    known = {f.name for cls in classes for f in dataclasses.fields(cls)} - set(skip)
+    if unknown := set(values) - known:
+        raise ValueError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
+    return values
+
+
+def config_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:
+    """An instance of `cls`: defaults <- YAML file <- flags given on the command line <- `fixed`."""
+    classes = getattr(args, "_config_classes", (cls,))
+    file_values = read_config_file(getattr(args, "config", None), classes, getattr(args, "_config_skip", ()))
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {k: v for k, v in file_values.items() if k in names}
+    for name in names:
+        if getattr(args, name, None) is not None:
+            values[name] = getattr(args, name)
+    return cls(**(values | fixed))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import torch
 
+from prmkit.data.answers import answer_sets
 from prmkit.data.gsm8k import read_gsm8k_candidates
-from prmkit.label.answers import answer_sets
 from prmkit.label.runner import _paper_tokens, _template
 from prmkit.label.scorer import InformationScorer
 from prmkit.models.loading import load_model

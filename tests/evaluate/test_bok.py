@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from prmkit.evaluate.bok import Candidate, bok_curves, bootstrap_ci, expected_accuracy, normalise_answer
+from prmkit.data.answers import answer_key
+from prmkit.evaluate.bok import Candidate, bok_curves, bootstrap_ci, expected_accuracy
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
 
 # (answer, correct, score): the docstring's worked example
@@ -33,7 +34,7 @@ def test_reward_beats_majority_when_it_ranks_the_correct_one_first():
 
 def test_ties_go_to_the_earliest_sample_and_answers_are_normalised():
     pool = [Candidate("1,000", True), Candidate("7", False), Candidate("1000.0", True), Candidate("9", False)]
-    assert normalise_answer("1,000") == normalise_answer("1000.0") == "1000"
+    assert answer_key("1,000") == answer_key("1000.0") == "1000"
     assert acc(pool, "majority", 4) == 1.0  # 1000 has two votes once normalised
     # a two-way tie is a coin flip whatever the file order: majority at K=2 equals single sampling
     assert acc([Candidate("7", False), *pool[:1]], "majority", 2) == 0.5

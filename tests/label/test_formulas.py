@@ -3,9 +3,6 @@
 import numpy as np
 import pytest
 
-from helpers import pool_dict
-from prmkit.data import Pool
-from prmkit.label.answers import answer_key, answer_sets
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig, net_information
 from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
@@ -28,25 +25,6 @@ def test_mcnig_max_vs_mean_aggregation():
     assert mcnig(info, [0, 1], [2, 3], "mean") == pytest.approx([(-2 - -3) - (-5.5 - -4)])
     with pytest.raises(ValueError, match="incorrect"):
         mcnig(info, [0, 1], [], "max")
-
-
-def test_answer_sets_dedupe_by_value_and_keep_gold_first():
-    pool = Pool.from_dict(pool_dict("p", "q", "1000", [
-        (["s"], "1,000", True), (["s"], "$1000.0", False), (["s"], "12", False), (["s"], "12.00", False),
-        (["s"], "7/2", False), (["s"], "3.5", False)]))
-    answers, correct, incorrect = answer_sets(pool)
-    assert answers == ["1000", "12", "7/2"] and correct == [0] and incorrect == [1, 2]
-    assert answer_key("\\boxed{42}") == answer_key("42.0")
-
-
-@pytest.mark.parametrize(("a", "b"), [("\\frac{1}{2}", "0.5"), ("\\boxed{\\dfrac{3}{4}}", "3/4"), ("1,000,000", "1e6")])
-def test_answer_key_equates_equal_values(a, b):
-    assert answer_key(a) == answer_key(b)
-
-
-@pytest.mark.parametrize(("a", "b"), [("(1,2)", "12"), ("[1,25]", "125"), ("inf", "-inf")])
-def test_answer_key_keeps_distinct_answers_apart_and_never_raises(a, b):
-    assert answer_key(a) != answer_key(b)
 
 
 def test_threshold_sweep_finds_separating_tau():

@@ -5,7 +5,8 @@ For each K, accuracy is averaged over K-subsets of every pool (all of them when 
 Selectors (`SELECTORS`), each over one subset:
 
 - single: a random candidate (the mean correctness of the subset), i.e. single sampling;
-- majority: the most frequent answer, ties to the earliest; weighted: the answer with the largest sum of scores;
+- majority: the most frequent answer (answers grouped by `prmkit.data.answers.answer_key`, the normaliser
+  MCNIG uses), ties to the earliest; weighted: the answer with the largest sum of scores;
 - best: the highest score (ties to the earliest); oracle: any candidate correct (pass@K).
 
 "Earliest" means earliest in sampling order. A K-subset stands for K independent samples, which come in a random
@@ -28,7 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SELECTORS", "Candidate", "bok_curves", "bootstrap_ci", "expected_accuracy", "normalise_answer"]
+from prmkit.data.answers import answer_key
+
+__all__ = ["SELECTORS", "Candidate", "bok_curves", "bootstrap_ci", "expected_accuracy"]
 
 
 @dataclass
@@ -36,18 +39,6 @@ class Candidate:
     answer: str | None
     correct: bool
     score: float = 0.0
-
-
-def normalise_answer(answer: str | None) -> str | None:
-    """'1,000' / '1000.0' / ' 1000 ' -> '1000'; non-numbers are stripped only."""
-    if answer is None:
-        return None
-    text = answer.strip().replace(",", "").rstrip(".")
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return str(int(value)) if math.isfinite(value) and value == int(value) else repr(value)
 
 
 def _mean_correct(cands: list[Candidate]) -> float:
@@ -59,9 +50,9 @@ def _vote(cands: list[Candidate], weight: Callable[[Candidate], float]) -> float
     totals: dict[str, float] = {}
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
-        key = normalise_answer(c.answer)
-        if key is None:
+        if c.answer is None:
             continue
+        key = answer_key(c.answer)
         totals[key] = totals.get(key, 0.0) + weight(c)
         groups.setdefault(key, []).append(c)
     if not totals:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from prmkit.data.answers import distinct_answers
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool, Problem, Trace
 from prmkit.generate.backends import Backend, SamplingConfig
@@ -40,10 +41,9 @@ class GenerationStats:
 
 
 def answer_sets(traces: Sequence[Trace]) -> tuple[list[str], list[str]]:
-    """C_q and W_q: the distinct extracted answers that are correct / incorrect, in first-seen order."""
-    correct = [t.answer for t in traces if t.answer is not None and t.correct]
-    wrong = [t.answer for t in traces if t.answer is not None and not t.correct]
-    return list(dict.fromkeys(correct)), list(dict.fromkeys(wrong))
+    """C_q and W_q: the distinct extracted answers that are correct / incorrect, in first-seen order, one per
+    value (`prmkit.data.answers.distinct_answers`: "1,000" and "1000.0" are one answer)."""
+    return distinct_answers(traces)
 
 
 def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from prmkit.data.answers import answer_sets
 from prmkit.data.jsonl import AppendOnlyWriter, iter_json, read_records, write_records
 from prmkit.data.records import Pool, StepLabels
-from prmkit.label.answers import answer_sets
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig
 from prmkit.label.scorer import InformationScorer

@@ -1,4 +1,7 @@
-"""The answer sets C_q and W_q of a problem (MCNIG paper sec 3.1), de-duplicated by equivalence.
+"""The one answer normaliser of prmkit, and the answer sets C_q and W_q of a problem (MCNIG paper sec 3.1).
+
+`answer_key` decides when two answers are the same answer, everywhere: MCNIG's C_q/W_q (`answer_sets`),
+generation's stored answer sets (`distinct_answers`) and majority voting in best-of-K (`prmkit.evaluate.bok`).
 
 C_q always holds the reference answer y*. Sources, in order: the pool's own traces (answer + `correct`),
 and `problem.meta["correct_answers"]` / `["incorrect_answers"]` when generation kept the full sets.
@@ -9,12 +12,13 @@ one answer), so each distinct answer is scored once; the first surface form seen
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from prmkit.data.records import Pool
+from prmkit.data.records import Pool, Trace
 
-__all__ = ["answer_key", "answer_sets"]
+__all__ = ["answer_key", "answer_sets", "distinct_answers"]
 
 _STRIP = re.compile(r"^[\s$\\(]*|[\s$.)]*$")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # 1,000,000 -> 1000000; (1,2) and [1,25] keep their commas
@@ -22,7 +26,11 @@ _FRAC = re.compile(r"^(-?)\\?d?frac\{(-?\d+)\}\{(\d+)\}$")  # \frac{1}{2}, \dfra
 
 
 def answer_key(answer: str) -> str:
-    """Canonical key: exact value for numbers and simple fractions, else whitespace-normalised lower text."""
+    """Canonical key: exact value for numbers and simple fractions, else whitespace-normalised lower text.
+
+    `1,000` = `1000.0` = `$1000` = `\\boxed{1000}` -> "1000"; `\\frac{1}{2}` = `0.5` -> "1/2"; `(1,2)` stays apart
+    from `12`; `inf` and `-inf` are text ("inf", "-inf"), never an error.
+    """
     text = re.sub(r"^\s*\\boxed\{(.*)\}\s*$", r"\1", answer)
     text = _STRIP.sub("", _THOUSANDS.sub("", text).replace("\\$", "$")).strip()
     text = _FRAC.sub(r"\1\2/\3", text)
@@ -58,3 +66,14 @@ def answer_sets(pool: Pool) -> tuple[list[str], list[int], list[int]]:
         add(a, False)
     incorrect -= correct  # an answer equivalent to a correct one is correct
     return answers, sorted(correct), sorted(incorrect)
+
+
+def distinct_answers(traces: Iterable[Trace]) -> tuple[list[str], list[str]]:
+    """(C, W): the distinct extracted answers of correct / incorrect traces, one surface form per `answer_key`
+    (the first seen), in first-seen order. Traces without an answer are left out."""
+    correct: dict[str, str] = {}
+    wrong: dict[str, str] = {}
+    for t in traces:
+        if t.answer is not None and t.answer.strip():
+            (correct if t.correct else wrong).setdefault(answer_key(t.answer), t.answer)
+    return list(correct.values()), list(wrong.values())

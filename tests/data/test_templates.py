@@ -1,0 +1,20 @@
+"""The one template loader: built-in names, user files, clear errors."""
+
+import pytest
+
+from prmkit.data.templates import load_template
+
+
+def test_builtin_names_with_or_without_suffix(tmp_path):
+    assert load_template("answer_cue") == load_template("answer_cue.txt")
+    assert "{answer}" in load_template("answer_cue")
+    own = tmp_path / "cue.txt"
+    own.write_text("Result: {answer}", encoding="utf-8")
+    assert load_template("answer_cue", own) == "Result: {answer}"
+
+
+def test_unknown_names_and_missing_files_are_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"no built-in template .nope.*answer_cue\.txt"):
+        load_template("nope")
+    with pytest.raises(FileNotFoundError, match="template file not found"):
+        load_template("answer_cue", tmp_path / "missing.txt")

@@ -9,6 +9,8 @@ import argparse
 import importlib
 import sys
 
+from prmkit.data.locks import OutputBusy
+
 VERBS: dict[str, tuple[str, str]] = {
     "label": ("prmkit.cli.label", "label every step of step-delimited CoTs (IG, MCNIG)"),
     "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
@@ -38,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(VERBS[args.verb][0])
     try:
         return int(module.run(args) or 0)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, OutputBusy) as e:
         print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
         return 2
 

@@ -2,17 +2,23 @@
 
 A long job writes each finished record with `AppendOnlyWriter.write` (one line, flushed and fsynced). After a
 crash, a half-written last line is cut off when the file is reopened, and `done` holds the keys already
-written, so a re-run skips them: no record is lost or duplicated.
+written, so a re-run skips them: no record is lost or duplicated. The writer holds the output's lock
+(`prmkit.data.locks`) while it is open, so a second process writing the same file is refused, not mixed in.
+A whole-file output (`write_records`) is written beside the target and renamed into place: a failure leaves
+the previous file, or none.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
+from prmkit.data.locks import output_lock
 from prmkit.data.records import RecordError
 
 __all__ = ["AppendOnlyWriter", "DataError", "iter_json", "read_records", "write_records"]
@@ -26,8 +32,13 @@ class DataError(ValueError):
 
 def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for every non-blank line; raise DataError on invalid JSON or a non-object."""
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise DataError(f"{path}:{lineno}: not UTF-8 text (byte {raw[e.start]:#04x} at column "
+                                f"{e.start + 1}); is this a JSONL file?") from None
             if not line.strip():
                 continue
             try:
@@ -49,13 +60,25 @@ def read_records(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Ite
 
 
 def write_records(path: str | os.PathLike[str], records: Any) -> int:
-    """Write records (objects with `to_dict`, or dicts) as JSON lines, replacing the file. Returns the count."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    """Write records (objects with `to_dict`, or dicts) as JSON lines, replacing the file atomically (written
+    to a temporary file beside it, fsynced, renamed into place; nothing is left behind on failure). Returns
+    the count."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with open(path, "w", encoding="utf-8") as fh:
-        for r in records:
-            fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
-            n += 1
+    with output_lock(target):
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                for r in records:
+                    fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
+                    n += 1
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        finally:
+            with suppress(FileNotFoundError):
+                os.unlink(tmp)
     return n
 
 
@@ -70,11 +93,17 @@ class AppendOnlyWriter:
         self.key = key or (lambda d: str(d["id"]))
         self.done: set[str] = set()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._repair_tail()
-        if self.path.exists():
-            for _, obj in iter_json(self.path):
-                self.done.add(self.key(obj))
-        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._lock = output_lock(self.path)
+        self._lock.__enter__()
+        try:
+            self._repair_tail()
+            if self.path.exists():
+                for _, obj in iter_json(self.path):
+                    self.done.add(self.key(obj))
+            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
 
     def _repair_tail(self) -> None:
         """Cut a last line that a crash left without its newline (it was never fully written)."""
@@ -99,7 +128,9 @@ class AppendOnlyWriter:
         return True
 
     def close(self) -> None:
-        self._fh.close()
+        if not self._fh.closed:
+            self._fh.close()
+            self._lock.__exit__(None, None, None)
 
     def __enter__(self) -> AppendOnlyWriter:
         return self

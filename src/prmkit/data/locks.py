@@ -1,0 +1,82 @@
+"""One writer per output: an exclusive lock on `<output>.lock`, held for a whole run.
+
+`output_lock(path)` takes `fcntl.flock(LOCK_EX | LOCK_NB)` on `<path>.lock` and writes the holder's pid
+into it. A second process that wants the same output gets `OutputBusy`, naming the holder's pid, at once
+(it never waits, and never writes). The kernel drops a lock when its process dies, so the lock file that a
+`kill -9` leaves behind is not locked and the next run takes it over. The lock is re-entrant within one
+process (a run that holds it may open the output again, e.g. to rewrite it with thresholds), and the
+holder removes the lock file when it lets go; a waiter checks that the file it locked is still the one on
+disk, so removal cannot give two holders.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+__all__ = ["OutputBusy", "lock_path", "output_lock"]
+
+_HELD: dict[str, tuple[int, int]] = {}  # resolved lock path -> (fd, depth) held by this process
+
+
+class OutputBusy(RuntimeError):
+    """Another live process holds the output's lock."""
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    return Path(f"{path}.lock")
+
+
+def _holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _acquire(lock: Path) -> int:
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = _holder(fd)
+            os.close(fd)
+            raise OutputBusy(f"{str(lock)[:-5]} is being written by another process (pid {pid}); wait for it "
+                             "to finish or choose another output") from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:  # else the holder removed the file between our open and our lock: take the new one
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            return fd
+        os.close(fd)
+
+
+@contextmanager
+def output_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the exclusive lock of `path` for the `with` block (re-entrant in one process)."""
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    key = str(lock.resolve())
+    if key in _HELD:
+        fd, depth = _HELD[key]
+        _HELD[key] = (fd, depth + 1)
+    else:
+        _HELD[key] = (_acquire(lock), 1)
+    try:
+        yield
+    finally:
+        fd, depth = _HELD[key]
+        if depth > 1:
+            _HELD[key] = (fd, depth - 1)
+        else:
+            del _HELD[key]
+            with suppress(FileNotFoundError):
+                os.unlink(lock)
+            os.close(fd)  # closing the last descriptor releases the flock

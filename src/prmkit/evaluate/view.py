@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from prmkit.data.records import Pool, Trace
-from prmkit.evaluate.svg import BAD, GOOD, diverging_colour, line_plot
+from prmkit.evaluate.svg import BAD, GOOD, MIDDLE, diverging_colour, line_plot
 from prmkit.evaluate.view_model import Source, ViewConfig, load_view, predicted_first_error, trajectory
 
 __all__ = ["build_view", "render_page", "write_view"]
@@ -29,8 +29,8 @@ CORRECTNESS = {True: ("correct", "\u2713 correct"), False: ("incorrect", "\u2717
                None: ("unknown", "? not validated")}
 TRACE_COLOURS = {"correct": "#2166ac", "incorrect": "#b35806", "unknown": "#888888"}
 UNITS: dict[str, dict[str, str]] = {
-    "nats": {"format": "{:+.2f}", "axis": "nats vs step 0", "center": "tau"},
-    "probability": {"format": "{:.2f}", "axis": "P(step correct)", "center": "0.5"},
+    "nats": {"format": "{:+.2f}", "axis": "nats vs step 0", "center": "tau = {:.4g}"},
+    "probability": {"format": "{:.2f}", "axis": "P(step correct)", "center": "{:.2g}"},
 }
 _TRUE_ERROR = "#7b3294"
 
@@ -61,7 +61,7 @@ def _summary(source: Source, pools: list[Pool]) -> str:
         series.append({"points": mean, "colour": TRACE_COLOURS[kind], "width": 2.5})
     unit = UNITS[source.unit]
     center = _hline(source)
-    tau = "" if center is None else f"; dashed: {unit['center']} = {center:.4g}"
+    tau = "" if center is None else "; dashed: " + unit["center"].format(center)
     caption = (f"<b>{escape(source.name)}</b>: {len(series) - len(by_kind)} traces by step position "
                f"({escape(unit['axis'])}); thin: each trace, thick: mean of correct (blue) and incorrect (orange)"
                f"{escape(tau)}")
@@ -139,8 +139,10 @@ def render_page(pools: list[Pool], sources: list[Source], first_errors: dict[str
     """The HTML page for these pools and sources (the template is `prmkit/templates/view.html`)."""
     template = resources.files("prmkit.templates").joinpath("view.html").read_text(encoding="utf-8")
     spreads = [_spread(s) for s in sources]
-    legend = (f'<span style="background:{GOOD};color:#fff">label 1</span>'
-              f'<span style="background:{BAD};color:#fff">label 0</span>'
+    legend = (f'<span class="by-label" style="background:{GOOD};color:#fff">label 1</span>'
+              f'<span class="by-label" style="background:{BAD};color:#fff">label 0</span>'
+              f'<span class="by-score" style="background:linear-gradient(90deg,{BAD},{MIDDLE},{GOOD})">'
+              "score below \u00b7 at \u00b7 above \u03c4 (PRM: 0.5)</span>"
               f'<span style="outline:2px solid #000">\u25B6 predicted first error</span>'
               f'<span style="color:{_TRUE_ERROR}">\u2716 true first error</span>')
     parts = {

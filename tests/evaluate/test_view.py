@@ -159,8 +159,8 @@ def test_browser_filters_and_hostile_text(files, tmp_path):
     assert {e[1]["id"]: "hidden" in e[1] for e in dom.select("div", **{"class": "trace"})}["p2/t0"]
 
 
-def _colour_pixels(tmp_path: Path, page: Path, fragment: str) -> dict[str, int]:
-    """Pixels within 12 per channel of the label colours, distinct colours, and non-white pixels of a screenshot."""
+def _colour_pixels(tmp_path: Path, page: Path, fragment: str, **extra: str) -> dict[str, int]:
+    """Pixels within 12 per channel of the label colours (and `extra` ones), distinct colours, non-white pixels."""
     import numpy as np
     from PIL import Image
 
@@ -168,7 +168,7 @@ def _colour_pixels(tmp_path: Path, page: Path, fragment: str) -> dict[str, int]:
     _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1100,1500", page.as_uri() + fragment)
     image = np.asarray(Image.open(shot).convert("RGB")).astype(int)  # (H, W, 3)
     near = {name: int((np.abs(image - [int(h[i:i + 2], 16) for i in (1, 3, 5)]).max(axis=2) <= 12).sum())
-            for name, h in (("good", GOOD), ("bad", BAD))}
+            for name, h in ({"good": GOOD, "bad": BAD} | extra).items()}
     return near | {"colours": len(np.unique(image.reshape(-1, 3), axis=0)), "ink": int((image.min(axis=2) < 245).sum())}
 
 
@@ -176,7 +176,8 @@ def _colour_pixels(tmp_path: Path, page: Path, fragment: str) -> dict[str, int]:
 def test_browser_screenshot_shows_label_colours_where_expected(files, tmp_path):
     page = tmp_path / "page.html"
     page.write_text(build_view(ViewConfig(pools=files["pools"], labels=[f"MCNIG={files['labels']}"])))
-    every = _colour_pixels(tmp_path, page, "")
+    half = diverging_colour(-1.0, 0.0, 2.0)  # p2's step 1 by score: |score - tau| has median 2 in this file
+    every = _colour_pixels(tmp_path, page, "", half=half)
     wrong = _colour_pixels(tmp_path, page, "#correct=incorrect")
     right = _colour_pixels(tmp_path, page, "#correct=correct")
     assert every["colours"] > 50 and every["ink"] > 50_000  # not blank
@@ -185,4 +186,6 @@ def test_browser_screenshot_shows_label_colours_where_expected(files, tmp_path):
     assert cell > 300
     assert right["bad"] < wrong["bad"] - 3 * cell and every["bad"] == pytest.approx(wrong["bad"], rel=0.05)
     assert every["good"] - right["good"] == pytest.approx(cell, rel=0.1)
-    assert _colour_pixels(tmp_path, page, "#colour=score")["bad"] < every["bad"] - cell  # graded colours
+    by_score = _colour_pixels(tmp_path, page, "#colour=score", half=half)
+    assert every["half"] < cell / 10 < cell / 2 < by_score["half"]  # the -1.00 cell turns pale red
+    assert by_score["bad"] < every["bad"] - cell  # it left the full red

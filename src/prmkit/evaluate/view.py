@@ -36,11 +36,12 @@ _TRUE_ERROR = "#7b3294"
 
 
 def _spread(source: Source) -> float:
-    """Half-width of the colour scale: 0.5 for probabilities, else the 95th percentile of |score - tau|."""
+    """Half-width of the colour scale: 0.5 for probabilities, else the median of |score - tau| (half the cells at
+    full colour, so a step near tau stands out pale)."""
     if source.unit == "probability":
         return 0.5
     dev = sorted(abs(s - m.threshold) for m in source.marks.values() for s in m.scores)
-    return dev[int(0.95 * (len(dev) - 1))] if dev else 1.0
+    return dev[(len(dev) - 1) // 2] if dev else 1.0
 
 
 def _hline(source: Source) -> float | None:
@@ -119,9 +120,9 @@ def _trace(trace: Trace, sources: list[Source], spreads: list[float], true_error
         cells = "".join(_cell(s, trace.id, k, sp) for s, sp in zip(sources, spreads, strict=True))
         rows.append(f'<tr{cls}><td class="pos">{k + 1}</td>{cells}<td class="text">{escape(step)}</td></tr>')
     return (f'<div class="trace" data-correct="{kind}" id="{escape(trace.id)}">'
-            f'<div class="trace-head">{"".join(head)}</div><div class="plots">{plots}</div>'
+            f'<div class="trace-head">{"".join(head)}</div><div class="trace-body"><div class="plots">{plots}</div>'
             f'<table class="steps"><thead><tr><th>#</th>{cols}<th>step</th></tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
+            f'<tbody>{"".join(rows)}</tbody></table></div></div>')
 
 
 def _problem(pool: Pool, sources: list[Source], spreads: list[float], first_errors: dict[str, int]) -> str:

@@ -21,7 +21,7 @@ from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, RecordError, StepLabels
 
-__all__ = ["TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
+__all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
            "read_source", "trajectory"]
 
 

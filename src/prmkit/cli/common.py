@@ -50,7 +50,7 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
                                help=help_text)
             elif get_origin(tp) in (list, tuple):
                 p.add_argument(flag, dest=f.name, type=get_args(tp)[0] if get_args(tp) else str, nargs="*",
-                               default=None, help=help_text)
+                               action="extend", default=None, help=help_text + "; repeatable")
             else:
                 p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))

@@ -20,6 +20,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "train": ("prmkit.cli.train", "train a reward model: prm | orm | prm3"),
     "score": ("prmkit.cli.score", "score candidate traces with a reward model"),
     "evaluate": ("prmkit.cli.evaluate", "evaluate: best-of-K tables and plots"),
+    "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
 }
 
 

@@ -5,6 +5,9 @@ from prmkit.evaluate.bok import SELECTORS, Candidate, bok_curves, expected_accur
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
 from prmkit.evaluate.report import bok_report, format_table, read_scores
 from prmkit.evaluate.score import score_pools
+from prmkit.evaluate.view import build_view, render_page, write_view
+from prmkit.evaluate.view_model import ViewConfig, load_view
 
-__all__ = ["AGGREGATIONS", "SELECTORS", "Candidate", "aggregate", "bok_curves", "bok_report", "expected_accuracy",
-           "format_table", "rank_percentiles", "rank_robustness", "read_scores", "score_pools"]
+__all__ = ["AGGREGATIONS", "SELECTORS", "Candidate", "ViewConfig", "aggregate", "bok_curves", "bok_report",
+           "build_view", "expected_accuracy", "format_table", "load_view", "rank_percentiles", "rank_robustness",
+           "read_scores", "render_page", "score_pools", "write_view"]

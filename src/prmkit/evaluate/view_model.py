@@ -1,0 +1,158 @@
+"""What `prmkit view` shows, before any HTML: pools joined with the step labels and step scores of each trace.
+
+A *source* is one labels file (`prmkit label`, StepLabels: per-step IG/MCNIG scores in nats and labels at tau)
+or one scores file (`prmkit score`: per-step PRM probabilities, centred at 0.5). Each trace gets one `Mark` per
+source that covers it. A step's predicted label is the file's label, or `score > center` when the file has none.
+
+The true first error of a trace is shown only when a record states it: a `first_error` field (0-based step
+index, -1 = no error; ProcessBench's convention) on a labels or scores record, or `problem.meta["first_error"]`
+mapping trace id -> index. It is never inferred from correctness.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import accumulate, islice
+from typing import Any
+
+from prmkit.data.formats import read_pools
+from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.records import Pool, RecordError, StepLabels
+
+__all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
+           "read_source", "trajectory"]
+
+
+@dataclass
+class ViewConfig:
+    """Settings of `prmkit view` (one self-contained HTML page; nothing is fetched when it is opened)."""
+
+    pools: str = field(default="demo", metadata={"help": "pool file in any format `prmkit label` reads, or demo"})
+    labels: list[str] = field(default_factory=list, metadata={
+        "help": "StepLabels JSONL from `prmkit label`, as PATH or NAME=PATH (name: the file stem)"})
+    scores: list[str] = field(default_factory=list, metadata={
+        "help": "`prmkit score` output, as PATH or NAME=PATH (name: the file stem)"})
+    output: str = field(default="view.html", metadata={"help": "HTML file to write"})
+    limit: int | None = field(default=None, metadata={"help": "show only the first N problems of --pools"})
+    title: str = field(default="prmkit view", metadata={"help": "page title"})
+
+
+@dataclass
+class Mark:
+    """One source's verdict on one trace: step scores, predicted labels, and the threshold they were cut at."""
+
+    scores: list[float]
+    labels: list[int]
+    threshold: float
+
+
+@dataclass
+class Source:
+    """One labels or scores file: `unit` is "nats" or "probability"; `reading` keys TRAJECTORIES."""
+
+    name: str
+    unit: str
+    reading: str
+    center: float
+    marks: dict[str, Mark] = field(default_factory=dict)
+    first_errors: dict[str, int] = field(default_factory=dict)
+
+
+def trajectory(scores: list[float], reading: str) -> list[tuple[int, float]]:
+    """(step position, value) points of a trace's score trajectory; see TRAJECTORIES."""
+    return TRAJECTORIES[reading](scores)
+
+
+# The nearest thing to the information trajectories of MCNIG figs 6/7 (appendix D) that the records hold:
+# IG/MCNIG with reference "step0" already are NetInfo_i - NetInfo_0 (position 0 is the question alone, 0 nats);
+# with reference "previous" their running sum is. A PRM's step probabilities are plotted as they are.
+# Example: step0 [2.0, -1.5] -> [(0, 0), (1, 2.0), (2, -1.5)]; previous [2.0, -1.5] -> [(0, 0), (1, 2.0), (2, 0.5)].
+TRAJECTORIES: dict[str, Callable[[list[float]], list[tuple[int, float]]]] = {
+    "step0": lambda s: [(0, 0.0)] + [(i + 1, float(v)) for i, v in enumerate(s)],
+    "previous": lambda s: [(0, 0.0)] + [(i + 1, float(v)) for i, v in enumerate(accumulate(s))],
+    "probability": lambda s: [(i + 1, float(v)) for i, v in enumerate(s)],
+}
+
+
+def predicted_first_error(labels: list[int]) -> int | None:
+    """0-based index of the first step labeled 0, None when every step is labeled 1. [1, 0, 0] -> 1."""
+    return next((i for i, v in enumerate(labels) if v == 0), None)
+
+
+def _named(item: str) -> tuple[str, str]:
+    name, sep, path = item.partition("=")
+    return (name, path) if sep else (os.path.basename(item).removesuffix(".jsonl"), item)
+
+
+def _first_error(obj: dict[str, Any], where: str) -> int | None:
+    value = obj.pop("first_error", None)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < -1):
+        raise DataError(f"{where}: first_error must be a step index >= -1, got {value!r}")
+    return value
+
+
+def _read_labels(name: str, path: str) -> Source:
+    source = Source(name, "nats", "step0", 0.0)
+    for lineno, obj in iter_json(path):
+        where = f"{path}:{lineno}"
+        first = _first_error(obj, where)
+        try:
+            rec = StepLabels.from_dict(obj)
+        except RecordError as e:
+            raise DataError(f"{where}: {e}") from None
+        if rec.threshold is not None and not source.marks:
+            source.center = float(rec.threshold)
+        source.reading = str(rec.params.get("reference", "step0"))
+        if source.reading not in TRAJECTORIES:
+            raise DataError(f"{where}: params.reference {source.reading!r} is not one of {sorted(TRAJECTORIES)}")
+        tau = source.center if rec.threshold is None else float(rec.threshold)
+        labels = rec.labels or ([int(s > tau) for s in rec.scores] if rec.threshold is not None else [])
+        source.marks[rec.trace_id] = Mark([float(s) for s in rec.scores], labels, tau)
+        if first is not None:
+            source.first_errors[rec.trace_id] = first
+    return source
+
+
+def _read_scores(name: str, path: str) -> Source:
+    source = Source(name, "probability", "probability", 0.5)
+    for lineno, obj in iter_json(path):
+        where = f"{path}:{lineno}"
+        first = _first_error(obj, where)
+        steps = obj.get("step_scores")
+        if not isinstance(obj.get("id"), str) or not isinstance(steps, list) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in steps):
+            raise DataError(f"{where}: a score record needs 'id' (str) and 'step_scores' (list of numbers)")
+        source.marks[obj["id"]] = Mark([float(v) for v in steps], [int(v > 0.5) for v in steps], 0.5)
+        if first is not None:
+            source.first_errors[obj["id"]] = first
+    return source
+
+
+SOURCE_READERS: dict[str, Callable[[str, str], Source]] = {"labels": _read_labels, "scores": _read_scores}
+
+
+def read_source(kind: str, item: str) -> Source:
+    """A labels or scores file (`kind`), given as PATH or NAME=PATH."""
+    name, path = _named(item)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"--{kind} file not found: {path}")
+    return SOURCE_READERS[kind](name, path)
+
+
+def load_view(cfg: ViewConfig) -> tuple[list[Pool], list[Source], dict[str, int]]:
+    """The pools to show (first `cfg.limit`), the sources in the order given, and the known true first errors."""
+    pools = list(islice(read_pools(cfg.pools), cfg.limit))
+    sources = [read_source("labels", p) for p in cfg.labels] + [read_source("scores", p) for p in cfg.scores]
+    names = [s.name for s in sources]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two sources share a name in {names}; name them with NAME=PATH")
+    first_errors: dict[str, int] = {}
+    for pool in pools:
+        meta = pool.problem.meta.get("first_error")
+        if isinstance(meta, dict):
+            first_errors |= {str(k): int(v) for k, v in meta.items() if isinstance(v, int)}
+    for source in sources:
+        first_errors |= {k: v for k, v in source.first_errors.items() if k not in first_errors}
+    return pools, sources, first_errors

@@ -20,7 +20,7 @@ import torch
 
 from prmkit.data.answers import answer_sets
 from prmkit.data.gsm8k import read_gsm8k_candidates
-from prmkit.label.runner import _paper_tokens, _template
+from prmkit.label import InformationConfig, make_scorer, paper_tokens
 from prmkit.label.scorer import InformationScorer
 from prmkit.models.loading import load_model
 from prmkit.models.stepwise import encode_steps
@@ -51,10 +51,10 @@ def main() -> None:
     args = ap.parse_args()
 
     model, tok = load_model(args.model, args.dtype)
-    scorer = InformationScorer(model, tok, _template(None, "label_prompt.txt"), _template(None, "answer_cue.txt"))
+    scorer = make_scorer(model, tok, InformationConfig())
     pools = [p for p in read_gsm8k_candidates(args.data) if answer_sets(p)[2]][: args.pools]
     t = {"raw": 0.0, "mcnig": 0.0, "naive": 0.0, "mcnig_on_naive_pools": 0.0}
-    raw_tokens = paper_tokens = processed = naive_tokens = 0
+    raw_tokens = formula_tokens = processed = naive_tokens = 0
     max_diff = 0.0
     raw_forward(scorer, pools[0].problem.question, [pools[0].traces[0].steps])  # warm-up
     for k, pool in enumerate(pools):
@@ -67,7 +67,7 @@ def main() -> None:
         fast = scorer.information(q, traces, answers)
         t2 = time.perf_counter()
         processed += scorer.tokens_processed - before
-        paper_tokens += sum(_paper_tokens(scorer, q, steps, answers) for steps in traces)
+        formula_tokens += sum(paper_tokens(scorer, q, steps, answers) for steps in traces)
         t["raw"] += t1 - t0
         t["mcnig"] += t2 - t1
         if k < args.naive_pools:
@@ -79,11 +79,11 @@ def main() -> None:
             t["naive"] += time.perf_counter() - t2
             t["mcnig_on_naive_pools"] += t2 - t1
             naive_tokens += scorer.tokens_processed - before
-    raw_tps, mc_tps = raw_tokens / t["raw"], paper_tokens / t["mcnig"]
+    raw_tps, mc_tps = raw_tokens / t["raw"], formula_tokens / t["mcnig"]
     print(f"model {args.model}, {len(pools)} pools ({sum(len(p.traces) for p in pools)} CoTs), "
           f"torch threads {torch.get_num_threads()}, {args.dtype}")
     print(f"raw forward        : {raw_tokens} tokens in {t['raw']:.1f} s = {raw_tps:.1f} tok/s")
-    print(f"MCNIG labeling     : {paper_tokens} paper-formula tokens ({processed} fed) in {t['mcnig']:.1f} s "
+    print(f"MCNIG labeling     : {formula_tokens} paper-formula tokens ({processed} fed) in {t['mcnig']:.1f} s "
           f"= {mc_tps:.1f} tok/s ({processed / t['mcnig']:.1f} fed tok/s)")
     print(f"naive re-encoding  : {naive_tokens} tokens in {t['naive']:.1f} s on the first {args.naive_pools} pools "
           f"(one-pass took {t['mcnig_on_naive_pools']:.1f} s on them)")

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from prmkit.label.complexity import information_tokens
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig, net_information
 from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
@@ -10,6 +11,14 @@ from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshol
 
 def test_information_gain_worked_example():
     assert information_gain([-9.0, -7.5, -2.0]) == [1.5, 7.0]
+
+
+def test_information_tokens_appendix_a_worked_example():
+    # |q| + sum|r_i| = 20 + 3 * 10, N = 3, answers of 2 and 3 tokens: 50 + (3 + 1) * 5
+    assert information_tokens(50, 3, [2, 3]) == 70
+    assert information_tokens(12, 0, [4]) == 16  # no step: the question and I_0 only
+    with pytest.raises(ValueError):
+        information_tokens(10, 2, [-1])
 
 
 def test_mcnig_worked_example_both_references():

@@ -12,21 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from prmkit.label.runner import apply_threshold
+from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.label import ThresholdConfig, threshold_files
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--choose-on", required=True, help="StepLabels file to choose tau on (its labels are rewritten)")
-    p.add_argument("--apply-to", nargs="*", default=[], help="further StepLabels files to label with that tau")
-    p.add_argument("--tau", type=float, help="use this tau instead of choosing one")
-    p.add_argument("--include-final", action="store_true", help="the CoT check includes the final step")
+    add_config_arguments(p, ThresholdConfig)
 
 
 def run(args: argparse.Namespace) -> int:
-    chosen = apply_threshold(args.choose_on, args.tau, exclude_final=not args.include_final)
-    tau = chosen["applied"]["tau"]
-    print(json.dumps({"choose_on": args.choose_on} | chosen))
-    for path in args.apply_to:  # report accuracy there at the fixed tau (an honest held-out figure)
-        held = apply_threshold(path, tau, exclude_final=not args.include_final, plot=False)
-        print(json.dumps({"apply_to": path} | held))
+    for summary in threshold_files(config_from_args(ThresholdConfig, args)):
+        print(json.dumps(summary))
     return 0

@@ -1,1 +1,66 @@
-"""prmkit.label"""
+"""Step labels for process supervision: labelers (IG, MCNIG, ...) behind one interface, run by one recipe.
+
+    from prmkit.data.formats import read_pools
+    from prmkit.label import InformationConfig, LabelConfig, label_pools
+
+    reports = label_pools(read_pools("demo"), LabelConfig(method="ig,mcnig"), "runs/{method}.jsonl",
+                          [InformationConfig(model="smollm2-135m")])
+
+`LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
+`run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
+`apply_threshold` the engine of `prmkit threshold`. The paper formulas have their own modules:
+`information_gain`, `mcnig`, `threshold`, `complexity`.
+"""
+
+from prmkit.label.base import LabelCost, Labeled, Labeler
+from prmkit.label.complexity import information_tokens
+from prmkit.label.information import (
+    InformationConfig,
+    InformationLabeler,
+    make_scorer,
+    paper_tokens,
+)
+from prmkit.label.information_gain import information_gain
+from prmkit.label.mcnig import mcnig, net_information
+from prmkit.label.recipe import (
+    LabelConfig,
+    LabelReport,
+    build_labelers,
+    label_pools,
+    method_list,
+    output_paths,
+    run_labelers,
+)
+from prmkit.label.registry import LABELERS, labeler_configs
+from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
+from prmkit.label.threshold_files import ThresholdConfig, apply_threshold, read_tau, threshold_files
+
+__all__ = [
+    "LABELERS",
+    "InformationConfig",
+    "InformationLabeler",
+    "LabelConfig",
+    "LabelCost",
+    "LabelReport",
+    "Labeled",
+    "Labeler",
+    "ThresholdConfig",
+    "apply_threshold",
+    "balanced_accuracy",
+    "build_labelers",
+    "cot_scores",
+    "information_gain",
+    "information_tokens",
+    "label_pools",
+    "labeler_configs",
+    "make_scorer",
+    "mcnig",
+    "method_list",
+    "net_information",
+    "output_paths",
+    "paper_tokens",
+    "read_tau",
+    "run_labelers",
+    "sweep_threshold",
+    "threshold_files",
+]

@@ -1,0 +1,70 @@
+"""The labeler interface: what a step labeler gives the one labeling recipe (`prmkit.label.recipe`).
+
+A labeler turns the traces of one pool (a problem and its candidate CoTs) into `StepLabels` records, for one
+or several methods at once (IG and MCNIG share one forward pass per problem). Everything else is the recipe's:
+resuming an interrupted run, refusing to extend a file made with other settings (compared through
+`params`), choosing the threshold, the sweep plot and the report. A new labeler is one file with a class
+that has the members below, plus one line in `prmkit.label.registry.LABELERS`:
+
+    class StepLength:                      # tests/label/step_length.py is a complete example
+        config_class = StepLengthConfig    # its settings dataclass: every field becomes a `prmkit label` flag
+        def __init__(self, config, methods): ...
+        def params(self, method): ...      # what the records store of the settings that change their scores
+        def skip_reason(self, pool, method): ...   # "why not this pool" (no model run), or None
+        def label(self, pool, todo): ...   # -> Labeled(records per method, LabelCost of this call)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Set
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from prmkit.data.records import Pool, StepLabels
+
+__all__ = ["LabelCost", "Labeled", "Labeler"]
+
+
+@dataclass
+class LabelCost:
+    """What one `Labeler.label` call cost, measured, next to the paper's count for the same records.
+
+    tokens_read: tokens fed to the model (prompt, steps and scored answers; padding excluded), measured.
+    tokens_generated: tokens the model sampled (rollout labelers: Math-Shepherd, OmegaPRM), measured.
+    paper_tokens: per method, the tokens the paper's complexity formula counts for the records of this call
+        (MCNIG appendix A; see `prmkit.label.complexity`).
+    """
+
+    tokens_read: int = 0
+    tokens_generated: int = 0
+    paper_tokens: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Labeled:
+    """The result of one `Labeler.label` call: the records of each method and what the call cost."""
+
+    records: dict[str, list[StepLabels]]
+    cost: LabelCost
+
+
+class Labeler(Protocol):
+    """A step labeler serving `methods` (names in `LABELERS`); built as `cls(config, methods)`."""
+
+    config_class: ClassVar[type]
+    methods: tuple[str, ...]
+
+    def params(self, method: str) -> dict[str, Any]:
+        """The settings that change `method`'s scores, as stored in each record's `params`; a re-run into a
+        file whose records hold other params is refused, naming the difference."""
+        ...
+
+    def skip_reason(self, pool: Pool, method: str) -> str | None:
+        """Why `method` cannot label `pool` (e.g. "no incorrect answer"), or None; cheap, runs no model."""
+        ...
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        """Label the traces of `pool` whose ids are in `todo[method]`, for each method in `todo` (none is
+        skipped, none empty). Returns exactly those records, in the pool's trace order."""
+        ...
+

@@ -1,0 +1,131 @@
+"""The information labeler: IG and MCNIG step scores (MCNIG paper, mcnig_paper.txt sec 3.2), one labeler for both.
+
+Per problem, one forward pass of `InformationScorer` reads I_i(y) for every step prefix i = 0..N of every
+pending trace and every answer y the methods need (I_0 shared); each method's formula then turns that
+table into step scores. With `--method ig,mcnig` both methods share the pass: IG needs y* only, which is the
+first of MCNIG's answers (`answer_sets`), so IG reads the first column of MCNIG's table.
+
+Each method is a plan (the answers to score and the indices of C_q / W_q, or a skip reason) and a formula
+(`information_gain`, `mcnig`); `METHODS` maps the method names to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from prmkit.data.answers import answer_sets
+from prmkit.data.records import Pool, StepLabels
+from prmkit.data.templates import load_template
+from prmkit.label.base import LabelCost, Labeled
+from prmkit.label.complexity import information_tokens
+from prmkit.label.information_gain import information_gain
+from prmkit.label.mcnig import mcnig
+from prmkit.models.loading import DEFAULT_MODEL
+
+if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
+    from prmkit.label.scorer import InformationScorer
+
+__all__ = ["METHODS", "InformationConfig", "InformationLabeler", "make_scorer", "paper_tokens"]
+
+
+@dataclass
+class InformationConfig:
+    """Settings of the IG / MCNIG labeler. Defaults are the MCNIG paper's (sec 3.2, appendix D: max, step 0)."""
+
+    model: str = field(default=DEFAULT_MODEL, metadata={"help": "embedded model name or local HF directory"})
+    aggregation: str = field(default="max", metadata={"help": "MCNIG: max | mean over each answer set"})
+    reference: str = field(default="step0", metadata={"help": "MCNIG: step0 | previous (appendix D)"})
+    prompt_template: str | None = field(default=None, metadata={"help": "file with {question}; default built in"})
+    cue_template: str | None = field(default=None, metadata={"help": "file with {answer}; default built in"})
+    sep: str = field(default="\n", metadata={"help": "text appended after every step (own tokens)"})
+
+
+def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> InformationScorer:
+    """The scorer of `config`'s templates and separator (built-in label_prompt.txt / answer_cue.txt by default)."""
+    from prmkit.label.scorer import InformationScorer
+
+    return InformationScorer(model, tokenizer, load_template("label_prompt", config.prompt_template),
+                             load_template("answer_cue", config.cue_template), config.sep)
+
+
+def paper_tokens(scorer: InformationScorer, question: str, steps: list[str], answers: list[str]) -> int:
+    """`information_tokens` (appendix A) for one CoT, counted with `scorer`'s tokenizer and templates:
+    |q| + sum|r_i| is the prompt and the steps with separators, T the answers' own token lengths."""
+    seg = scorer.segments(question, steps, [], with_step0=True)
+    return information_tokens(seg.prefix_len, len(steps), [len(scorer.answer_ids(a)) for a in answers])
+
+
+# A plan: the answers to score (y* first), the indices of C_q and of W_q among them.
+Plan = tuple[list[str], list[int], list[int]]
+
+
+def _plan_ig(pool: Pool) -> Plan | str:
+    if not pool.problem.answer.strip():
+        return "no reference answer"
+    return [pool.problem.answer.strip()], [0], []
+
+
+def _plan_mcnig(pool: Pool) -> Plan | str:
+    answers, correct, incorrect = answer_sets(pool)
+    return (answers, correct, incorrect) if incorrect else "no incorrect answer"
+
+
+# method -> (plan of a pool, formula: (information table rows i = 0..N, plan, config) -> step scores)
+METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float]], Plan, InformationConfig],
+                                                                   list[float]]]] = {
+    "ig": (_plan_ig, lambda info, plan, cfg: information_gain([row[0] for row in info])),
+    "mcnig": (_plan_mcnig, lambda info, plan, cfg: mcnig(info, plan[1], plan[2], cfg.aggregation, cfg.reference)),
+}
+
+
+class InformationLabeler:
+    """IG and/or MCNIG labels, one forward pass per problem for all the methods it serves.
+
+    `scorer` replaces loading `config.model` (e.g. a model already in memory).
+    """
+
+    config_class: ClassVar[type] = InformationConfig
+
+    def __init__(self, config: InformationConfig, methods: Sequence[str], scorer: InformationScorer | None = None):
+        if unknown := [m for m in methods if m not in METHODS]:
+            raise ValueError(f"the information labeler has no method {unknown}; it has {sorted(METHODS)}")
+        self.config, self.methods = config, tuple(methods)
+        if scorer is None:
+            from prmkit.models.loading import load_model
+
+            scorer = make_scorer(*load_model(config.model), config)
+        self.scorer = scorer
+
+    def params(self, method: str) -> dict[str, Any]:
+        return {"method": method} | asdict(self.config)
+
+    def skip_reason(self, pool: Pool, method: str) -> str | None:
+        plan = METHODS[method][0](pool)
+        return plan if isinstance(plan, str) else None
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        plans: dict[str, Plan] = {}
+        for m in todo:
+            plan = METHODS[m][0](pool)
+            if isinstance(plan, str):
+                raise ValueError(f"{m} cannot label problem {pool.problem.id}: {plan}")
+            plans[m] = plan
+        answers = max((plan[0] for plan in plans.values()), key=len)
+        if any(plan[0] != answers[: len(plan[0])] for plan in plans.values()):
+            raise AssertionError("method plans must share their answer order")
+        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        before = self.scorer.tokens_processed
+        infos = self.scorer.information(pool.problem.question, [t.steps for t in traces], answers)
+        cost = LabelCost(tokens_read=self.scorer.tokens_processed - before)
+        records: dict[str, list[StepLabels]] = {}
+        for m, plan in plans.items():
+            params, records[m], cost.paper_tokens[m] = self.params(m), [], 0
+            for trace, info in zip(traces, infos, strict=True):
+                if trace.id not in todo[m]:
+                    continue
+                scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan, self.config)
+                records[m].append(StepLabels(trace.id, m, scores, [], None, params, trace.correct, pool.problem.id))
+                cost.paper_tokens[m] += paper_tokens(self.scorer, pool.problem.question, trace.steps, plan[0])
+        return Labeled(records, cost)

@@ -1,0 +1,23 @@
+"""The labelers by method name: `prmkit label --method NAME` picks `LABELERS[NAME]`.
+
+A labeler class may serve several names (IG and MCNIG are one `InformationLabeler`); methods asked for
+together that map to the same class are served by one instance, so they share its work per problem.
+A new labeler is one file (see `prmkit.label.base`) plus one line here.
+"""
+
+from __future__ import annotations
+
+from prmkit.label.base import Labeler
+from prmkit.label.information import InformationLabeler
+
+__all__ = ["LABELERS", "labeler_configs"]
+
+LABELERS: dict[str, type[Labeler]] = {
+    "ig": InformationLabeler,
+    "mcnig": InformationLabeler,
+}
+
+
+def labeler_configs() -> list[type]:
+    """The settings dataclass of each registered labeler, once each, in registry order (for the CLI flags)."""
+    return list(dict.fromkeys(cls.config_class for cls in LABELERS.values()))

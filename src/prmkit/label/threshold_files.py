@@ -1,0 +1,88 @@
+"""Thresholding label files: choose tau by balanced accuracy on one StepLabels file, write the labels into it
+and into others. The engine of `prmkit threshold` and the last step of `prmkit label`; the formulas (CoT score,
+balanced accuracy, the sweep) are in `prmkit.label.threshold`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.records import StepLabels
+from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, plot_sweep, sweep_threshold
+
+__all__ = ["ThresholdConfig", "apply_threshold", "read_tau", "threshold_files"]
+
+
+@dataclass
+class ThresholdConfig:
+    """Settings of `prmkit threshold` (MCNIG paper sec 3.2.3 and 4.3: tau by balanced accuracy, final step out)."""
+
+    choose_on: str = field(default="", metadata={"help": "StepLabels file to choose tau on (its labels are "
+                                                         "rewritten); required"})
+    apply_to: list[str] = field(default_factory=list, metadata={"help": "further StepLabels files to label with "
+                                                                        "that tau (their held-out figure)"})
+    tau: float | None = field(default=None, metadata={"help": "use this tau instead of choosing one"})
+    include_final: bool = field(default=False, metadata={"help": "the CoT check includes the final step"})
+
+
+def read_tau(path: str | os.PathLike[str]) -> float:
+    """The threshold written into a labeled file (its first record's), to reuse it on other data."""
+    with open(path, encoding="utf-8") as fh:
+        tau = json.loads(fh.readline() or "{}").get("threshold")
+    if tau is None:
+        raise ValueError(f"tau_from {path}: its first record has no threshold (label it to the end)")
+    return float(tau)
+
+
+def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, exclude_final: bool = True,
+                    plot: bool = True) -> dict[str, dict[str, float]]:
+    """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep.
+
+    Returns {"final_excluded": {...}, "final_included": {...}} with the best tau and balanced accuracy of each
+    on this file (an upper bound), and {"applied": {tau, balanced_accuracy}} at the tau written into it.
+    """
+    records = list(read_records(path, StepLabels.from_dict))
+    judged = [r for r in records if r.correct is not None]
+    scores, truth = [r.scores for r in judged], np.asarray([bool(r.correct) for r in judged], dtype=bool)
+    sweeps: dict[str, Sweep] = {}
+    for name, excl in (("final_excluded", True), ("final_included", False)):
+        if judged:
+            sweeps[name] = sweep_threshold(scores, truth, excl)
+    key = "final_excluded" if exclude_final else "final_included"
+    chosen = tau if tau is not None else (sweeps[key].tau if key in sweeps else 0.0)
+    applied: dict[str, float] = {"tau": chosen}
+    if judged:  # the figure at the tau actually used: held out when tau came from another file
+        applied["balanced_accuracy"] = balanced_accuracy(cot_scores(scores, exclude_final) > chosen, truth)
+    for r in records:
+        r.threshold = chosen
+        r.labels = [1 if s > chosen else 0 for s in r.scores]
+    tmp = Path(f"{path}.tmp")
+    write_records(tmp, records)
+    os.replace(tmp, path)
+    if plot and sweeps:
+        plot_sweep(sweeps, str(Path(path).with_suffix(".sweep.png")), f"{records[0].method}: {path}")
+    return {name: {"tau": sw.tau, "balanced_accuracy": sw.balanced_accuracy, "n": len(judged)}
+            for name, sw in sweeps.items()} | {"applied": applied}
+
+
+def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
+    """Choose tau on `cfg.choose_on` (or take `cfg.tau`) and write it into that file and every `cfg.apply_to`.
+
+    Returns one summary per file: {"choose_on": path, ...} then {"apply_to": path, ...}, each with
+    `apply_threshold`'s figures; for the apply_to files "applied" is the honest held-out balanced accuracy.
+    """
+    if not cfg.choose_on:
+        raise ValueError("threshold: choose_on (the file to choose tau on) is required")
+    chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)
+    out: list[dict[str, Any]] = [{"choose_on": cfg.choose_on} | chosen]
+    for path in cfg.apply_to:
+        held = apply_threshold(path, chosen["applied"]["tau"], exclude_final=not cfg.include_final, plot=False)
+        out.append({"apply_to": path} | held)
+    return out

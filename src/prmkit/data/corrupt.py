@@ -31,8 +31,8 @@ from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.records import Pool, Problem, Trace
 from prmkit.data.steplevel import StepRecord, write_processbench
 
-__all__ = ["WRONG_VALUES", "CorruptConfig", "Corruption", "annotations", "build_benchmark", "corrupt_at",
-           "pick_balanced", "safe_corruptions", "step_of", "substitute_numbers", "write_benchmark"]
+__all__ = ["BALANCE_KEYS", "WRONG_VALUES", "CorruptConfig", "Corruption", "annotations", "build_benchmark",
+           "corrupt_at", "pick_balanced", "safe_corruptions", "step_of", "substitute_numbers", "write_benchmark"]
 
 _ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>")
 _TEXT_NUMBER = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|[.,]\d)")
@@ -56,6 +56,7 @@ class Corruption:
     original: str
     wrong: str
     changed: dict[str, str] = field(default_factory=dict)  # every value that changed: old -> new
+    last: bool = False  # the error is in the final step (nothing after it to carry the wrong value)
 
 
 def annotations(text: str) -> list[Annotation]:
@@ -194,7 +195,7 @@ def _checked(text: str, new_text: str, k: int, kind: str, a: Annotation, wrong: 
     if answer is None or ref_answer is None or _same_number(answer, ref_answer):
         return None
     changed = {format_number(old): format_number(new) for old, new in mapping.items()}
-    return Corruption(new_text, k, kind, format_number(a.value), format_number(wrong), changed)
+    return Corruption(new_text, k, kind, format_number(a.value), format_number(wrong), changed, k == len(steps) - 1)
 
 
 def _same_number(x: str, y: str) -> bool:
@@ -213,11 +214,19 @@ def safe_corruptions(question: str, text: str, rng: random.Random, kinds: list[s
                 break
 
 
-def pick_balanced(options: list[Corruption], counts: Counter[int], rng: random.Random) -> Corruption:
-    """The option whose error step is the least used so far (ties broken by `rng`); updates `counts`."""
-    best = min(counts[c.step] for c in options)
-    choice = rng.choice([c for c in options if counts[c.step] == best])
-    counts[choice.step] += 1
+# name -> the key whose counts are balanced: the error step, or the error step with the final step its own bucket
+BALANCE_KEYS: dict[str, Callable[[Corruption], int | str]] = {
+    "step": lambda c: c.step,
+    "step_or_final": lambda c: "final" if c.last else c.step,
+}
+
+
+def pick_balanced(options: list[Corruption], counts: Counter, rng: random.Random,
+                  key: Callable[[Corruption], int | str] = BALANCE_KEYS["step"]) -> Corruption:
+    """The option whose key (default: error step) is the least used so far (ties by `rng`); updates `counts`."""
+    best = min(counts[key(c)] for c in options)
+    choice = rng.choice([c for c in options if counts[key(c)] == best])
+    counts[key(choice)] += 1
     return choice
 
 
@@ -235,6 +244,8 @@ class CorruptConfig:
     seed: int = field(default=0, metadata={"help": "seed of the wrong values and the error-step choice"})
     kinds: str = field(default="off_by,digit_slip,wrong_operation",
                        metadata={"help": f"comma list of wrong-value kinds: {', '.join(WRONG_VALUES)}"})
+    balance: str = field(default="step", metadata={"help": "what error choice balances: step (error position) | "
+                                                           "step_or_final (final-step errors one bucket)"})
 
 
 def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], dict[str, Any]]:
@@ -244,13 +255,17 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
     from `prmkit label` (StepLabels.trace_id) or `prmkit score` (id) join on them.
     """
     kinds = [k.strip() for k in cfg.kinds.split(",") if k.strip()]
+    if cfg.balance not in BALANCE_KEYS:
+        raise ValueError(f"unknown balance {cfg.balance!r}; choose from {sorted(BALANCE_KEYS)}")
     if unknown := [k for k in kinds if k not in WRONG_VALUES]:
         raise ValueError(f"unknown wrong-value kinds {unknown}; choose from {sorted(WRONG_VALUES)}")
     records: list[StepRecord] = []
     pools: list[Pool] = []
     skipped: Counter[str] = Counter()
-    counts: Counter[int] = Counter()
+    counts: Counter = Counter()
     used: Counter[str] = Counter()
+    steps: Counter[int] = Counter()
+    finals = 0
     for k, (lineno, obj) in enumerate(iter_json(cfg.input)):
         if cfg.limit is not None and k >= cfg.limit:
             break
@@ -266,14 +281,16 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
         if not options:
             skipped["no annotations" if not _ANNOTATION.search(text) else "no safe corruption"] += 1
             continue
-        c = pick_balanced(options, counts, rng)
+        c = pick_balanced(options, counts, rng, BALANCE_KEYS[cfg.balance])
         used[c.kind] += 1
+        steps[c.step] += 1
+        finals += c.last
         pool, pair = _pair(f"gsm8k-train-{k}", question, text, c, lineno)
         pools.append(pool)
         records.extend(pair)
     report = {"problems": len(pools) + sum(skipped.values()), "usable": len(pools),
-              "records": len(records), "skipped": dict(skipped), "error_steps": dict(sorted(counts.items())),
-              "kinds": dict(used)}
+              "records": len(records), "skipped": dict(skipped), "error_steps": dict(sorted(steps.items())),
+              "final_step_errors": finals, "kinds": dict(used)}
     return records, pools, report
 
 

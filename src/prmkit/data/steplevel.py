@@ -42,8 +42,8 @@ class StepRecord:
     def to_processbench(self) -> dict[str, Any]:
         """The ProcessBench record (`label` = first_error) with prmkit's extra fields after it."""
         d = asdict(self)
-        d["label"] = d.pop("first_error")
-        return d
+        head = {"id": d.pop("id"), "problem": d.pop("problem"), "steps": d.pop("steps")}
+        return head | {"label": d.pop("first_error")} | d
 
 
 def _check(path: str | os.PathLike[str], lineno: int, ok: bool, what: str) -> None:

@@ -8,6 +8,7 @@ import pytest
 from helpers import write_jsonl
 from prmkit.data.arith import ArithError, evaluate, format_number, matches
 from prmkit.data.corrupt import (
+    BALANCE_KEYS,
     CorruptConfig,
     annotations,
     build_benchmark,
@@ -67,11 +68,15 @@ def test_ambiguous_value_is_refused():
 
 def test_pick_balanced_prefers_least_used_position():
     class C:
-        def __init__(self, step):
-            self.step = step
+        def __init__(self, step, last=False):
+            self.step, self.last = step, last
     counts = Counter({0: 3, 1: 1, 2: 1})
     picks = [pick_balanced([C(0), C(1), C(2)], counts, random.Random(s)).step for s in range(2)]
     assert 0 not in picks and counts[0] == 3
+    # by step, the unused step 1 wins; with final-step errors as one (busy) bucket, step 0 wins
+    by_final = Counter({0: 1, "final": 5})
+    assert pick_balanced([C(0), C(1, last=True)], Counter({0: 1}), random.Random(0)).step == 1
+    assert pick_balanced([C(0), C(1, last=True)], by_final, random.Random(0), BALANCE_KEYS["step_or_final"]).step == 0
 
 
 def test_build_benchmark_pairs_and_skips(tmp_path):

@@ -12,6 +12,7 @@ import sys
 from prmkit.data.locks import OutputBusy
 
 VERBS: dict[str, tuple[str, str]] = {
+    "data": ("prmkit.cli.data", "build data sets: corrupt = GSM8K first-error benchmark"),
     "label": ("prmkit.cli.label", "label every step of step-delimited CoTs (IG, MCNIG)"),
     "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
     "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (or import TRL)"),

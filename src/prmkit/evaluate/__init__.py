@@ -1,13 +1,26 @@
-"""Scoring candidates with a reward model and best-of-K evaluation (MCNIG sec 3.5, PUM sec 4.2)."""
+"""Scoring candidates with a reward model, best-of-K evaluation (MCNIG sec 3.5, PUM sec 4.2), and first-error
+identification on step-level benchmarks (ProcessBench protocol)."""
 
 from prmkit.evaluate.aggregate import AGGREGATIONS, aggregate
 from prmkit.evaluate.bok import SELECTORS, Candidate, bok_curves, expected_accuracy
+from prmkit.evaluate.first_error import (
+    FirstErrorResult,
+    choose_tau,
+    error_correct_f1,
+    first_error_label,
+    first_error_result,
+    first_labeled_wrong,
+    first_step_below,
+)
+from prmkit.evaluate.processbench import SCORE_FORMATS, format_processbench, processbench_report, read_step_scores
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
 from prmkit.evaluate.report import bok_report, format_table, read_scores
 from prmkit.evaluate.score import score_pools
 from prmkit.evaluate.view import build_view, render_page, write_view
 from prmkit.evaluate.view_model import ViewConfig, load_view
 
-__all__ = ["AGGREGATIONS", "SELECTORS", "Candidate", "ViewConfig", "aggregate", "bok_curves", "bok_report",
-           "build_view", "expected_accuracy", "format_table", "load_view", "rank_percentiles", "rank_robustness",
-           "read_scores", "render_page", "score_pools", "write_view"]
+__all__ = ["AGGREGATIONS", "SCORE_FORMATS", "SELECTORS", "Candidate", "FirstErrorResult", "ViewConfig", "aggregate",
+           "bok_curves", "bok_report", "build_view", "choose_tau", "error_correct_f1", "expected_accuracy",
+           "first_error_label", "first_error_result", "first_labeled_wrong", "first_step_below", "format_processbench",
+           "format_table", "load_view", "processbench_report", "rank_percentiles", "rank_robustness", "read_scores",
+           "read_step_scores", "render_page", "score_pools", "write_view"]

@@ -1,0 +1,145 @@
+"""Step-level benchmark records: one type, `StepRecord` (index of the first wrong step, -1 = none), read from
+ProcessBench, PRM800K and Math-Shepherd files and written back as ProcessBench or Math-Shepherd.
+
+| format          | one line (JSONL)                                                         | first error          |
+|-----------------|--------------------------------------------------------------------------|----------------------|
+| `processbench`  | {id, problem, steps, label, final_answer_correct, ...}                   | `label`              |
+| `prm800k`       | {question: {problem}, label: {steps: [{completions: [{text, rating}]}]}} | first rating -1      |
+| `math-shepherd` | {input: "Q Step 1: ... ки\\nStep 2: ... ки", label: same with +/- for ки} | first `-`            |
+
+`STEP_READERS` / `STEP_WRITERS` map a format name to its function.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from prmkit.data.jsonl import DataError, iter_json, write_records
+
+__all__ = ["STEP_READERS", "STEP_WRITERS", "StepRecord", "read_math_shepherd", "read_prm800k", "read_processbench",
+           "read_step_records", "write_math_shepherd", "write_processbench"]
+
+SHEPHERD_TAG = "ки"
+
+
+@dataclass
+class StepRecord:
+    """A solution split into steps with the index of its first wrong step (`first_error`, -1 = every step right)."""
+
+    id: str
+    problem: str
+    steps: list[str]
+    first_error: int
+    final_answer_correct: bool | None = None
+    problem_id: str = ""
+    gold_answer: str | None = None
+    answer: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_processbench(self) -> dict[str, Any]:
+        """The ProcessBench record (`label` = first_error) with prmkit's extra fields after it."""
+        d = asdict(self)
+        head = {"id": d.pop("id"), "problem": d.pop("problem"), "steps": d.pop("steps")}
+        return head | {"label": d.pop("first_error")} | d
+
+
+def _check(path: str | os.PathLike[str], lineno: int, ok: bool, what: str) -> None:
+    if not ok:
+        raise DataError(f"{path}:{lineno}: {what}")
+
+
+def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
+    """ProcessBench lines `{id, problem, steps, label, final_answer_correct}` (other keys go to `meta`)."""
+    known = {"id", "problem", "steps", "label", "final_answer_correct", "problem_id", "gold_answer", "answer", "meta"}
+    for k, (lineno, obj) in enumerate(iter_json(path)):
+        steps, label = obj.get("steps"), obj.get("label")
+        _check(path, lineno, isinstance(obj.get("problem"), str), "field 'problem' missing or not a string")
+        _check(path, lineno, isinstance(steps, list) and all(isinstance(s, str) for s in steps),
+               "field 'steps' must be a list of strings")
+        _check(path, lineno, isinstance(label, int) and not isinstance(label, bool) and -1 <= label < len(steps),
+               f"field 'label' must be -1 or a step index below {len(steps)}, got {label!r}")
+        meta = dict(obj.get("meta") or {}) | {key: v for key, v in obj.items() if key not in known}
+        yield StepRecord(str(obj.get("id", k)), obj["problem"], steps, label, obj.get("final_answer_correct"),
+                         str(obj.get("problem_id", "")), obj.get("gold_answer"), obj.get("answer"), meta)
+
+
+def _prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
+    """(text, rating) of the completion that the trajectory continued with (or the human one, or the first)."""
+    chosen, completions = step.get("chosen_completion"), step.get("completions") or []
+    if chosen is not None:
+        c = completions[chosen]
+    elif step.get("human_completion"):
+        return step["human_completion"]["text"], 1
+    else:
+        c = completions[0]
+    return c["text"], c.get("rating")
+
+
+def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
+    """PRM800K lines: the step texts of the rated trajectory; the first rating -1 is the first error."""
+    for k, (lineno, obj) in enumerate(iter_json(path)):
+        question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
+        _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
+               "field 'question.problem' missing")
+        _check(path, lineno, isinstance(steps, list) and bool(steps), "field 'label.steps' missing or empty")
+        try:
+            texts, ratings = zip(*(_prm800k_step(s) for s in steps), strict=True)
+        except (IndexError, KeyError, TypeError) as e:
+            raise DataError(f"{path}:{lineno}: malformed label.steps ({e})") from None
+        first = next((i for i, r in enumerate(ratings) if r == -1), -1)
+        meta = {"ratings": list(ratings), "finish_reason": obj["label"].get("finish_reason")}
+        yield StepRecord(f"prm800k-{k}", question["problem"], list(texts), first, None, f"prm800k-{k}",
+                         question.get("ground_truth_answer"), question.get("pre_generated_answer"), meta)
+
+
+def read_math_shepherd(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
+    """Math-Shepherd lines `{input, label}`: steps end in ` ки`; in `label` each tag is `+` or `-`."""
+    for k, (lineno, obj) in enumerate(iter_json(path)):
+        text, tagged = obj.get("input"), obj.get("label")
+        _check(path, lineno, isinstance(text, str) and isinstance(tagged, str), "fields 'input', 'label' must be text")
+        chunks = text.split(SHEPHERD_TAG)
+        _check(path, lineno, len(chunks) > 1, f"no step marker '{SHEPHERD_TAG}' in 'input'")
+        tags, pos = [], 0
+        for chunk in chunks[:-1]:
+            pos += len(chunk)
+            _check(path, lineno, tagged[pos:pos + 1] in ("+", "-"), f"'label' has no +/- at character {pos}")
+            tags.append(tagged[pos])
+            pos += 1
+        question, _, first_step = chunks[0].partition("Step 1:")
+        steps = ["Step 1:" + first_step if first_step else chunks[0], *chunks[1:-1]]
+        first = next((i for i, t in enumerate(tags) if t == "-"), -1)
+        yield StepRecord(f"math-shepherd-{k}", question.strip() if first_step else "", [s.strip() for s in steps],
+                         first, None, f"math-shepherd-{k}", None, None, {"task": obj.get("task")})
+
+
+def write_processbench(path: str | os.PathLike[str], records: Iterable[StepRecord]) -> int:
+    return write_records(path, (r.to_processbench() for r in records))
+
+
+def write_math_shepherd(path: str | os.PathLike[str], records: Iterable[StepRecord]) -> int:
+    """Steps before the first error `+`, the first error and every later step `-`."""
+    def line(r: StepRecord) -> dict[str, str]:
+        body = [f"Step {i + 1}: {s} " for i, s in enumerate(r.steps)]
+        tags = ["+" if r.first_error < 0 or i < r.first_error else "-" for i in range(len(r.steps))]
+        return {"input": r.problem + " " + "\n".join(b + SHEPHERD_TAG for b in body),
+                "label": r.problem + " " + "\n".join(b + t for b, t in zip(body, tags, strict=True))}
+    return write_records(path, (line(r) for r in records))
+
+
+STEP_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[StepRecord]]] = {
+    "processbench": read_processbench, "prm800k": read_prm800k, "math-shepherd": read_math_shepherd,
+}
+STEP_WRITERS: dict[str, Callable[[str | os.PathLike[str], Iterable[StepRecord]], int]] = {
+    "processbench": write_processbench, "math-shepherd": write_math_shepherd,
+}
+
+
+def read_step_records(path: str | os.PathLike[str], fmt: str = "processbench") -> list[StepRecord]:
+    if fmt not in STEP_READERS:
+        raise ValueError(f"unknown step-level format {fmt!r}; choose from {sorted(STEP_READERS)}")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"benchmark file not found: {path}")
+    return list(STEP_READERS[fmt](path))

@@ -1,0 +1,100 @@
+"""`prmkit evaluate processbench`: first-error identification (prmkit.evaluate.first_error) of several step
+scorers on a step-level benchmark, tau chosen on one range of problems and reported on another.
+
+Step scores join the benchmark records by id: a `prmkit label` file (StepLabels: `trace_id`, `scores`, and the
+labeler's own thresholded `labels`) or a `prmkit score` file (`id`, `step_scores`). A labeled file gives two
+rows: its scores with tau chosen on the choose range, and its own labels (prediction = first step labeled 0).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from typing import Any
+
+from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.steplevel import StepRecord
+from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_result, first_labeled_wrong
+
+__all__ = ["SCORE_FORMATS", "format_processbench", "processbench_report", "read_step_scores"]
+
+# name -> (keys that identify it, line -> (id, step scores, step labels or None))
+SCORE_FORMATS: dict[str, tuple[set[str], Callable[[dict], tuple[str, list[float], list[int] | None]]]] = {
+    "step_labels": ({"trace_id", "scores"}, lambda d: (d["trace_id"], d["scores"], d.get("labels") or None)),
+    "score": ({"id", "step_scores"}, lambda d: (d["id"], d["step_scores"], None)),
+}
+
+
+def read_step_scores(path: str | os.PathLike[str]) -> dict[str, tuple[list[float], list[int] | None]]:
+    """{record id: (step scores, step labels or None)} from a StepLabels or `prmkit score` file."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"scores file not found: {path}")
+    out: dict[str, tuple[list[float], list[int] | None]] = {}
+    for lineno, obj in iter_json(path):
+        fmt = next((f for keys, f in SCORE_FORMATS.values() if keys <= obj.keys()), None)
+        if fmt is None:
+            raise DataError(f"{path}:{lineno}: neither StepLabels (trace_id, scores) nor a score record "
+                            f"(id, step_scores); keys {sorted(obj)}")
+        rid, scores, labels = fmt(obj)
+        out[rid] = (scores, labels)
+    return out
+
+
+def _split(records: list[StepRecord], rng: slice) -> list[StepRecord]:
+    """The records of the problems in `rng`, problems numbered by first appearance in the benchmark."""
+    order = list(dict.fromkeys(r.problem_id or r.id for r in records))
+    chosen = set(order[rng])
+    return [r for r in records if (r.problem_id or r.id) in chosen]
+
+
+def _joined(records: list[StepRecord], scores: dict, name: str) -> tuple[list[StepRecord], list, int]:
+    have = [r for r in records if r.id in scores]
+    for r in have:
+        if len(scores[r.id][0]) != len(r.steps):
+            raise ValueError(f"{name}: {r.id} has {len(scores[r.id][0])} step scores for {len(r.steps)} steps")
+    return have, [scores[r.id] for r in have], len(records) - len(have)
+
+
+def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, missing: int) -> dict[str, Any]:
+    return {"scorer": scorer, "tau": tau, "error_accuracy": result.error_accuracy,
+            "correct_accuracy": result.correct_accuracy, "f1": result.f1, "n_error": result.n_error,
+            "n_correct": result.n_correct, "choose_f1": choose_f1, "missing": missing}
+
+
+def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,
+                        report_on: slice) -> dict[str, Any]:
+    """A row per scorer (and per labeler's own labels): tau from `choose_on` problems, figures on `report_on`."""
+    choose, report = _split(records, choose_on), _split(records, report_on)
+    if {r.id for r in choose} & {r.id for r in report}:
+        raise ValueError("the choose and report ranges overlap: tau would not be held out")
+    rows = []
+    for name, path in score_files.items():
+        scores = read_step_scores(path)
+        ch, ch_scores, _ = _joined(choose, scores, name)
+        rp, rp_scores, missing = _joined(report, scores, name)
+        if not ch or not rp:
+            raise ValueError(f"{name}: no scored records in the choose ({len(ch)}) or report ({len(rp)}) range")
+        tau, fit = choose_tau([s for s, _ in ch_scores], [r.first_error for r in ch])
+        result = first_error_result([s for s, _ in rp_scores], [r.first_error for r in rp], tau)
+        rows.append(_row(name, tau, result, fit.f1, missing))
+        if all(labels is not None for _, labels in rp_scores):
+            preds = [first_labeled_wrong(labels) for _, labels in rp_scores]
+            rows.append(_row(f"{name} (labels)", None, error_correct_f1(preds, [r.first_error for r in rp]),
+                             None, missing))
+    return {"choose_records": len(choose), "report_records": len(report), "rows": rows}
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None or math.isnan(x) else f"{100 * x:.1f}"
+
+
+def format_processbench(report: dict[str, Any]) -> str:
+    """A text table: scorer, tau, error acc, correct acc, F1 (%), and the sample counts."""
+    head = f"{'scorer':<24} {'tau':>10} {'error acc':>9} {'correct acc':>11} {'F1':>6} {'n err/ok':>9} {'fit F1':>6}"
+    lines = [head, "-" * len(head)]
+    for r in report["rows"]:
+        tau = "labels" if r["tau"] is None else f"{r['tau']:.4g}"
+        lines.append(f"{r['scorer']:<24} {tau:>10} {_pct(r['error_accuracy']):>9} {_pct(r['correct_accuracy']):>11} "
+                     f"{_pct(r['f1']):>6} {r['n_error']:>4}/{r['n_correct']:<4} {_pct(r['choose_f1']):>6}")
+    return "\n".join(lines)

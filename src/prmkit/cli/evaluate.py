@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("what", choices=["bok"], help="bok: best-of-K")

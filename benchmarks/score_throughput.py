@@ -1,7 +1,7 @@
 """PRM scoring tokens/s against a raw forward pass of the same model on the same batches.
 
-Scoring = `score_pools` end to end (tokenisation, the traces of each problem batched by length through
-`RewardModel.score_steps`, decoder body, the class rows of the head at the delimiters, aggregation).
+Scoring = `score_pools` end to end (tokenisation, traces batched by length across problems by
+`RewardModel.score_many`, decoder body, the class rows of the head at the delimiters, aggregation).
 Two raw forwards on exactly the batches scoring used: `raw` = `model(input_ids, attention_mask)` with the
 full-vocabulary logits (what a plain forward costs), and `raw-body` = the same with `logits_to_keep=1`
 (the decoder body alone: the harder baseline, since scoring reads only a few head rows).
@@ -27,16 +27,16 @@ DATA = Path(__file__).resolve().parents[2] / "shared/data/gsm8k/candidates_dev.j
 
 
 def raw_forward(prm: RewardModel, pools: list, max_tokens: int, **kwargs) -> tuple[int, float]:
+    items = [(p.problem.question, t.steps) for p in pools for t in p.traces]
+    encoded = [prm.encode(q, s) for q, s in items]  # the batches `score_many` makes: by length, across problems
     tokens, seconds = 0, 0.0
-    for p in pools:  # the batches `score_steps` makes: the traces of one problem, by length
-        encoded = [prm.encode(p.problem.question, t.steps) for t in p.traces]
-        for batch in length_batches([len(ids) for ids, _ in encoded], max_tokens, prm.max_batch):
-            inputs = prm.collate([encoded[i] for i in batch])
-            start = time.perf_counter()
-            with torch.inference_mode():
-                prm.model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], **kwargs)
-            seconds += time.perf_counter() - start
-            tokens += int(inputs["attention_mask"].sum())
+    for batch in length_batches([len(ids) for ids, _ in encoded], max_tokens, prm.max_batch):
+        inputs = prm.collate([encoded[i] for i in batch])
+        start = time.perf_counter()
+        with torch.inference_mode():
+            prm.model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], **kwargs)
+        seconds += time.perf_counter() - start
+        tokens += int(inputs["attention_mask"].sum())
     return tokens, seconds
 
 

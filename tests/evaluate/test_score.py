@@ -1,5 +1,6 @@
 from prmkit.data.records import Pool, Problem, Trace
 from prmkit.evaluate.score import score_pools
+from prmkit.models.scorer import score_items
 
 
 class Lengths:
@@ -23,3 +24,10 @@ def test_score_pools_takes_any_step_scorer_and_skips_done_traces():
     assert [(r["id"], r["index"], r["step_scores"], r["kind"]) for r in records] == [
         ("p0/0", 0, [0.2, 0.4], "prm"), ("p0/1", 1, [0.3], "prm")]
     assert records[0]["score"] == 0.2 * 0.4 and records[1]["correct"] is False
+
+
+def test_score_items_calls_score_steps_per_run_of_one_question():
+    scorer = Lengths()
+    items = [("q0", ["ab"]), ("q0", ["a", "abc"]), ("q1", ["abcd"]), ("q0", ["a"])]
+    assert list(score_items(scorer, items)) == [(0, [0.2]), (1, [0.1, 0.3]), (2, [0.4]), (3, [0.1])]
+    assert scorer.calls == [("q0", 2), ("q1", 1), ("q0", 1)]

@@ -1,5 +1,6 @@
-"""Score candidate traces with any `StepScorer` (a reward model, ...): the traces of each problem go to
-`score_steps` together (a reward model batches them by length). Writes one record per trace:
+"""Score candidate traces with any `StepScorer` (a reward model, ...) through `score_items`: a reward model
+batches traces by length across problems (`score_many`), another scorer gets the traces of each problem
+together (`score_steps`). Writes one record per trace:
 
     {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
      "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
@@ -19,7 +20,7 @@ from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
-from prmkit.models.scorer import StepScorer
+from prmkit.models.scorer import StepScorer, score_items
 from prmkit.train.data import select_range
 
 __all__ = ["ScoreConfig", "score_file", "score_pools"]
@@ -40,24 +41,27 @@ class ScoreConfig:
 
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
                 skip: set[str] | None = None, stats: dict | None = None) -> Iterator[dict[str, Any]]:
-    """Yield a score record per trace (skipping ids in `skip`); `stats` receives traces and seconds.
+    """Yield a score record per trace (skipping ids in `skip`), as the scorer finishes them (a reward model:
+    batches by length across problems); `stats` receives traces and seconds spent scoring.
 
     `kind` is written into each record (a reward model's `config.kind`)."""
+    flat = [(pool, k, t) for pool in pools for k, t in enumerate(pool.traces) if t.id not in (skip or set())]
     stats = stats if stats is not None else {}
     stats.setdefault("traces", 0)
     stats.setdefault("seconds", 0.0)
-    for pool in pools:
-        todo = [(k, t) for k, t in enumerate(pool.traces) if t.id not in (skip or set())]
-        if not todo:
-            continue
+    results = score_items(scorer, [(pool.problem.question, t.steps) for pool, _, t in flat])
+    while True:
         start = time.perf_counter()
-        scores = scorer.score_steps(pool.problem.question, [t.steps for _, t in todo])
+        done = next(results, None)
         stats["seconds"] += time.perf_counter() - start
-        stats["traces"] += len(todo)
-        for (k, trace), p in zip(todo, scores, strict=True):
-            yield {"id": trace.id, "problem_id": pool.problem.id, "index": k, "answer": trace.answer,
-                   "correct": trace.correct, "kind": kind, "step_scores": p,
-                   "aggregation": aggregation, "score": aggregate(p, aggregation)}
+        if done is None:
+            return
+        i, p = done
+        pool, k, trace = flat[i]
+        stats["traces"] += 1
+        yield {"id": trace.id, "problem_id": pool.problem.id, "index": k, "answer": trace.answer,
+               "correct": trace.correct, "kind": kind, "step_scores": p,
+               "aggregation": aggregation, "score": aggregate(p, aggregation)}
 
 
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],

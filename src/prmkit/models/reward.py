@@ -230,15 +230,20 @@ class RewardModel:
         return self._scores([self.encode(q, steps) for q, steps in items])
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: the step scores of candidate traces of one question (an orm: one score a trace),
-        in padded batches of at most `max_tokens` tokens, shortest first."""
-        encoded = [self.encode(question, steps) for steps in step_lists]
-        out: list[list[float]] = [[] for _ in encoded]
-        for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
-            for i, scores in zip(batch, self._scores([encoded[i] for i in batch]), strict=True):
-                out[i] = scores
-            self.scored_tokens += sum(len(encoded[i][0]) for i in batch)
+        """`StepScorer`: the step scores of candidate traces of one question (an orm: one score a trace)."""
+        out: list[list[float]] = [[] for _ in step_lists]
+        for i, scores in self.score_many([(question, steps) for steps in step_lists]):
+            out[i] = scores
         return out
+
+    def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
+        """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
+        across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
+        encoded = [self.encode(q, steps) for q, steps in items]
+        for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
+            scores = self._scores([encoded[i] for i in batch])
+            self.scored_tokens += sum(len(encoded[i][0]) for i in batch)
+            yield from zip(batch, scores, strict=True)
 
     @torch.inference_mode()
     def _scores(self, encoded: list[tuple[list[int], list[int]]]) -> list[list[float]]:

@@ -12,11 +12,13 @@ one-element list). `RewardModel` implements it; so can anything else with `score
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import groupby
 from typing import Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["StepScorer", "score_traces"]
+__all__ = ["BatchStepScorer", "StepScorer", "score_items", "score_traces"]
 
 
 @runtime_checkable
@@ -24,6 +26,28 @@ class StepScorer(Protocol):
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
         """Per-step scores of each candidate trace (a list of steps) of `question`, in input order."""
         ...
+
+
+@runtime_checkable
+class BatchStepScorer(StepScorer, Protocol):
+    """A step scorer that also batches across questions (a reward model: less padding, fewer passes)."""
+
+    def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
+        """(index into `items`, step scores) for (question, steps) items, in any order, as they are done."""
+        ...
+
+
+def score_items(scorer: StepScorer, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
+    """(index, step scores) of (question, steps) items of many questions: through `score_many` when the scorer
+    batches across questions, else one `score_steps` call per run of items with the same question."""
+    if isinstance(scorer, BatchStepScorer):
+        yield from scorer.score_many(items)
+        return
+    start = 0
+    for question, run in groupby(items, key=lambda item: item[0]):
+        step_lists = [steps for _, steps in run]
+        yield from enumerate(scorer.score_steps(question, step_lists), start)
+        start += len(step_lists)
 
 
 def score_traces(scorer: StepScorer, question: str, step_lists: list[list[str]],

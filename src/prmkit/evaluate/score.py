@@ -30,10 +30,10 @@ __all__ = ["ScoreConfig", "score_file", "score_pools"]
 class ScoreConfig:
     """How `prmkit score` scores a pool file with a checkpoint (MCNIG sec 3.5: product of the step scores)."""
 
-    problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660 "
-                                                                       "(default: all)."})
+    problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660; "
+                                                                       "None = all."})
     aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score, a name in "
-                                                                     "AGGREGATIONS (default: the checkpoint's, prod)."})
+                                                                     "AGGREGATIONS; None = the checkpoint's (prod)."})
     max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass."})
     max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most."})
     threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})

@@ -1,9 +1,10 @@
 """PRM scoring tokens/s against a raw forward pass of the same model on the same batches.
 
-Scoring = `score_pools` end to end (tokenisation, batching, decoder body, the class rows of the head at the
-delimiters, aggregation). Two raw forwards on exactly the batches scoring used: `raw` = `model(input_ids,
-attention_mask)` with the full-vocabulary logits (what a plain forward costs), and `raw-body` = the same with
-`logits_to_keep=1` (the decoder body alone: the harder baseline, since scoring reads only a few head rows).
+Scoring = `score_pools` end to end (tokenisation, traces batched by length across problems by
+`RewardModel.score_many`, decoder body, the class rows of the head at the delimiters, aggregation).
+Two raw forwards on exactly the batches scoring used: `raw` = `model(input_ids, attention_mask)` with the
+full-vocabulary logits (what a plain forward costs), and `raw-body` = the same with `logits_to_keep=1`
+(the decoder body alone: the harder baseline, since scoring reads only a few head rows).
 All count real (non-padding) tokens; they are run alternately, twice.
 
     python benchmarks/score_throughput.py --model smollm2-135m --problems 24
@@ -18,17 +19,18 @@ from pathlib import Path
 
 import torch
 
-from prmkit.evaluate.score import _batches, score_pools
-from prmkit.train import PRM, RewardModelConfig, read_pools
+from prmkit.data.formats import read_pools
+from prmkit.evaluate.score import score_pools
+from prmkit.models.reward import RewardModel, RewardModelConfig, length_batches
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data/gsm8k/candidates_dev.jsonl"
 
 
-def raw_forward(prm: PRM, pools: list, max_tokens: int, **kwargs) -> tuple[int, float]:
+def raw_forward(prm: RewardModel, pools: list, max_tokens: int, **kwargs) -> tuple[int, float]:
     items = [(p.problem.question, t.steps) for p in pools for t in p.traces]
-    encoded = [prm.encode(q, s) for q, s in items]
+    encoded = [prm.encode(q, s) for q, s in items]  # the batches `score_many` makes: by length, across problems
     tokens, seconds = 0, 0.0
-    for batch in _batches([(i, len(ids)) for i, (ids, _) in enumerate(encoded)], max_tokens, 64):
+    for batch in length_batches([len(ids) for ids, _ in encoded], max_tokens, prm.max_batch):
         inputs = prm.collate([encoded[i] for i in batch])
         start = time.perf_counter()
         with torch.inference_mode():
@@ -38,12 +40,12 @@ def raw_forward(prm: PRM, pools: list, max_tokens: int, **kwargs) -> tuple[int, 
     return tokens, seconds
 
 
-def scoring(prm: PRM, pools: list, max_tokens: int) -> tuple[int, float]:
-    start = time.perf_counter()
-    stats: dict = {}
-    for _ in score_pools(prm, pools, max_tokens=max_tokens, stats=stats):
+def scoring(prm: RewardModel, pools: list, max_tokens: int) -> tuple[int, float]:
+    start, before = time.perf_counter(), prm.scored_tokens
+    prm.max_tokens = max_tokens
+    for _ in score_pools(prm, pools):
         pass
-    return stats["tokens"], time.perf_counter() - start
+    return prm.scored_tokens - before, time.perf_counter() - start
 
 
 def main() -> None:
@@ -56,11 +58,11 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     if (Path(args.model) / "prmkit_reward.json").is_file():
-        prm = PRM.from_pretrained(args.model)
+        prm = RewardModel.from_pretrained(args.model)
     else:
-        prm = PRM.from_base(args.model, RewardModelConfig())
+        prm = RewardModel.from_base(args.model, RewardModelConfig())
     prm.model.eval()
-    pools = read_pools(args.input)[: args.problems]
+    pools = list(read_pools(args.input))[: args.problems]
     scoring(prm, pools[:2], args.max_tokens)  # warm-up (and the tokenisation cache, as in real use)
     raw_forward(prm, pools[:2], args.max_tokens)
     runs = {"raw": raw_forward, "raw-body": lambda *a: raw_forward(*a, logits_to_keep=1), "score": scoring}

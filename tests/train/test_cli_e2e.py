@@ -50,3 +50,10 @@ def test_train_score_evaluate(tiny_base, tmp_path, capsys):
     assert rows[("PRM", 4)] == 1.0 and rows[("PRM", 2)] == 0.5 and rows[("weighted:PRM", 4)] == 1.0
     assert (tmp_path / "bok.png").stat().st_size > 1000
     assert "| PRM |" in capsys.readouterr().out
+
+
+def test_train_refuses_unknown_config_keys(tmp_path, capsys):
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("lr: 0.001\nkind: orm\n")
+    assert main(["train", "prm", "--labels", "x.jsonl", "--output", str(tmp_path / "o"), "--config", str(cfg)]) == 2
+    assert "unknown keys ['kind']" in capsys.readouterr().err

@@ -3,8 +3,9 @@ import math
 import pytest
 
 from helpers import write_jsonl
+from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError
-from prmkit.train.data import parse_range, read_pools, read_training_set
+from prmkit.train.data import parse_range, read_training_set
 
 
 def raw_gsm8k(k: int) -> dict:
@@ -39,7 +40,7 @@ def test_label_count_mismatch_and_trl(tmp_path):
     [ex] = read_training_set("prm", None, trl, None)
     assert ex.labels == [1.0, 0.0] and ex.question == "q"
     with pytest.raises(DataError):
-        read_pools(write_jsonl(tmp_path / "x.jsonl", [{"problem": {}, "traces": []}]))
+        list(read_pools(write_jsonl(tmp_path / "x.jsonl", [{"problem": {}, "traces": []}])))
     assert parse_range("500:") == slice(500, None) and parse_range(None) == slice(None)
 
 

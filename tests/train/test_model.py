@@ -1,7 +1,8 @@
 import pytest
 import torch
 
-from prmkit.train import PRM, Example, RewardModelConfig, RewardModelTrainer, TrainConfig, encode_examples
+from prmkit.models.reward import PRM, RewardModelConfig
+from prmkit.train import Example, RewardModelTrainer, TrainConfig, encode_examples
 
 Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 GOOD = ["3 + 4 = 7", "so the answer is 7"]

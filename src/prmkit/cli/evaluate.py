@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 
+import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("what", choices=list(WHAT), help="bok: best-of-K; processbench: first-error identification")

@@ -5,28 +5,22 @@
     prmkit train orm --pools pools.jsonl --output runs/orm
     prmkit train prm --labels stepwise_trl.jsonl --output runs/prm   # TRL {prompt, completions, labels}
 
-Every TrainConfig field is a flag (`--lr`, `--epochs`, ...) and may come from `--config run.yaml`.
+Every TrainConfig / RewardModelConfig field is a flag (`--lr`, `--epochs`, ...) and may come from
+`--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.HEADS`.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields
 
-from prmkit.train.config import KINDS, RewardModelConfig, TrainConfig
-
-
-def _add_dataclass(parser: argparse.ArgumentParser, cls: type, skip: set[str]) -> None:
-    for f in fields(cls):
-        if f.name in skip:
-            continue
-        kind = type(f.default)
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=None,
-                            help=f"{f.metadata.get('help', '')} (default: {f.default})")
+from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.models.heads import HEADS
+from prmkit.models.reward import RewardModelConfig
+from prmkit.train.config import TrainConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kind", choices=list(KINDS), help="prm | orm | prm3")
+    parser.add_argument("kind", choices=list(HEADS), help=" | ".join(f"{k}: {h.help}" for k, h in HEADS.items()))
     parser.add_argument("--pools", help="Pool JSONL or GSM8K candidates_dev.jsonl (traces to join labels to)")
     parser.add_argument("--labels", help="StepLabels JSONL (joined on trace_id), or a TRL stepwise file "
                                          "when --pools is not given")
@@ -40,29 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--neutral-band", type=float,
                         help="prm3 from IG/MCNIG labels: steps with |score - tau| <= B are neutral (0), above +1, "
                              "below -1")
-    parser.add_argument("--config", help="YAML file with TrainConfig / RewardModelConfig fields")
-    _add_dataclass(parser, TrainConfig, set())
-    _add_dataclass(parser, RewardModelConfig, {"kind"})
-
-
-def _build(cls: type, args: argparse.Namespace, yaml_values: dict, **extra: object):
-    values = {f.name: yaml_values[f.name] for f in fields(cls) if f.name in yaml_values}
-    values |= {f.name: getattr(args, f.name) for f in fields(cls) if getattr(args, f.name, None) is not None}
-    return cls(**(values | extra))
+    add_config_arguments(parser, TrainConfig, RewardModelConfig, skip=("kind",))
 
 
 def run(args: argparse.Namespace) -> int:
     from prmkit.train.data import read_training_set
     from prmkit.train.recipe import default_held_out, train_reward_model
 
-    yaml_values: dict = {}
-    if args.config:
-        import yaml
-
-        with open(args.config, encoding="utf-8") as fh:
-            yaml_values = yaml.safe_load(fh) or {}
-    train_config = _build(TrainConfig, args, yaml_values)
-    model_config = _build(RewardModelConfig, args, yaml_values, kind=args.kind)
+    train_config = config_from_args(TrainConfig, args)
+    model_config = config_from_args(RewardModelConfig, args, kind=args.kind)
     examples = read_training_set(args.kind, args.pools, args.labels, args.problems_range, args.soft,
                                  args.neutral_band)
     if not examples:

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from prmkit.data.join import join_labels
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
@@ -17,17 +18,14 @@ __all__ = ["read_trl", "to_trl"]
 
 def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels], soft: bool = False) -> Iterator[dict[str, Any]]:
     """Join labels to their traces and yield TRL records; `soft=True` writes the raw scores instead of 0/1."""
-    by_id = {lab.trace_id: lab for lab in labels}
-    for pool in pools:
-        for trace in pool.traces:
-            lab = by_id.get(trace.id)
-            if lab is None:
-                continue
-            values = lab.scores if soft else lab.labels
-            if len(values) != len(trace.steps):
-                raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
-            yield {"prompt": pool.problem.question, "completions": list(trace.steps), "labels": list(values),
-                   "id": trace.id}
+    for pool, trace, lab in join_labels(pools, labels):
+        if lab is None:
+            continue
+        values = lab.scores if soft else lab.labels
+        if len(values) != len(trace.steps):
+            raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
+        yield {"prompt": pool.problem.question, "completions": list(trace.steps), "labels": list(values),
+               "id": trace.id}
 
 
 def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:

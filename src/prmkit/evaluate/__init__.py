@@ -1,7 +1,8 @@
-"""Scoring candidates with a reward model, best-of-K evaluation (MCNIG sec 3.5, PUM sec 4.2), and first-error
-identification on step-level benchmarks (ProcessBench protocol)."""
+"""Scoring candidates with a reward model, best-of-K evaluation (MCNIG sec 3.5, PUM sec 4.2), first-error
+identification on step-level benchmarks (ProcessBench protocol) and the step viewer.
 
-from prmkit.evaluate.aggregate import AGGREGATIONS, aggregate
+Step-score aggregations live in `prmkit.models.aggregate`."""
+
 from prmkit.evaluate.bok import SELECTORS, Candidate, bok_curves, expected_accuracy
 from prmkit.evaluate.first_error import (
     FirstErrorResult,
@@ -15,12 +16,12 @@ from prmkit.evaluate.first_error import (
 from prmkit.evaluate.processbench import SCORE_FORMATS, format_processbench, processbench_report, read_step_scores
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
 from prmkit.evaluate.report import bok_report, format_table, read_scores
-from prmkit.evaluate.score import score_pools
+from prmkit.evaluate.score import ScoreConfig, score_file, score_pools
 from prmkit.evaluate.view import build_view, render_page, write_view
 from prmkit.evaluate.view_model import ViewConfig, load_view
 
-__all__ = ["AGGREGATIONS", "SCORE_FORMATS", "SELECTORS", "Candidate", "FirstErrorResult", "ViewConfig", "aggregate",
-           "bok_curves", "bok_report", "build_view", "choose_tau", "error_correct_f1", "expected_accuracy",
-           "first_error_label", "first_error_result", "first_labeled_wrong", "first_step_below", "format_processbench",
-           "format_table", "load_view", "processbench_report", "rank_percentiles", "rank_robustness", "read_scores",
-           "read_step_scores", "render_page", "score_pools", "write_view"]
+__all__ = ["SCORE_FORMATS", "SELECTORS", "Candidate", "FirstErrorResult", "ScoreConfig", "ViewConfig", "bok_curves",
+           "bok_report", "build_view", "choose_tau", "error_correct_f1", "expected_accuracy", "first_error_label",
+           "first_error_result", "first_labeled_wrong", "first_step_below", "format_processbench", "format_table",
+           "load_view", "processbench_report", "rank_percentiles", "rank_robustness", "read_scores",
+           "read_step_scores", "render_page", "score_file", "score_pools", "write_view"]

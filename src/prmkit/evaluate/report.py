@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 
 from prmkit.data.jsonl import iter_json
-from prmkit.evaluate.aggregate import aggregate
 from prmkit.evaluate.bok import Candidate, bok_curves
 from prmkit.evaluate.rank import rank_robustness
+from prmkit.models.aggregate import aggregate
 
 __all__ = ["bok_report", "format_table", "read_scores"]
 

@@ -1,5 +1,6 @@
-"""Score candidate traces with a reward model: every step probability of a trace from one forward pass,
-traces batched by length (a budget of padded tokens per batch). Writes one record per trace:
+"""Score candidate traces with any `StepScorer` (a reward model, ...) through `score_items`: a reward model
+batches traces by length across problems (`score_many`), another scorer gets the traces of each problem
+together (`score_steps`). Writes one record per trace:
 
     {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
      "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
@@ -9,47 +10,79 @@ traces batched by length (a budget of padded tokens per batch). Writes one recor
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
+from prmkit.data.formats import read_pools
+from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool
-from prmkit.evaluate.aggregate import aggregate
-from prmkit.train.model import PRM
+from prmkit.models.aggregate import AGGREGATIONS, aggregate
+from prmkit.models.scorer import StepScorer, score_items
+from prmkit.train.data import select_range
 
-__all__ = ["score_pools"]
-
-
-def _batches(items: list[tuple[int, int]], max_tokens: int, max_batch: int) -> Iterator[list[int]]:
-    """Indices of (index, length) items sorted by length, in batches of at most max_tokens padded tokens."""
-    order = sorted(items, key=lambda x: x[1])
-    current: list[int] = []
-    for idx, length in order:
-        if (current and (len(current) + 1) * length > max_tokens) or len(current) >= max_batch:
-            yield current
-            current = []
-        current.append(idx)
-    if current:
-        yield current
+__all__ = ["ScoreConfig", "score_file", "score_pools"]
 
 
-def score_pools(prm: PRM, pools: list[Pool], aggregation: str | None = None, max_tokens: int = 4096,
-                max_batch: int = 64, skip: set[str] | None = None, stats: dict | None = None
-                ) -> Iterator[dict[str, Any]]:
-    """Yield a score record per trace (skipping ids in `skip`); `stats` receives tokens and seconds."""
-    agg = aggregation or prm.config.aggregation
+@dataclass
+class ScoreConfig:
+    """How `prmkit score` scores a pool file with a checkpoint (MCNIG sec 3.5: product of the step scores)."""
+
+    problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660; "
+                                                                       "None = all."})
+    aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score, a name in "
+                                                                     "AGGREGATIONS; None = the checkpoint's (prod)."})
+    max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass."})
+    max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most."})
+    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
+
+
+def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
+                skip: set[str] | None = None, stats: dict | None = None) -> Iterator[dict[str, Any]]:
+    """Yield a score record per trace (skipping ids in `skip`), as the scorer finishes them (a reward model:
+    batches by length across problems); `stats` receives traces and seconds spent scoring.
+
+    `kind` is written into each record (a reward model's `config.kind`)."""
     flat = [(pool, k, t) for pool in pools for k, t in enumerate(pool.traces) if t.id not in (skip or set())]
-    lengths = [(i, len(prm.encode(pool.problem.question, t.steps)[0])) for i, (pool, _, t) in enumerate(flat)]
     stats = stats if stats is not None else {}
-    stats.setdefault("tokens", 0)
+    stats.setdefault("traces", 0)
     stats.setdefault("seconds", 0.0)
-    for batch in _batches(lengths, max_tokens, max_batch):
+    results = score_items(scorer, [(pool.problem.question, t.steps) for pool, _, t in flat])
+    while True:
         start = time.perf_counter()
-        probs = prm.step_probs([(flat[i][0].problem.question, flat[i][2].steps) for i in batch])
+        done = next(results, None)
         stats["seconds"] += time.perf_counter() - start
-        stats["tokens"] += sum(lengths[i][1] for i in batch)
-        for i, p in zip(batch, probs, strict=True):
-            pool, k, trace = flat[i]
-            yield {"id": trace.id, "problem_id": pool.problem.id, "index": k, "answer": trace.answer,
-                   "correct": trace.correct, "kind": prm.config.kind, "step_scores": p,
-                   "aggregation": agg, "score": aggregate(p, agg)}
+        if done is None:
+            return
+        i, p = done
+        pool, k, trace = flat[i]
+        stats["traces"] += 1
+        yield {"id": trace.id, "problem_id": pool.problem.id, "index": k, "answer": trace.answer,
+               "correct": trace.correct, "kind": kind, "step_scores": p,
+               "aggregation": aggregation, "score": aggregate(p, aggregation)}
+
+
+def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
+               config: ScoreConfig | None = None) -> dict[str, Any]:
+    """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
+    are skipped). Returns {"written", "problems", "traces", "tokens", "seconds"}."""
+    import torch
+
+    from prmkit.models.reward import RewardModel
+
+    cfg = config or ScoreConfig()
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    rm = RewardModel.from_pretrained(model)
+    rm.max_tokens, rm.max_batch = cfg.max_tokens, cfg.max_batch
+    agg = cfg.aggregation or rm.config.aggregation
+    if agg not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
+    pools = select_range(list(read_pools(input_path)), cfg.problems_range)
+    stats: dict[str, Any] = {}
+    with AppendOnlyWriter(output) as writer:
+        records = score_pools(rm, pools, agg, rm.config.kind, skip=set(writer.done), stats=stats)
+        written = sum(writer.write(rec) for rec in records)
+    return stats | {"written": written, "problems": len(pools), "tokens": rm.scored_tokens}

@@ -1,5 +1,28 @@
-"""Model loading: the embedded default (`smollm2-135m`) and any local Hugging Face directory."""
+"""Models: loading base LMs (the embedded default and local HF directories), reward models with their heads,
+the `StepScorer` interface and the step-score aggregations.
 
+The torch-backed names (heads, losses, the reward model) load on first use, so `prmkit.models.loading` and the
+aggregations stay cheap to import.
+"""
+
+from importlib import import_module
+from typing import Any
+
+from prmkit.models.aggregate import AGGREGATIONS, aggregate, geometric_mean
 from prmkit.models.loading import DEFAULT_MODEL, ModelNotFound, load_model, resolve_model
+from prmkit.models.scorer import BatchStepScorer, StepScorer, score_items, score_traces
 
-__all__ = ["DEFAULT_MODEL", "ModelNotFound", "load_model", "resolve_model"]
+_LAZY = {"HEADS": "heads", "Head": "heads", "class_targets": "heads", "head_class": "heads",
+         "grouped_cross_entropy": "losses", "soft_cross_entropy": "losses", "step_weights": "losses",
+         "PRM": "reward", "RewardModel": "reward", "RewardModelConfig": "reward", "length_batches": "reward"}
+
+__all__ = ["AGGREGATIONS", "DEFAULT_MODEL", "HEADS", "PRM", "BatchStepScorer", "Head", "ModelNotFound",
+           "RewardModel", "RewardModelConfig", "StepScorer", "aggregate", "class_targets", "geometric_mean",
+           "grouped_cross_entropy", "head_class", "length_batches", "load_model", "resolve_model", "score_items",
+           "score_traces", "soft_cross_entropy", "step_weights"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"prmkit.models.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'prmkit.models' has no attribute {name!r}")

@@ -1,5 +1,6 @@
-"""Reward shaping for policy optimisation: PSPO-WRS (adjusted Weibull over the step count)."""
+"""Adapters from prmkit reward models and rewards to policy-optimisation trainers (none yet).
 
-from prmkit.rl.pspo import adjusted_weibull, pspo_wrs
+The reward formulas themselves live in `prmkit.rewards` (e.g. `prmkit.rewards.pspo_wrs`).
+"""
 
-__all__ = ["adjusted_weibull", "pspo_wrs"]
+__all__: list[str] = []

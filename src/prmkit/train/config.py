@@ -1,4 +1,5 @@
-"""Configs of a reward model (saved inside its checkpoint) and of its training run, side by side.
+"""The config of a reward model's training run (the model's own config, saved inside its checkpoint, is
+`prmkit.models.reward.RewardModelConfig`).
 
 Defaults follow the MCNIG paper (sec 3.3-3.4 and 4.4: AdamW, lr 1e-6, 128 samples a batch, two epochs,
 inputs up to 8192 tokens) and the PSPO paper for the 3-class head. Creating a config touches neither disk nor network.
@@ -6,48 +7,9 @@ inputs up to 8192 tokens) and the PSPO paper for the 3-class head. Creating a co
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "RewardModelConfig", "TrainConfig"]
-
-# kind -> the class tokens whose logits form the head, in order; the first is the "positive" class.
-KINDS: dict[str, tuple[str, ...]] = {
-    "prm": ("pos_token", "neg_token"),
-    "orm": ("pos_token", "neg_token"),
-    "prm3": ("pos_token", "neu_token", "neg_token"),
-}
-
-
-@dataclass
-class RewardModelConfig:
-    """What `PRM.from_pretrained` needs beyond the HF weights; written as `prmkit_reward.json`."""
-
-    kind: str = field(default="prm", metadata={"help": "prm (a target per step, sec 3.3), orm (one target after "
-                                                       "the trace, sec 3.4) or prm3 (labels -1/0/+1, PSPO)."})
-    sep_token: str = field(default="<|prm_sep|>", metadata={"help": "step delimiter <s_req>; added to the vocabulary "
-                                                                   "unless it already is one token (the paper picks "
-                                                                   "an unused vocabulary token)."})
-    pos_token: str = field(default="<|prm_pos|>", metadata={"help": "<s_POS>: the step is correct (label 1)."})
-    neg_token: str = field(default="<|prm_neg|>", metadata={"help": "<s_NEG>: the step is incorrect (label 0 / -1)."})
-    neu_token: str = field(default="<|prm_neu|>", metadata={"help": "neutral class of prm3 (label 0)."})
-    aggregation: str = field(default="prod", metadata={"help": "step scores -> trace score (sec 3.5: product)."})
-    prefix_template: str = field(default="prm_prefix", metadata={"help": "templates/<name>.txt, formatted with "
-                                                                         "{question}; the steps follow it."})
-
-    @property
-    def class_tokens(self) -> list[str]:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown reward model kind '{self.kind}'; choose from {', '.join(KINDS)}")
-        return [getattr(self, name) for name in KINDS[self.kind]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RewardModelConfig:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+__all__ = ["TrainConfig"]
 
 
 @dataclass

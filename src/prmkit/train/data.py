@@ -10,22 +10,25 @@ Targets: `labels` (0/1) by default. `soft=True` trains on soft labels: sigmoid(s
 thresholded in nats (IG, MCNIG: records with a `threshold`), the scores themselves otherwise (MC values in [0, 1]
 from a TRL file). A 3-class PRM (`prm3`) takes -1/0/+1: from the scores of a TRL file as they are, or from
 thresholded scores with a neutral band (`neutral_band`, see `three_class_labels`). An ORM needs only pools: its
-one label is the validator's `trace.correct`.
+one label is the validator's `trace.correct`. Which of these a kind reads is its head's `label_source`
+(`prmkit.models.heads`), looked up in `LABEL_SOURCES`.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from prmkit.data.formats import read_pools as read_any_pools
+from prmkit.data.formats import read_pools
+from prmkit.data.join import join_labels
 from prmkit.data.jsonl import read_records
-from prmkit.data.records import Pool, StepLabels
+from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.trl import read_trl
 from prmkit.label.threshold import soft_labels, three_class_labels
+from prmkit.models.heads import head_class
 
-__all__ = ["Example", "build_examples", "parse_range", "read_pools", "read_training_set", "select_range",
-           "step_targets"]
+__all__ = ["LABEL_SOURCES", "Example", "LabelSource", "build_examples", "parse_range", "read_training_set",
+           "select_range"]
 
 
 @dataclass
@@ -37,11 +40,6 @@ class Example:
     question: str
     steps: list[str]
     labels: list[float]
-
-
-def read_pools(path: str | os.PathLike[str]) -> list[Pool]:
-    """Any pool format `prmkit.data.formats` detects (Pool JSONL, GSM8K candidates_dev.jsonl, ...)."""
-    return list(read_any_pools(path))
 
 
 def parse_range(text: str | None) -> slice:
@@ -57,42 +55,69 @@ def select_range(pools: list[Pool], text: str | None) -> list[Pool]:
     return pools[parse_range(text)]
 
 
-def step_targets(lab: StepLabels, kind: str, soft: bool = False, neutral_band: float | None = None) -> list[float]:
-    """The training targets of one labeled trace (see the module docstring)."""
-    if kind == "prm3":
-        if lab.threshold is None:
-            return [float(v) for v in lab.scores]
-        if neutral_band is None:
-            raise ValueError(f"prm3 needs labels -1/0/+1; {lab.method} labels are thresholded scores: give "
-                             "--neutral-band B (steps within tau +- B become neutral)")
-        return [float(v) for v in three_class_labels(lab.scores, lab.threshold, neutral_band)]
+def _step_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_band: float | None) -> list[float] | None:
+    """Binary step targets: 0/1 labels, or soft ones (sigmoid(score - tau), raw scores without a threshold)."""
+    if lab is None:
+        return None
     if soft:
         return soft_labels(lab.scores, lab.threshold) if lab.threshold is not None else list(map(float, lab.scores))
     return [float(v) for v in lab.labels]
 
 
+def _three_class_values(trace: Trace, lab: StepLabels | None, soft: bool,
+                        neutral_band: float | None) -> list[float] | None:
+    """-1/0/+1 step targets: the scores of a TRL file as they are, or thresholded scores with a neutral band."""
+    if lab is None:
+        return None
+    if lab.threshold is None:
+        return [float(v) for v in lab.scores]
+    if neutral_band is None:
+        raise ValueError(f"prm3 needs labels -1/0/+1; {lab.method} labels are thresholded scores: give "
+                         "--neutral-band B (steps within tau +- B become neutral)")
+    return [float(v) for v in three_class_labels(lab.scores, lab.threshold, neutral_band)]
+
+
+def _outcome_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_band: float | None) -> list[float] | None:
+    """One target, the validator's verdict `trace.correct`; traces without one (or without steps) are skipped."""
+    if trace.correct is None or not trace.steps:
+        return None
+    return [1.0 if trace.correct else 0.0]
+
+
+@dataclass(frozen=True)
+class LabelSource:
+    """Where a head's targets come from: `values(trace, labels or None, soft, neutral_band)` -> targets or None
+    (skip the trace); `needs_labels`: whether a StepLabels file is required."""
+
+    values: Callable[[Trace, StepLabels | None, bool, float | None], list[float] | None]
+    needs_labels: bool
+    per_step: bool  # one target per step (checked against the step count)
+
+
+# Head.label_source -> how its targets are read
+LABEL_SOURCES: dict[str, LabelSource] = {
+    "steps": LabelSource(_step_values, needs_labels=True, per_step=True),
+    "three_class": LabelSource(_three_class_values, needs_labels=True, per_step=True),
+    "outcome": LabelSource(_outcome_values, needs_labels=False, per_step=False),
+}
+
+
+def _source(kind: str) -> LabelSource:
+    return LABEL_SOURCES[head_class(kind).label_source]
+
+
 def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str,
                    soft: bool = False, neutral_band: float | None = None) -> list[Example]:
     """Join on trace_id; traces without labels are skipped (prm/prm3), traces without `correct` too (orm)."""
-    by_id = {lab.trace_id: lab for lab in labels or []}
-    out = []
-    for pool in pools:
-        for trace in pool.traces:
-            if kind == "orm":
-                if trace.correct is None or not trace.steps:
-                    continue
-                values = [1.0 if trace.correct else 0.0]
-            else:
-                lab = by_id.get(trace.id)
-                if lab is None:
-                    continue
-                values = step_targets(lab, kind, soft, neutral_band)
-                if len(values) != len(trace.steps):
-                    raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
-            out.append(Example(trace.id, pool.problem.id, pool.problem.question, list(trace.steps), values))
-    if kind == "prm3" and out and not any(v == -1 for ex in out for v in ex.labels):
-        raise ValueError("prm3: no step is labeled -1, so the negative class would never be trained (0/1 labels "
-                         "would read as neutral/positive); give -1/0/+1 labels or --neutral-band")
+    source, out = _source(kind), []
+    for pool, trace, lab in join_labels(pools, labels):
+        values = source.values(trace, lab, soft, neutral_band)
+        if values is None:
+            continue
+        if source.per_step and len(values) != len(trace.steps):
+            raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
+        out.append(Example(trace.id, pool.problem.id, pool.problem.question, list(trace.steps), values))
+    head_class(kind).check_labels([ex.labels for ex in out])
     return out
 
 
@@ -105,8 +130,8 @@ def read_training_set(kind: str, pools_path: str | None, labels_path: str | None
     else:
         if pools_path is None:
             raise ValueError("--pools is required (and --labels for prm/prm3)")
-        pools = read_pools(pools_path)
+        pools = list(read_pools(pools_path))
         labels = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else None
-        if kind != "orm" and labels is None:
+        if _source(kind).needs_labels and labels is None:
             raise ValueError(f"train {kind} needs --labels")
     return build_examples(select_range(pools, problems), labels, kind, soft, neutral_band)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import torch
 
-from prmkit.train.config import RewardModelConfig, TrainConfig
+from prmkit.models.reward import RewardModel, RewardModelConfig
+from prmkit.train.config import TrainConfig
 from prmkit.train.data import Example
-from prmkit.train.model import PRM
 from prmkit.train.trainer import RewardModelTrainer, encode_examples
 
 __all__ = ["default_held_out", "split_held_out", "train_reward_model"]
@@ -42,7 +42,7 @@ def train_reward_model(examples: list[Example], model_config: RewardModelConfig,
     """Train on `examples`, check on the held-out problems after each epoch, save to `output`."""
     train, held = split_held_out(examples, held_out_problems)
     torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random
-    prm = PRM.from_base(train_config.model, model_config)
+    prm = RewardModel.from_base(train_config.model, model_config)
     if train_config.keep_layers:
         prm.truncate_layers(train_config.keep_layers)
     trainer = RewardModelTrainer(prm, train_config, log)

@@ -1,6 +1,6 @@
 """Train a PRM / ORM / 3-class PRM on labelled traces (MCNIG sec 3.3-3.4, PSPO for prm3).
 
-    prm = PRM.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
+    prm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
     RewardModelTrainer(prm, TrainConfig(epochs=1, lr=1e-4)).train(train_examples, eval_examples)
     prm.save_pretrained("runs/prm")
 
@@ -18,12 +18,11 @@ from dataclasses import dataclass
 
 import torch
 
+from prmkit.models.reward import RewardModel
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import Example
-from prmkit.train.loss import class_targets, soft_cross_entropy, step_weights
-from prmkit.train.model import PRM
 
-__all__ = ["Encoded", "RewardModelTrainer", "encode_examples"]
+__all__ = ["Encoded", "RewardModelTrainer", "encode_examples", "problem_batches"]
 
 
 @dataclass
@@ -34,24 +33,24 @@ class Encoded:
     problem_id: str
 
 
-def encode_examples(prm: PRM, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
-    """Tokenise; asserts one target position per label. Returns (encoded, number skipped as too long)."""
-    out, skipped = [], 0
+def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
+    """Tokenise; asserts one target position per label; the head's truncation policy decides what stays of a
+    trace longer than `max_length`. Returns (encoded, number skipped as too long)."""
+    out, skipped, head = [], 0, prm.target_head
     for ex in examples:
         ids, positions = prm.encode(ex.question, ex.steps)
         if len(positions) != len(ex.labels):
             raise AssertionError(f"{ex.trace_id}: {len(positions)} separators but {len(ex.labels)} labels")
-        keep = [k for k, p in enumerate(positions) if p < max_length]
-        if len(keep) < len(positions) and (prm.config.kind == "orm" or not keep):
+        keep = head.keep(positions, max_length)
+        if keep is None:
             skipped += 1
             continue
-        labels = [ex.labels[k] for k in keep]
         out.append(Encoded(ids[:max_length], [positions[k] for k in keep],
-                           class_targets(prm.config.kind, labels), ex.problem_id))
+                           head.targets([ex.labels[k] for k in keep]), ex.problem_id))
     return out, skipped
 
 
-def _batches(items: list[Encoded], batch_traces: int, rng: random.Random) -> list[list[Encoded]]:
+def problem_batches(items: list[Encoded], batch_traces: int, rng: random.Random) -> list[list[Encoded]]:
     """Shuffle problems, keep each problem's traces together, fill batches of about `batch_traces`."""
     by_problem: dict[str, list[Encoded]] = {}
     for it in items:
@@ -70,7 +69,7 @@ def _batches(items: list[Encoded], batch_traces: int, rng: random.Random) -> lis
 class RewardModelTrainer:
     """AdamW with linear warm-up/decay over `TrainConfig`; full fine-tuning, LoRA, or frozen lower layers."""
 
-    def __init__(self, prm: PRM, config: TrainConfig, log: Callable[[str], None] = print):
+    def __init__(self, prm: RewardModel, config: TrainConfig, log: Callable[[str], None] = print):
         self.prm, self.config, self.log = prm, config, log
         if config.threads:
             torch.set_num_threads(config.threads)
@@ -91,14 +90,14 @@ class RewardModelTrainer:
             model.get_input_embeddings().requires_grad_(False)
             for layer in model.get_decoder().layers[: cfg.freeze_layers]:
                 layer.requires_grad_(False)
-        self.params = [p for p in self.prm.model.parameters() if p.requires_grad]
+        self.params = self.prm.parameters()
 
     def _micro_step(self, items: list[Encoded], weights: torch.Tensor) -> float:
         """Forward + backward of one micro-batch; returns its share of the batch loss."""
         batch = self.prm.collate([(it.ids, it.positions) for it in items])
-        logits = self.prm.class_logits(batch)  # (P, C)
+        outputs = self.prm.class_logits(batch)  # (P, C)
         targets = torch.tensor([t for it in items for t in it.targets])  # (P, C)
-        loss = (soft_cross_entropy(logits, targets) * weights).sum()
+        loss = self.prm.target_head.loss(outputs, targets, weights)
         loss.backward()
         return loss.item()
 
@@ -106,7 +105,7 @@ class RewardModelTrainer:
         """Run the epochs; log loss, tokens/s and a held-out check (loss, accuracy) after each epoch."""
         cfg = self.config
         rng = random.Random(cfg.seed)
-        plan = [_batches(train, cfg.batch_traces, rng) for _ in range(math.ceil(cfg.epochs))]
+        plan = [problem_batches(train, cfg.batch_traces, rng) for _ in range(math.ceil(cfg.epochs))]
         plan = [b[: math.ceil(len(b) * min(1.0, cfg.epochs - e))] for e, b in enumerate(plan)]  # a last part-epoch
         total = max(1, sum(map(len, plan)))
         opt = torch.optim.AdamW(self.params, lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -115,10 +114,10 @@ class RewardModelTrainer:
             opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
         history, step, start, tokens = [], 0, time.time(), 0
         for epoch, batches in enumerate(plan):
-            self.prm.model.train()
+            self.prm.train()
             for batch in batches:
                 batch = sorted(batch, key=lambda it: len(it.ids))  # less padding per micro-batch
-                weights = step_weights([it.problem_id for it in batch for _ in it.positions])
+                weights = self.prm.target_head.weights([it.problem_id for it in batch for _ in it.positions])
                 loss, k = 0.0, 0
                 for i in range(0, len(batch), cfg.micro_batch):
                     part = batch[i : i + cfg.micro_batch]
@@ -138,22 +137,23 @@ class RewardModelTrainer:
                 record.update(self.evaluate(held_out))
                 self.log(f"epoch {epoch + 1} held-out loss {record['loss']:.4f} accuracy {record['accuracy']:.3f}")
             history.append(record)
-        self.prm.model.eval()
+        self.prm.train(False)
         return history
 
     @torch.inference_mode()
     def evaluate(self, items: list[Encoded]) -> dict[str, float]:
         """Held-out paper loss and accuracy of argmax vs the argmax of the target, over all targets."""
-        self.prm.model.eval()
+        self.prm.train(False)
+        head = self.prm.target_head
         ce_sum, correct, count, losses = 0.0, 0, 0, []
         for i in range(0, len(items), self.config.micro_batch):
             part = items[i : i + self.config.micro_batch]
             logits = self.prm.class_logits(self.prm.collate([(it.ids, it.positions) for it in part]))
             targets = torch.tensor([t for it in part for t in it.targets])
-            ce = soft_cross_entropy(logits, targets)
+            ce = head.target_losses(logits, targets)
             losses += list(zip([it.problem_id for it in part for _ in it.positions], ce.tolist(), strict=True))
-            correct += int((logits.argmax(-1) == targets.argmax(-1)).sum())
+            correct += head.hits(logits, targets)
             count += len(targets)
-        weights = step_weights([g for g, _ in losses])
+        weights = head.weights([g for g, _ in losses])
         ce_sum = float((weights * torch.tensor([c for _, c in losses])).sum())
         return {"loss": ce_sum, "accuracy": correct / max(1, count), "targets": count}

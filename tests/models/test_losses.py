@@ -3,7 +3,8 @@ import math
 import pytest
 import torch
 
-from prmkit.train.loss import class_targets, grouped_cross_entropy, soft_cross_entropy, step_weights
+from prmkit.models.heads import class_targets
+from prmkit.models.losses import grouped_cross_entropy, soft_cross_entropy, step_weights
 
 
 def test_worked_example_is_log_two():

@@ -3,6 +3,9 @@ common alternatives (Lightman et al. use `prod`; `min` and `last` appear in Math
 
 Worked example, steps (0.9, 0.5, 0.8): prod 0.36, min 0.5, mean 0.7333, last 0.8, geomean 0.7114.
 An ORM has one "step", so every aggregation returns its score. An empty trace scores 0.
+
+`AGGREGATIONS` is open: `prmkit.rewards` registers `pspo_wrs` into it when imported (models/ does not import
+rewards/), so a verb that offers reward-shaped aggregations imports `prmkit.rewards` first.
 """
 
 from __future__ import annotations
@@ -10,26 +13,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from prmkit.rl.pspo import pspo_wrs
-
-__all__ = ["AGGREGATIONS", "aggregate"]
+__all__ = ["AGGREGATIONS", "aggregate", "geometric_mean"]
 
 
-def _prod(p: list[float]) -> float:
-    return math.prod(p)
+def geometric_mean(p: list[float]) -> float:
+    """(prod_j p_j)^(1/n), computed in log space; 0 when any score is <= 0 (PSPO eq. 10's accumulation F).
 
-
-def _geomean(p: list[float]) -> float:
+    Worked example: (0.9, 0.4) -> sqrt(0.36) = 0.6.
+    """
     return 0.0 if min(p) <= 0.0 else math.exp(sum(math.log(x) for x in p) / len(p))
 
 
 AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {
-    "prod": _prod,
+    "prod": math.prod,
     "min": min,
     "mean": lambda p: sum(p) / len(p),
     "last": lambda p: p[-1],
-    "geomean": _geomean,
-    "pspo_wrs": pspo_wrs,  # geometric mean times the adjusted Weibull of the step count (PSPO)
+    "geomean": geometric_mean,
 }
 
 

@@ -13,27 +13,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["class_targets", "grouped_cross_entropy", "soft_cross_entropy", "step_weights"]
-
-# prm3 label -> class index in (<pos>, <neu>, <neg>)
-_THREE_CLASS = {1: 0, 0: 1, -1: 2}
-
-
-def class_targets(kind: str, labels: list[float]) -> list[list[float]]:
-    """Per-target distributions over the head's classes: binary (y, 1-y); prm3 one-hot of -1/0/+1."""
-    if kind == "prm3":
-        out = []
-        for y in labels:
-            if y not in _THREE_CLASS:
-                raise ValueError(f"3-class labels must be -1, 0 or 1, got {y}")
-            row = [0.0, 0.0, 0.0]
-            row[_THREE_CLASS[int(y)]] = 1.0
-            out.append(row)
-        return out
-    for y in labels:
-        if not 0.0 <= float(y) <= 1.0:
-            raise ValueError(f"binary labels must lie in [0, 1], got {y}")
-    return [[float(y), 1.0 - float(y)] for y in labels]
+__all__ = ["grouped_cross_entropy", "soft_cross_entropy", "step_weights"]
 
 
 def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+from prmkit.models.aggregate import geometric_mean
+
 __all__ = ["WEIBULL_C", "WEIBULL_K", "WEIBULL_LAMBDA", "adjusted_weibull", "pspo_wrs"]
 
 WEIBULL_C, WEIBULL_K, WEIBULL_LAMBDA = 10.735, 1.5, 8.0  # the paper's settings (Figure 4)
@@ -29,8 +31,6 @@ def adjusted_weibull(n: float, c: float = WEIBULL_C, k: float = WEIBULL_K, lam: 
 def pspo_wrs(step_scores: list[float], c: float = WEIBULL_C, k: float = WEIBULL_K,
              lam: float = WEIBULL_LAMBDA) -> float:
     """Geometric mean of the n step scores times h(n); 0 for an empty trace or any zero score."""
-    n = len(step_scores)
-    if n == 0 or min(step_scores) <= 0.0:
+    if not step_scores:
         return 0.0
-    geo = math.exp(sum(math.log(p) for p in step_scores) / n)
-    return geo * adjusted_weibull(n, c, k, lam)
+    return geometric_mean(step_scores) * adjusted_weibull(len(step_scores), c, k, lam)

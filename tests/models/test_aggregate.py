@@ -1,6 +1,7 @@
 import pytest
 
-from prmkit.evaluate.aggregate import AGGREGATIONS, aggregate
+import prmkit.rewards  # noqa: F401  (registers pspo_wrs)
+from prmkit.models.aggregate import AGGREGATIONS, aggregate
 
 
 @pytest.mark.parametrize(("name", "value"), [("prod", 0.36), ("min", 0.5), ("mean", 2.2 / 3), ("last", 0.8),

@@ -1,37 +1,83 @@
-"""A reward model on a causal LM: the logits of reserved class tokens at step delimiters (MCNIG sec 3.3).
+"""A reward model on a causal LM: a `Head` (models/heads.py) over the decoder's hidden states at the step
+delimiters; the class-token heads read the logits of reserved class tokens (MCNIG sec 3.3).
 
 Input: q, r_1, <sep>, r_2, <sep>, ..., r_N, <sep>; each step tokenised on its own with the separator ids
 appended (`encode_steps`). At every <sep> the softmax over the <pos>/<neg> logits (or <pos>/<neu>/<neg> for
 the 3-class PSPO head) gives p(step correct). Only the class rows of the LM head are computed, at the delimiter
 positions only, so scoring costs one forward pass of the decoder body.
 
-A checkpoint is an ordinary HF directory (weights + tokenizer, LoRA merged) plus `prmkit_reward.json`.
+A checkpoint is an ordinary HF directory (weights + tokenizer, LoRA merged) plus `prmkit_reward.json`
+(and `prmkit_head.pt` for a head with parameters of its own). `RewardModel` is a `StepScorer`.
 
-    >>> prm = PRM.from_base("smollm2-135m", RewardModelConfig(kind="prm"))  # doctest: +SKIP
-    >>> prm.step_probs([("2+3*4?", ["3*4 = 12", "2 + 12 = 14"])])          # doctest: +SKIP
-    [[0.61, 0.58]]
+    >>> rm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))  # doctest: +SKIP
+    >>> rm.score_steps("2+3*4?", [["3*4 = 12", "2 + 12 = 14"], ["2+3 = 5"]])     # doctest: +SKIP
+    [[0.61, 0.58], [0.55]]
 """
 
 from __future__ import annotations
 
 import json
 import os
-from importlib import resources
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from prmkit.data.templates import load_template
+from prmkit.models.heads import HEADS, head_class
 from prmkit.models.stepwise import encode_steps
-from prmkit.train.config import RewardModelConfig
 
-__all__ = ["CONFIG_NAME", "PRM"]
+__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RewardModel", "RewardModelConfig", "length_batches"]
 
 CONFIG_NAME = "prmkit_reward.json"
+HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own
 
 
-def _template(name: str) -> str:
-    return resources.files("prmkit.templates").joinpath(f"{name}.txt").read_text(encoding="utf-8")
+@dataclass
+class RewardModelConfig:
+    """What `RewardModel.from_pretrained` needs beyond the HF weights; written as `prmkit_reward.json`.
+
+    Defaults follow the MCNIG paper (sec 3.3-3.5) and the PSPO paper for the 3-class head.
+    """
+
+    kind: str = field(default="prm", metadata={"help": "head, one of " + ", ".join(
+        f"{k} ({h.help})" for k, h in HEADS.items()) + "."})
+    sep_token: str = field(default="<|prm_sep|>", metadata={"help": "step delimiter <s_req>; added to the vocabulary "
+                                                                   "unless it already is one token (the paper picks "
+                                                                   "an unused vocabulary token)."})
+    pos_token: str = field(default="<|prm_pos|>", metadata={"help": "<s_POS>: the step is correct (label 1)."})
+    neg_token: str = field(default="<|prm_neg|>", metadata={"help": "<s_NEG>: the step is incorrect (label 0 / -1)."})
+    neu_token: str = field(default="<|prm_neu|>", metadata={"help": "neutral class of prm3 (label 0)."})
+    aggregation: str = field(default="prod", metadata={"help": "step scores -> trace score (sec 3.5: product)."})
+    prefix_template: str = field(default="prm_prefix", metadata={"help": "templates/<name>.txt, formatted with "
+                                                                         "{question}; the steps follow it."})
+
+    @property
+    def class_tokens(self) -> list[str]:
+        return [getattr(self, name) for name in head_class(self.kind).class_fields]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RewardModelConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Iterator[list[int]]:
+    """Indices of items with these token lengths, sorted by length, in batches of at most max_tokens padded
+    tokens and max_batch items. Example: lengths (5, 2, 4), max_tokens 8 -> [1, 2], [0]."""
+    current: list[int] = []
+    for idx in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if (current and (len(current) + 1) * lengths[idx] > max_tokens) or len(current) >= max_batch:
+            yield current
+            current = []
+        current.append(idx)
+    if current:
+        yield current
 
 
 def _add_rows(model: Any, size: int) -> None:
@@ -45,14 +91,20 @@ def _add_rows(model: Any, size: int) -> None:
             w[old:] = w[:old].mean(0) + w[:old].std(0) * torch.randn(size - old, w.shape[1], dtype=w.dtype)
 
 
-class PRM:
-    """(model, tokenizer, config) with the delimiter/class token ids resolved and checked."""
+class RewardModel:
+    """(model, tokenizer, config) with the delimiter/class token ids resolved and checked, and the head of
+    `config.kind`. `max_tokens`/`max_batch` bound the padded batches of `score_steps`."""
+
+    max_tokens: int = 4096
+    max_batch: int = 64
 
     def __init__(self, model: Any, tokenizer: Any, config: RewardModelConfig):
         self.model, self.tokenizer, self.config = model, tokenizer, config
         self.sep_id = self._single_id(config.sep_token)
-        self.class_ids = [self._single_id(t) for t in config.class_tokens]
-        self.prefix = _template(config.prefix_template)
+        self.target_head = head_class(config.kind)(config, self._single_id)
+        self.class_ids = self.target_head.class_ids
+        self.prefix = load_template(config.prefix_template)
+        self.scored_tokens = 0  # real tokens scored by `score_steps` (a throughput counter)
 
     def _single_id(self, token: str) -> int:
         ids = self.tokenizer(token, add_special_tokens=False)["input_ids"]
@@ -62,7 +114,7 @@ class PRM:
 
     # --- construction and checkpoints -----------------------------------------------------------------
     @classmethod
-    def from_base(cls, name_or_path: str, config: RewardModelConfig, dtype: str = "float32") -> PRM:
+    def from_base(cls, name_or_path: str, config: RewardModelConfig, dtype: str = "float32") -> RewardModel:
         """Load a base LM (fresh, not the shared cache) and add the reserved tokens it lacks."""
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -103,9 +155,11 @@ class PRM:
         model.save_pretrained(out)
         self.tokenizer.save_pretrained(out)
         (out / CONFIG_NAME).write_text(json.dumps(self.config.to_dict(), indent=2) + "\n", encoding="utf-8")
+        if state := self.target_head.state_dict():
+            torch.save(state, out / HEAD_WEIGHTS)
 
     @classmethod
-    def from_pretrained(cls, directory: str | os.PathLike[str], dtype: str = "float32") -> PRM:
+    def from_pretrained(cls, directory: str | os.PathLike[str], dtype: str = "float32") -> RewardModel:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path = Path(directory)
@@ -115,18 +169,29 @@ class PRM:
         tokenizer = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
         model.eval()
-        return cls(model, tokenizer, config)
+        rm = cls(model, tokenizer, config)
+        if (path / HEAD_WEIGHTS).is_file():
+            rm.target_head.load_state_dict(torch.load(path / HEAD_WEIGHTS, weights_only=True))
+        return rm
+
+    def parameters(self) -> list[torch.nn.Parameter]:
+        """The trainable parameters: the model's, then the head's own (none for the class-token heads)."""
+        return [p for p in [*self.model.parameters(), *self.target_head.parameters()] if p.requires_grad]
+
+    def train(self, mode: bool = True) -> None:
+        self.model.train(mode)
+        self.target_head.train(mode)
 
     # --- inputs ------------------------------------------------------------------------------------------
     def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
-        """(ids, target positions): every delimiter for prm/prm3, only the last one for orm."""
+        """(ids, target positions): the head's choice among the delimiters (all for prm/prm3, the last for orm)."""
         ids, ends = encode_steps(self.tokenizer, self.prefix.format(question=question), steps,
                                  self.config.sep_token)
         seps = [e - 1 for e in ends[1:]]
         if ids.count(self.sep_id) != len(steps) or any(ids[p] != self.sep_id for p in seps):
             raise AssertionError(f"{ids.count(self.sep_id)} separators for {len(steps)} steps: a step or the "
                                  f"question contains the separator {self.config.sep_token!r}")
-        return ids, (seps[-1:] if self.config.kind == "orm" else seps)
+        return ids, self.target_head.target_positions(seps)
 
     def collate(self, encoded: list[tuple[list[int], list[int]]]) -> dict[str, torch.Tensor]:
         """Right-pad; `positions` is (P, 2) of (row, token) for every target, in input order."""
@@ -148,27 +213,45 @@ class PRM:
         return body(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, H)
 
     def head(self, hidden: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        """Class logits at `positions`: rows of the LM head for the class tokens only."""
+        """The head's outputs at `positions` (class logits: rows of the LM head for the class tokens only)."""
         h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
-        lm_head = self.model.get_output_embeddings()
-        logits = h @ lm_head.weight[self.class_ids].T  # (P, C)
-        if getattr(lm_head, "bias", None) is not None:
-            logits = logits + lm_head.bias[self.class_ids]
-        return logits
+        return self.target_head(h, self.model.get_output_embeddings())  # (P, C)
 
     def class_logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Head outputs (P, C) of a collated batch."""
         return self.head(self.hidden(batch["input_ids"], batch["attention_mask"]), batch["positions"])
 
-    @torch.inference_mode()
     def step_probs(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
         """p(positive class) at each target of each (question, steps), from one batched forward pass."""
-        self.model.eval()
+        return self._scores([self.encode(q, steps) for q, steps in items])
+
+    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
+        """`StepScorer`: the step scores of candidate traces of one question (an orm: one score a trace)."""
+        out: list[list[float]] = [[] for _ in step_lists]
+        for i, scores in self.score_many([(question, steps) for steps in step_lists]):
+            out[i] = scores
+        return out
+
+    def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
+        """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
+        across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
         encoded = [self.encode(q, steps) for q, steps in items]
+        for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
+            scores = self._scores([encoded[i] for i in batch])
+            self.scored_tokens += sum(len(encoded[i][0]) for i in batch)
+            yield from zip(batch, scores, strict=True)
+
+    @torch.inference_mode()
+    def _scores(self, encoded: list[tuple[list[int], list[int]]]) -> list[list[float]]:
+        self.train(False)
         if not any(pos for _, pos in encoded):
             return [[] for _ in encoded]
-        probs = self.class_logits(self.collate(encoded)).float().softmax(-1)[:, 0].tolist()
+        probs = self.target_head.scores(self.class_logits(self.collate(encoded)))
         out, k = [], 0
         for _, pos in encoded:
             out.append(probs[k : k + len(pos)])
             k += len(pos)
         return out
+
+
+PRM = RewardModel  # the name before prmkit issue 9

@@ -1,0 +1,174 @@
+"""What a reward-model kind is: a `Head` over the decoder's hidden states, chosen by name from `HEADS`.
+
+A head owns everything that differs between kinds:
+
+- `class_fields`: the config fields naming its reserved class tokens (their LM-head rows form the head);
+- `target_positions`: which step delimiters carry a target (every one for prm/prm3, the last for orm);
+- `label_source`: where `prmkit.train.data` reads its labels (step labels, three-class step labels, or the
+  validator's outcome) and `check_labels` over all of them;
+- `targets` (a classmethod, like `check_labels`: no model needed): label -> target row (binary soft (y, 1 - y);
+  prm3 one-hot of -1/0/+1);
+- `keep`: the truncation policy (prm/prm3 keep the targets within max_length, orm skips the trace);
+- `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`.
+
+A head is a `torch.nn.Module`, so it may own parameters: the coming `bt` head (PUM sec 3.4 / appendix C)
+is an MLP value head on the hidden state of the last token (`target_positions` = the last delimiter, like orm),
+outputs (P, 1) utilities, and its `loss` is the Bradley-Terry CE of sigmoid(U(x, p_a) - U(x, p_b)) against the
+soft pair target t in {1, 0.5, 0} over the pairs of a batch. Its parameters train beside the model's
+(`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in
+`HEADS`.
+
+    >>> HEADS["prm3"].targets([1, 0, -1])
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import torch
+
+from prmkit.models.losses import soft_cross_entropy, step_weights
+
+__all__ = ["HEADS", "BinaryHead", "ClassTokenHead", "Head", "OutcomeHead", "ThreeClassHead", "class_targets",
+           "head_class"]
+
+
+class Head(torch.nn.Module):
+    """The interface of a reward-model head; subclasses set the class attributes and what differs."""
+
+    class_fields: ClassVar[tuple[str, ...]] = ()  # config fields of the reserved class tokens, positive first
+    label_source: ClassVar[str] = "steps"  # key of prmkit.train.data.LABEL_SOURCES
+    help: ClassVar[str] = ""
+
+    def __init__(self, config: Any, token_id: Callable[[str], int]):
+        """`token_id` resolves a reserved token to its single id (raises when it is not one token)."""
+        super().__init__()
+        self.class_ids = [token_id(getattr(config, name)) for name in self.class_fields]
+
+    def target_positions(self, separators: list[int]) -> list[int]:
+        """The positions with a target among the step delimiters (one per step, in order)."""
+        return separators
+
+    def keep(self, positions: list[int], max_length: int) -> list[int] | None:
+        """Indices of the targets kept when inputs are cut at `max_length` tokens; None = skip the trace."""
+        kept = [k for k, p in enumerate(positions) if p < max_length]
+        return kept or None
+
+    @classmethod
+    def check_labels(cls, labels: list[list[float]]) -> None:
+        """Refuse a training set this head cannot learn from (all labels of all examples)."""
+
+    @classmethod
+    def targets(cls, labels: list[float]) -> list[list[float]]:
+        raise NotImplementedError
+
+    def forward(self, hidden: torch.Tensor, lm_head: torch.nn.Module) -> torch.Tensor:
+        """Outputs (P, C) from the hidden states (P, H) at the target positions."""
+        raise NotImplementedError
+
+    def weights(self, groups: list[str]) -> torch.Tensor:
+        """Each target's share of the batch loss, from the groups (problems) of all the targets of the batch."""
+        return step_weights(groups)
+
+    def target_losses(self, outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Per-target loss (P,)."""
+        return soft_cross_entropy(outputs, targets)
+
+    def loss(self, outputs: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+        """This micro-batch's part of the batch loss (sums to `grouped_cross_entropy` over micro-batches)."""
+        return (self.target_losses(outputs, targets) * weights).sum()
+
+    def hits(self, outputs: torch.Tensor, targets: torch.Tensor) -> int:
+        """Targets whose predicted class is the target's most likely class."""
+        return int((outputs.argmax(-1) == targets.argmax(-1)).sum())
+
+    def scores(self, outputs: torch.Tensor) -> list[float]:
+        """The score of each target: p(positive class)."""
+        return outputs.float().softmax(-1)[:, 0].tolist()
+
+
+class ClassTokenHead(Head):
+    """Logits of reserved class tokens: the LM-head rows of the class tokens only (MCNIG sec 3.3)."""
+
+    def forward(self, hidden: torch.Tensor, lm_head: torch.nn.Module) -> torch.Tensor:
+        logits = hidden @ lm_head.weight[self.class_ids].T  # (P, C)
+        if getattr(lm_head, "bias", None) is not None:
+            logits = logits + lm_head.bias[self.class_ids]
+        return logits
+
+
+class BinaryHead(ClassTokenHead):
+    """prm: a target at every step delimiter, <pos>/<neg>; label y in [0, 1] -> (y, 1 - y)."""
+
+    class_fields = ("pos_token", "neg_token")
+    help = "a target per step (MCNIG sec 3.3)"
+
+    @classmethod
+    def targets(cls, labels: list[float]) -> list[list[float]]:
+        for y in labels:
+            if not 0.0 <= float(y) <= 1.0:
+                raise ValueError(f"binary labels must lie in [0, 1], got {y}")
+        return [[float(y), 1.0 - float(y)] for y in labels]
+
+
+class OutcomeHead(BinaryHead):
+    """orm: one target after the trace (MCNIG sec 3.4), the validator's verdict; a trace too long is skipped."""
+
+    label_source = "outcome"
+    help = "one target after the trace (MCNIG sec 3.4)"
+
+    def target_positions(self, separators: list[int]) -> list[int]:
+        return separators[-1:]
+
+    def keep(self, positions: list[int], max_length: int) -> list[int] | None:
+        return list(range(len(positions))) if all(p < max_length for p in positions) else None
+
+
+# prm3 label -> class index in (<pos>, <neu>, <neg>)
+_THREE_CLASS = {1: 0, 0: 1, -1: 2}
+
+
+class ThreeClassHead(ClassTokenHead):
+    """prm3 (PSPO): <pos>/<neu>/<neg> at every delimiter; labels +1/0/-1 -> one-hot."""
+
+    class_fields = ("pos_token", "neu_token", "neg_token")
+    label_source = "three_class"
+    help = "labels -1/0/+1 (PSPO)"
+
+    @classmethod
+    def targets(cls, labels: list[float]) -> list[list[float]]:
+        out = []
+        for y in labels:
+            if y not in _THREE_CLASS:
+                raise ValueError(f"3-class labels must be -1, 0 or 1, got {y}")
+            row = [0.0, 0.0, 0.0]
+            row[_THREE_CLASS[int(y)]] = 1.0
+            out.append(row)
+        return out
+
+    @classmethod
+    def check_labels(cls, labels: list[list[float]]) -> None:
+        if labels and not any(v == -1 for row in labels for v in row):
+            raise ValueError("prm3: no step is labeled -1, so the negative class would never be trained (0/1 "
+                             "labels would read as neutral/positive); give -1/0/+1 labels or --neutral-band")
+
+
+HEADS: dict[str, type[Head]] = {
+    "prm": BinaryHead,
+    "orm": OutcomeHead,
+    "prm3": ThreeClassHead,
+}
+
+
+def head_class(kind: str) -> type[Head]:
+    """`HEADS[kind]`, or a ValueError naming the kinds there are."""
+    if kind not in HEADS:
+        raise ValueError(f"unknown reward model kind '{kind}'; choose from {', '.join(HEADS)}")
+    return HEADS[kind]
+
+
+def class_targets(kind: str, labels: list[float]) -> list[list[float]]:
+    """Per-target distributions over the classes of the head `kind` (no model needed)."""
+    return head_class(kind).targets(labels)

@@ -78,3 +78,15 @@ def test_verify_reextract_rereads_answers_from_the_steps(tmp_path, capsys):
     assert "re-extracted answers: 2 changed" in capsys.readouterr().out
     got = json.loads(out.read_text())["traces"]
     assert [(t["answer"], t["correct"]) for t in got] == [(None, False), ("10", True)]
+
+
+def test_generate_from_a_config_file(tiny_model_dir, tmp_path, capsys):
+    conf, out = tmp_path / "gen.yaml", tmp_path / "pools.jsonl"
+    conf.write_text(f"data: demo\nlimit: 2\nmodel: {tiny_model_dir}\nk: 2\nmax_new_tokens: 4\nfilter: false\n")
+    assert main(["generate", "--config", str(conf), "--batch-size", "4", "--output", str(out), "--no-progress"]) == 0
+    pools = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert [len(p["traces"]) for p in pools] == [2, 2]  # no filter: every trace kept
+    assert "wrote 2 pools" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("data: demo\nnot_a_field: 1\n")
+    assert main(["generate", "--config", str(bad), "--output", str(out)]) == 2

@@ -17,6 +17,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
     "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (or import TRL)"),
     "generate": ("prmkit.cli.generate", "sample K step-delimited CoTs per problem and validate them"),
+    "rollout": ("prmkit.cli.rollout", "sample K validated continuations after each step prefix of each trace"),
     "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),
     "train": ("prmkit.cli.train", "train a reward model: prm | orm | prm3"),
     "score": ("prmkit.cli.score", "score candidate traces with a reward model"),

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import argparse
 
-from prmkit.generate import reverify_file
+from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.generate import VerifyConfig, reverify_file
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("pools", help="Pool jsonl")
-    p.add_argument("--output", default=None, help="write the re-validated pools here")
-    p.add_argument("--show", type=int, default=10, help="list at most this many changed verdicts")
-    p.add_argument("--reextract", action="store_true",
-                   help="extract each answer again from the steps first (after an extractor change)")
+    add_config_arguments(p, VerifyConfig)
 
 
 def run(args: argparse.Namespace) -> int:
-    reverify_file(args.pools, args.output, show=args.show, reextract=args.reextract)
+    cfg = config_from_args(VerifyConfig, args)
+    reverify_file(args.pools, cfg.output, show=cfg.show, reextract=cfg.reextract)
     return 0

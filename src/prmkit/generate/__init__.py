@@ -1,18 +1,33 @@
-"""Generation of step-delimited CoT pools (MCNIG paper, sec. 3.1 and 4.2): prompts, backends, filtering."""
+"""Generation of step-delimited CoT pools (MCNIG paper, sec. 3.1 and 4.2): prompts, backends, filtering; and
+rollouts, K validated continuations after step prefixes (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
 
 from prmkit.generate.backends import (
     BACKENDS,
     Backend,
     BackendOptions,
     Completion,
+    PromptBackend,
     SamplingConfig,
     make_backend,
+    row_seed,
 )
+from prmkit.generate.config import GenerateConfig, RolloutConfig, SamplerConfig
 from prmkit.generate.extract import EXTRACTORS, extract_answer, parse_completion, split_steps
 from prmkit.generate.filtering import FilterReport, filter_pools, subsample
 from prmkit.generate.pipeline import GenerationStats, answer_sets, generate_pools, make_pool
 from prmkit.generate.prompts import STEP, build_prompt
-from prmkit.generate.run import reverify_file, run_generation, solve_rate
+from prmkit.generate.reverify import VerifyConfig, reverify_file
+from prmkit.generate.rollout import (
+    PrefixRequest,
+    RolloutStats,
+    partial_answer,
+    prefix_requests,
+    prefix_seed,
+    rollout_prefixes,
+)
+from prmkit.generate.rollout_records import Continuation, Rollout
+from prmkit.generate.rollout_run import RolloutReport, run_rollout
+from prmkit.generate.run import GenerationReport, raw_path, run_generation, solve_rate
 from prmkit.generate.sources import SOURCES, load_problems
 
 __all__ = [
@@ -23,9 +38,20 @@ __all__ = [
     "Backend",
     "BackendOptions",
     "Completion",
+    "Continuation",
     "FilterReport",
+    "GenerateConfig",
+    "GenerationReport",
     "GenerationStats",
+    "PrefixRequest",
+    "PromptBackend",
+    "Rollout",
+    "RolloutConfig",
+    "RolloutReport",
+    "RolloutStats",
+    "SamplerConfig",
     "SamplingConfig",
+    "VerifyConfig",
     "answer_sets",
     "build_prompt",
     "extract_answer",
@@ -35,8 +61,15 @@ __all__ = [
     "make_backend",
     "make_pool",
     "parse_completion",
+    "partial_answer",
+    "prefix_requests",
+    "prefix_seed",
+    "raw_path",
     "reverify_file",
+    "rollout_prefixes",
+    "row_seed",
     "run_generation",
+    "run_rollout",
     "solve_rate",
     "split_steps",
     "subsample",

@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from prmkit.generate.backends.base import Backend, BackendOptions, Completion, SamplingConfig
+from prmkit.generate.backends.base import Backend, BackendOptions, Completion, PromptBackend, SamplingConfig, row_seed
 
-__all__ = ["BACKENDS", "Backend", "BackendOptions", "Completion", "SamplingConfig", "make_backend"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "BackendOptions",
+    "Completion",
+    "PromptBackend",
+    "SamplingConfig",
+    "make_backend",
+    "row_seed",
+]
 
 
 def _transformers(model: Any, options: BackendOptions) -> Backend:

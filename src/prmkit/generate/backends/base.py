@@ -5,10 +5,11 @@ Defaults are the MCNIG paper's (sec. 4.2): K independent samples with nucleus sa
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Backend", "BackendOptions", "Completion", "SamplingConfig"]
+__all__ = ["Backend", "BackendOptions", "Completion", "PromptBackend", "SamplingConfig", "row_seed"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,36 @@ class Backend(Protocol):
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         """cfg.n completions for each prompt, in prompt order."""
         ...
+
+
+class PromptBackend(Backend, Protocol):
+    """What step-prefix rollouts need beyond `Backend` (optional: a backend without it cannot roll out).
+
+    `render` applies what `generate` would apply to a prompt (the chat template); `generate_rendered` samples from
+    prompts taken verbatim (a rendered prompt followed by a partial answer) with one seed per prompt, so that a
+    prompt's samples do not depend on the other prompts of its batch.
+    """
+
+    def render(self, prompt: str) -> str:
+        """`prompt` as `generate` would feed it to the model."""
+        ...
+
+    def count_tokens(self, text: str) -> int | None:
+        """Tokens of `text` as fed to the model (None when the backend has no tokenizer)."""
+        ...
+
+    def context_length(self) -> int | None:
+        """The model's context in tokens (None when unknown)."""
+        ...
+
+    def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
+        """cfg.n completions of each verbatim prompt; sample k of prompt i is seeded by `row_seed(seeds[i], k)`."""
+        ...
+
+
+def row_seed(seed: int, k: int) -> int:
+    """The seed of sample k of a prompt seeded `seed` (independent of batch position)."""
+    return zlib.crc32(f"{seed}:{k}".encode())
 
 
 def cut_at_stop(text: str, stop: tuple[str, ...]) -> str:

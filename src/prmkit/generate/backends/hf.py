@@ -4,13 +4,18 @@ Prompts are repeated K times and generated `batch_size` sequences at a time; lef
 prompt's last token next to its first generated token, so batched and one-at-a-time sampling agree.
 When a batch holds K copies of one prompt (the usual case), the prompt is encoded once and its KV cache
 is copied K times, so a long few-shot prompt costs one prefill instead of K.
+
+Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the distinct
+prompts are prefilled once, left-padded together, and their KV cache repeated K times; each row samples with its
+own seeded generator (`row_sampling.py`), so a prefix's continuations do not depend on its batch.
+`tokens_prefilled` counts the prompt tokens actually run through the model by `generate_rendered`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop, row_seed
 from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend"]
@@ -31,10 +36,20 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.batch_size = options.batch_size
         self.chat = options.chat
+        self.tokens_prefilled = 0
+        self._stops: dict[tuple[str, ...], Any] = {}
 
     def format_prompt(self, prompt: str) -> str:
         """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
         return in_chat_template(self.tokenizer, prompt, self.chat)
+
+    render = format_prompt
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text)["input_ids"])
+
+    def context_length(self) -> int | None:
+        return getattr(self.model.config, "max_position_embeddings", None)
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         import torch
@@ -62,11 +77,60 @@ class TransformersBackend:
                 top_k=0,
                 max_new_tokens=cfg.max_new_tokens,
                 pad_token_id=tok.pad_token_id,
-                stop_strings=list(cfg.stop) or None,
-                tokenizer=tok,
+                stopping_criteria=self._stopping(cfg.stop),
             )
         new = out[:, enc["input_ids"].shape[1] :]  # (B, T_new)
         return self._decode(new.tolist(), cfg)
+
+    def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
+        """cfg.n samples of each verbatim prompt, batch_size // n prompts per batch (at least one)."""
+        per = max(1, self.batch_size // cfg.n)
+        out: list[list[Completion]] = []
+        for i in range(0, len(prompts), per):
+            out += self._prefilled_batch(prompts[i : i + per], cfg, seeds[i : i + per])
+        return out
+
+    def _prefilled_batch(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
+        import torch
+        from transformers import DynamicCache, LogitsProcessorList
+
+        from prmkit.generate.backends.row_sampling import RowSampler
+
+        tok, n = self.tokenizer, cfg.n
+        enc = tok(prompts, return_tensors="pt", padding=True)
+        ids, mask = enc["input_ids"], enc["attention_mask"]  # (P, T)
+        cache = DynamicCache(config=self.model.config)
+        if ids.shape[1] > 1:  # all but the last token, once per distinct prompt
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, :-1]
+            with torch.inference_mode():
+                self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=positions,
+                           past_key_values=cache, use_cache=True)
+            self.tokens_prefilled += int(mask[:, :-1].sum())
+            cache.batch_repeat_interleave(n)
+        self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows
+        sampler = RowSampler([row_seed(s, k) for s in seeds for k in range(n)], cfg.temperature, cfg.top_p)
+        with torch.inference_mode():
+            out = self.model.generate(
+                input_ids=ids.repeat_interleave(n, 0),
+                attention_mask=mask.repeat_interleave(n, 0),
+                past_key_values=cache if ids.shape[1] > 1 else None,
+                do_sample=False,  # RowSampler samples; greedy takes its one-hot choice
+                logits_processor=LogitsProcessorList([sampler]),
+                max_new_tokens=cfg.max_new_tokens,
+                pad_token_id=tok.pad_token_id,
+                stopping_criteria=self._stopping(cfg.stop),
+            )
+        done = self._decode(out[:, ids.shape[1] :].tolist(), cfg)  # (P * n, T_new)
+        return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
+
+    def _stopping(self, stop: tuple[str, ...]) -> Any:
+        """Stop-string criteria, built once per set of stop strings (building one scans the whole vocabulary:
+        seconds for a 49k vocabulary, which `stop_strings=` would redo on every `generate` call)."""
+        from transformers import StoppingCriteriaList, StopStringCriteria
+
+        if stop and stop not in self._stops:
+            self._stops[stop] = StopStringCriteria(self.tokenizer, list(stop))
+        return StoppingCriteriaList([self._stops[stop]] if stop else [])
 
     def _shared_prefill(self, ids: Any, copies: int) -> Any:
         """KV cache of all but the prompt's last token, computed once and repeated `copies` times."""

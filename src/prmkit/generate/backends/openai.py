@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from dataclasses import replace
 
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
 
@@ -31,6 +32,19 @@ class OpenAIBackend:
         for i in range(0, len(prompts), step):
             out += self._request(prompts[i : i + step], cfg)
         return out
+
+    def render(self, prompt: str) -> str:
+        return prompt  # /v1/completions takes raw text: no chat template
+
+    def count_tokens(self, text: str) -> int | None:
+        return None  # no tokenizer here
+
+    def context_length(self) -> int | None:
+        return None
+
+    def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
+        """One request per prompt, each with its own seed (the server's seeding decides reproducibility)."""
+        return [self._request([p], replace(cfg, seed=s))[0] for p, s in zip(prompts, seeds, strict=True)]
 
     def _request(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         body = {

@@ -27,17 +27,27 @@ class VLLMBackend:
         self.llm = LLM(model=path, dtype=options.dtype or "auto")
         self.chat = options.chat
 
-    def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+    def _params(self, cfg: SamplingConfig, seed: int):
         from vllm import SamplingParams
 
-        params = SamplingParams(
-            n=cfg.n,
-            temperature=cfg.temperature,
-            top_p=cfg.top_p,
-            max_tokens=cfg.max_new_tokens,
-            seed=cfg.seed,
-            stop=list(cfg.stop) or None,
-        )
-        tokenizer = self.llm.get_tokenizer()
-        outputs = self.llm.generate([in_chat_template(tokenizer, p, self.chat) for p in prompts], params)
+        return SamplingParams(n=cfg.n, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_new_tokens,
+                              seed=seed, stop=list(cfg.stop) or None)
+
+    def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+        return self.generate_rendered([self.render(p) for p in prompts], cfg, [cfg.seed] * len(prompts))
+
+    def render(self, prompt: str) -> str:
+        return in_chat_template(self.llm.get_tokenizer(), prompt, self.chat)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.llm.get_tokenizer()(text)["input_ids"])
+
+    def context_length(self) -> int | None:
+        return self.llm.llm_engine.model_config.max_model_len
+
+    def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
+        """One SamplingParams per prompt, seeded per prompt; vLLM's prefix caching shares each prompt's prefill."""
+        one = len(set(seeds)) == 1  # one seed for every prompt: one SamplingParams, as `generate` had
+        params = self._params(cfg, seeds[0]) if one else [self._params(cfg, s) for s in seeds]
+        outputs = self.llm.generate(prompts, params)
         return [[Completion(o.text, len(o.token_ids)) for o in out.outputs] for out in outputs]

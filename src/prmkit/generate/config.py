@@ -1,0 +1,76 @@
+"""Configs of `prmkit generate` and `prmkit rollout`: the sampling fields they share, then each verb's own.
+
+Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
+filtering that keeps up to eight traces per problem (sec 3.1). PUM (appendix, gain estimation) also samples K = 8
+continuations per prefix (at T = 0.7; set `temperature` to reproduce it). Creating a config touches neither disk
+nor network; `make_backend()` loads the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prmkit.generate.backends import Backend, BackendOptions, SamplingConfig, make_backend
+from prmkit.models.loading import DEFAULT_MODEL
+
+__all__ = ["GenerateConfig", "RolloutConfig", "SamplerConfig"]
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class SamplerConfig:
+    """How to sample: the backend, the model and the sampling settings (shared by generate and rollout)."""
+
+    k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix)."))
+    temperature: float = field(default=1.0, metadata=_help("sampling temperature (MCNIG sec 4.2: 1.0; PUM: 0.7)."))
+    top_p: float = field(default=0.95, metadata=_help("nucleus sampling mass (MCNIG sec 4.2 and PUM: 0.95)."))
+    max_new_tokens: int = field(default=512, metadata=_help("new tokens per sample at most."))
+    seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend."))
+    backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai (generate.BACKENDS)."))
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
+    batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers)."))
+    dtype: str | None = field(default=None, metadata=_help("weights dtype (None: float32 for transformers, the "
+                                                           "model's own for vllm)."))
+    base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai)."))
+    chat: bool = field(default=True, metadata=_help("few-shot Q/A prompts in the model's chat template when it has "
+                                                    "one (transformers, vllm); --no-chat sends raw text."))
+
+    def sampling(self) -> SamplingConfig:
+        return SamplingConfig(n=self.k, temperature=self.temperature, top_p=self.top_p,
+                              max_new_tokens=self.max_new_tokens, seed=self.seed)
+
+    def backend_options(self) -> BackendOptions:
+        return BackendOptions(batch_size=self.batch_size, base_url=self.base_url, chat=self.chat, dtype=self.dtype)
+
+    def make_backend(self) -> Backend:
+        """The backend, with its model loaded."""
+        return make_backend(self.backend, self.model, self.backend_options())
+
+
+@dataclass
+class GenerateConfig(SamplerConfig):
+    """`prmkit generate`: K step-delimited CoTs per problem, validated, then filtered (MCNIG sec 3.1)."""
+
+    data: str | None = field(default=None, metadata=_help("demo | humaneval | a GSM8K-style, Problem or Pool jsonl "
+                                                          "file (required)."))
+    domain: str | None = field(default=None, metadata=_help("math | python | sql | choice: override the problems' "
+                                                            "domain (None: the data's own)."))
+    limit: int | None = field(default=None, metadata=_help("use only the first N problems (None: all)."))
+    filter: bool = field(default=True, metadata=_help("apply the three filter stages of sec 3.1; --no-filter writes "
+                                                      "every generated trace (e.g. for a test set)."))
+    max_traces: int = field(default=8, metadata=_help("traces kept per problem by the filter (sec 3.1: eight)."))
+
+
+@dataclass
+class RolloutConfig(SamplerConfig):
+    """`prmkit rollout`: K continuations after step prefixes of traces (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
+
+    input: str | None = field(default=None, metadata=_help("pools to roll out: prmkit Pool jsonl, GSM8K "
+                                                           "candidates, or `demo` (required)."))
+    limit: int | None = field(default=None, metadata=_help("use only the first N pools (None: all)."))
+    positions: list[int] = field(default_factory=list, metadata=_help(
+        "prefix lengths n to roll out (0 = the no-prefix baseline, one per problem); empty: 0 and every proper "
+        "prefix 1..N-1 of each trace (the full trace is finished already)."))

@@ -1,0 +1,87 @@
+"""`prmkit verify`: re-validate the answers of a pool file (MCNIG paper, sec. 3.1), answer sets included."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.records import Pool
+from prmkit.generate.extract import extract_answer
+from prmkit.generate.pipeline import answer_sets
+from prmkit.generate.prompts import STEP
+from prmkit.generate.run import solve_rate
+from prmkit.verify import verify_answers
+
+__all__ = ["VerifyConfig", "reverify_file"]
+
+
+@dataclass
+class VerifyConfig:
+    """`prmkit verify`: what to show and whether to re-extract the answers first."""
+
+    output: str | None = field(default=None, metadata={"help": "write the re-validated pools here."})
+    show: int = field(default=10, metadata={"help": "list at most this many changed verdicts."})
+    reextract: bool = field(default=False, metadata={"help": "extract each answer again from the steps first "
+                                                             "(after an extractor change)."})
+
+
+def _stored_answers(pool: Pool) -> list[str]:
+    """The answers of the stored sets C_q, W_q that none of the pool's traces holds."""
+    own = {t.answer for t in pool.traces}
+    stored = pool.problem.meta.get("correct_answers", []) + pool.problem.meta.get("incorrect_answers", [])
+    return [a for a in dict.fromkeys(stored) if a not in own]
+
+
+def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10, reextract: bool = False,
+                  log: Callable[[str], None] = print) -> int:
+    """Re-validate every trace of a Pool file; returns the number of changed verdicts.
+
+    With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
+    after an extractor fix; traces that now have no answer get `answer=None` and fail."""
+    pools = list(read_records(path, Pool.from_dict))
+    if reextract:
+        moved = 0
+        for pool in pools:
+            for k, t in enumerate(pool.traces):
+                answer = extract_answer(pool.problem.domain, f" {STEP} ".join(t.steps))
+                moved += answer != t.answer
+                pool.traces[k] = replace(t, answer=answer)
+        log(f"re-extracted answers: {moved} changed")
+    pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
+    # The full answer sets C_q, W_q (all K samples, stored before filtering) are re-validated too, so that a
+    # filtered file keeps the answers of traces it no longer holds.
+    kept = [_stored_answers(p) for p in pools]
+    stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
+    verdicts = iter(verify_answers(pairs + stored))
+    changed, traces_of = [], []
+    for pool in pools:
+        traces = []
+        for t in pool.traces:
+            v = next(verdicts)
+            if v.ok != t.correct:
+                changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason}; answer {t.answer!r})")
+            traces.append(replace(t, correct=v.ok))
+        traces_of.append(traces)
+    out = []
+    for pool, traces, answers in zip(pools, traces_of, kept, strict=True):
+        correct, wrong = answer_sets(traces)
+        for a in answers:
+            (correct if next(verdicts).ok else wrong).append(a)
+        meta = {**pool.problem.meta, "correct_answers": list(dict.fromkeys(correct)),
+                "incorrect_answers": list(dict.fromkeys(wrong))}
+        out.append(Pool(replace(pool.problem, meta=meta), traces))
+    log(
+        f"{len(pairs)} traces in {len(pools)} pools: {len(pairs) - len(changed)} verdicts unchanged, "
+        f"{len(changed)} changed"
+    )
+    log("\n".join(changed[:show]))
+    per_trace, per_problem = solve_rate(out)
+    log(
+        f"solve rate: {per_trace:.1%} of traces correct, {per_problem:.1%} of problems solved at least once"
+    )
+    if output:
+        write_records(output, out)
+        log(f"wrote {len(out)} pools to {output}")
+    return len(changed)

@@ -1,0 +1,176 @@
+"""Rollouts: K sampled continuations after a step prefix of a trace, each validated (the primitive behind
+Math-Shepherd, OmegaPRM, PUM prefix gain, beam search and GRPO).
+
+How a prefix is rendered: the few-shot generation prompt of its problem (`prompts.build_prompt`, in the model's chat
+template when chat is on: `backend.render`), then the assistant's partial answer: the prefix steps joined with
+" [STEP] " and followed by " [STEP]", so the model goes on with the next step. A space separates prompt and partial
+answer unless the prompt ends with whitespace. Zero steps is the no-prefix baseline q(x, ∅) of PUM (sec 3.1): the
+generation prompt alone. With the math template and chat off, prefix ["3 * 4 = 12."] reads
+
+    ...Question: Tom has 3 boxes...\\nAnswer: 3 * 4 = 12. [STEP]
+
+The continuation's answer is extracted from the continuation alone (the prefix's own numbers are not answers) and
+checked with the problem's validator (`prmkit.verify.verify_answers`). Continuation k of a prefix is seeded from
+(seed, prefix id, k), never from its batch position. Prefixes of many problems share one generation batch
+(`prefixes_per_batch` x K sequences); each prefix is encoded once and its K continuations share its KV cache
+(transformers; vLLM by prefix caching). Records are appended one line per prefix (`AppendOnlyWriter`, keyed on the
+prefix id): a re-run skips prefixes already written.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from prmkit.data.jsonl import AppendOnlyWriter
+from prmkit.data.records import Pool, Problem
+from prmkit.generate.backends import Completion, PromptBackend, SamplingConfig
+from prmkit.generate.extract import parse_completion
+from prmkit.generate.prompts import STEP, STOP, build_prompt
+from prmkit.generate.rollout_records import Continuation, Rollout
+from prmkit.verify import VALIDATORS, verify_answers
+
+__all__ = ["PrefixRequest", "RolloutStats", "partial_answer", "prefix_requests", "prefix_seed", "rollout_prefixes"]
+
+
+@dataclass(frozen=True)
+class PrefixRequest:
+    """Roll out `problem` after its first `len(steps)` steps; `prefix_id` names it (`<trace_id>@<n>`)."""
+
+    prefix_id: str
+    problem: Problem
+    steps: tuple[str, ...] = ()
+
+
+@dataclass
+class RolloutStats:
+    """Counts of one `rollout_prefixes` call; `records` are the prefixes rolled out in it."""
+
+    prefixes: int = 0
+    skipped: int = 0  # already in the output file
+    rollouts: int = 0
+    tokens_generated: int = 0
+    tokens_read: int = 0  # prompt + prefix tokens, once per prefix
+    solved: int = 0
+    seconds: float = 0.0  # sampling time only (not validation)
+    records: list[Rollout] = field(default_factory=list)
+
+
+def partial_answer(rendered_prompt: str, steps: Sequence[str]) -> str:
+    """The prompt followed by the assistant's partial answer (see the module doc).
+
+    >>> partial_answer("Answer:", ["a = 1.", "b = 2."])
+    'Answer: a = 1. [STEP] b = 2. [STEP]'
+    """
+    if not steps:
+        return rendered_prompt
+    sep = "" if rendered_prompt[-1:].isspace() else " "
+    return f"{rendered_prompt}{sep}{f' {STEP} '.join(steps)} {STEP}"
+
+
+def prefix_seed(seed: int, prefix_id: str) -> int:
+    """The seed of a prefix: from the run's seed and the prefix id only."""
+    return zlib.crc32(f"{seed}:{prefix_id}".encode())
+
+
+def prefix_requests(pools: Sequence[Pool], positions: Sequence[int] = ()) -> list[PrefixRequest]:
+    """Prefixes of every trace: n = 0 (the baseline, once per problem, id `<problem_id>@0`) and n = 1..N-1
+    (id `<trace_id>@<n>`); with `positions`, only those n (n = N, a whole trace, only when asked for)."""
+    wanted = set(positions)
+    out: list[PrefixRequest] = []
+    for pool in pools:
+        if not wanted or 0 in wanted:
+            out.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))
+        for trace in pool.traces:
+            lengths = sorted(n for n in wanted if 0 < n <= len(trace.steps)) if wanted else range(1, len(trace.steps))
+            out += [PrefixRequest(f"{trace.id}@{n}", pool.problem, tuple(trace.steps[:n])) for n in lengths]
+    return out
+
+
+def _check(requests: Sequence[PrefixRequest], backend: PromptBackend) -> list[tuple[str, int]]:
+    """(rendered text, its token count or -1) of every request; bad input raises, naming the prefix."""
+    context = backend.context_length()
+    errors, seen, out = [], set(), []
+    for r in requests:
+        if r.prefix_id in seen:
+            errors.append(f"{r.prefix_id}: duplicate prefix id")
+        seen.add(r.prefix_id)
+        if r.problem.domain not in VALIDATORS:
+            errors.append(f"{r.prefix_id}: problem {r.problem.id} has domain '{r.problem.domain}', which has no "
+                          f"validator (known: {', '.join(VALIDATORS)})")
+            continue
+        bad = [k for k, s in enumerate(r.steps) if not s.strip() or STEP in s]
+        if bad:
+            errors.append(f"{r.prefix_id}: step {bad[0]} is empty or contains {STEP}")
+            continue
+        text = partial_answer(backend.render(build_prompt(r.problem)), r.steps)
+        tokens = backend.count_tokens(text)
+        if context is not None and tokens is not None and tokens >= context:
+            errors.append(f"{r.prefix_id}: prompt + prefix is {tokens} tokens, the model's context {context}")
+        out.append((text, -1 if tokens is None else tokens))
+    if errors:
+        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        raise ValueError("bad rollout input: " + "; ".join(errors[:5]) + more)
+    return out
+
+
+def _records(batch: Sequence[PrefixRequest], outs: list[list[Completion]], tokens: Sequence[int],
+             seeds: Sequence[int]) -> list[Rollout]:
+    parsed = [[parse_completion(r.problem.domain, c.text) for c in cs] for r, cs in zip(batch, outs, strict=True)]
+    pairs = [(r.problem, answer) for r, ps in zip(batch, parsed, strict=True) for _, answer in ps]
+    verdicts = iter(verify_answers(pairs))
+    records = []
+    for r, cs, ps, n_read, seed in zip(batch, outs, parsed, tokens, seeds, strict=True):
+        conts = [Continuation(c.text, steps, answer, (v := next(verdicts)).ok, v.reason, c.tokens)
+                 for c, (steps, answer) in zip(cs, ps, strict=True)]
+        records.append(Rollout(r.prefix_id, r.problem.id, len(r.steps), seed, None if n_read < 0 else n_read, conts))
+    return records
+
+
+def rollout_prefixes(
+    requests: Sequence[PrefixRequest],
+    backend: PromptBackend,
+    cfg: SamplingConfig,
+    output: str | Path | None = None,
+    prefixes_per_batch: int = 4,
+    progress: Callable[[int], None] | None = None,
+) -> RolloutStats:
+    """cfg.n continuations after each prefix not yet in `output` (all of them without an output file).
+
+    Every request is checked before anything is generated or written. `cfg.stop` defaults to the domain's stops.
+    """
+    if not hasattr(backend, "generate_rendered"):
+        raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
+    rendered = dict(zip((r.prefix_id for r in requests), _check(requests, backend), strict=True))
+    stats = RolloutStats()
+    writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None
+    try:
+        todo = [r for r in requests if not writer or r.prefix_id not in writer.done]
+        stats.skipped = len(requests) - len(todo)
+        if progress and stats.skipped:
+            progress(stats.skipped)
+        for i in range(0, len(todo), max(1, prefixes_per_batch)):
+            batch = todo[i : i + max(1, prefixes_per_batch)]
+            stop = cfg.stop or tuple(dict.fromkeys(s for r in batch for s in STOP.get(r.problem.domain, ())))
+            seeds = [prefix_seed(cfg.seed, r.prefix_id) for r in batch]
+            start = time.perf_counter()
+            outs = backend.generate_rendered([rendered[r.prefix_id][0] for r in batch], replace(cfg, stop=stop), seeds)
+            stats.seconds += time.perf_counter() - start
+            for record in _records(batch, outs, [rendered[r.prefix_id][1] for r in batch], seeds):
+                if writer:
+                    writer.write(record)
+                stats.records.append(record)
+                stats.prefixes += 1
+                stats.rollouts += len(record.continuations)
+                stats.tokens_generated += record.tokens_generated
+                stats.tokens_read += record.tokens_read or 0
+                stats.solved += record.solved
+            if progress:
+                progress(len(batch))
+    finally:
+        if writer:
+            writer.close()
+    return stats

@@ -14,7 +14,7 @@ from prmkit.generate.backends import (
 from prmkit.generate.config import GenerateConfig, RolloutConfig, SamplerConfig
 from prmkit.generate.extract import EXTRACTORS, extract_answer, parse_completion, split_steps
 from prmkit.generate.filtering import FilterReport, filter_pools, subsample
-from prmkit.generate.pipeline import GenerationStats, answer_sets, generate_pools, make_pool
+from prmkit.generate.pipeline import GenerationStats, generate_pools, make_pool
 from prmkit.generate.prompts import STEP, build_prompt
 from prmkit.generate.reverify import VerifyConfig, reverify_file
 from prmkit.generate.rollout import (
@@ -52,7 +52,6 @@ __all__ = [
     "SamplerConfig",
     "SamplingConfig",
     "VerifyConfig",
-    "answer_sets",
     "build_prompt",
     "extract_answer",
     "filter_pools",

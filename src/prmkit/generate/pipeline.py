@@ -23,7 +23,7 @@ from prmkit.generate.extract import parse_completion
 from prmkit.generate.prompts import STOP, build_prompt
 from prmkit.verify import verify_answers
 
-__all__ = ["GenerationStats", "answer_sets", "generate_pools", "make_pool"]
+__all__ = ["GenerationStats", "generate_pools", "make_pool"]
 
 
 @dataclass
@@ -40,12 +40,6 @@ class GenerationStats:
         return self.tokens / self.seconds if self.seconds else 0.0
 
 
-def answer_sets(traces: Sequence[Trace]) -> tuple[list[str], list[str]]:
-    """C_q and W_q: the distinct extracted answers that are correct / incorrect, in first-seen order, one per
-    value (`prmkit.data.answers.distinct_answers`: "1,000" and "1000.0" are one answer)."""
-    return distinct_answers(traces)
-
-
 def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:
     """Traces from K completions: steps split on [STEP], answers extracted and validated in parallel."""
     parsed = [parse_completion(problem.domain, text) for text in texts]
@@ -54,7 +48,7 @@ def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:
         Trace(f"{problem.id}/s{k}", problem.id, steps, answer, v.ok, source)
         for k, ((steps, answer), v) in enumerate(zip(parsed, verdicts, strict=True))
     ]
-    correct, wrong = answer_sets(traces)
+    correct, wrong = distinct_answers(traces)
     meta = {**problem.meta, "correct_answers": correct, "incorrect_answers": wrong}
     return Pool(replace(problem, meta=meta), traces)
 

@@ -7,13 +7,12 @@ placeholders, filled by plain replacement so that braces in code and LaTeX need 
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from prmkit.data.records import Problem
+from prmkit.data.templates import load_template
 
-__all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "in_chat_template", "load_template"]
+__all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "domain_template", "in_chat_template"]
 
 STEP = "[STEP]"
 # where a completion ends: the model starting the next few-shot item
@@ -31,16 +30,16 @@ _TEMPLATE_OF = {
 }
 
 
-@cache
-def load_template(domain: str) -> str:
+def domain_template(domain: str) -> str:
+    """The built-in few-shot template of a domain (through the one template loader, `prmkit.data.templates`)."""
     if domain not in _TEMPLATE_OF:
         raise ValueError(f"no prompt template for domain '{domain}'; known: {', '.join(_TEMPLATE_OF)}")
-    return resources.files("prmkit.templates").joinpath(_TEMPLATE_OF[domain]).read_text(encoding="utf-8")
+    return load_template(_TEMPLATE_OF[domain])
 
 
 def build_prompt(problem: Problem, template: str | None = None) -> str:
     """The few-shot prompt for one problem (the question of a code problem is its function stub)."""
-    text = template if template is not None else load_template(problem.domain)
+    text = template if template is not None else domain_template(problem.domain)
     question = (
         problem.meta.get("prompt", problem.question) if problem.domain == "python" else problem.question
     )

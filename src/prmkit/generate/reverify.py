@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from prmkit.data.answers import distinct_answers
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.records import Pool
 from prmkit.generate.extract import extract_answer
-from prmkit.generate.pipeline import answer_sets
 from prmkit.generate.prompts import STEP
 from prmkit.generate.run import solve_rate
 from prmkit.verify import verify_answers
@@ -66,7 +66,7 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
         traces_of.append(traces)
     out = []
     for pool, traces, answers in zip(pools, traces_of, kept, strict=True):
-        correct, wrong = answer_sets(traces)
+        correct, wrong = distinct_answers(traces)
         for a in answers:
             (correct if next(verdicts).ok else wrong).append(a)
         meta = {**pool.problem.meta, "correct_answers": list(dict.fromkeys(correct)),

@@ -21,7 +21,7 @@ import torch
 from prmkit.data.answers import answer_sets
 from prmkit.data.gsm8k import read_gsm8k_candidates
 from prmkit.label import InformationConfig, make_scorer, paper_tokens
-from prmkit.label.scorer import InformationScorer
+from prmkit.label.information_scorer import InformationScorer
 from prmkit.models.loading import load_model
 from prmkit.models.stepwise import encode_steps
 

@@ -25,7 +25,7 @@ from prmkit.label.mcnig import mcnig
 from prmkit.models.loading import DEFAULT_MODEL
 
 if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
-    from prmkit.label.scorer import InformationScorer
+    from prmkit.label.information_scorer import InformationScorer
 
 __all__ = ["METHODS", "InformationConfig", "InformationLabeler", "make_scorer", "paper_tokens"]
 
@@ -44,7 +44,7 @@ class InformationConfig:
 
 def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> InformationScorer:
     """The scorer of `config`'s templates and separator (built-in label_prompt.txt / answer_cue.txt by default)."""
-    from prmkit.label.scorer import InformationScorer
+    from prmkit.label.information_scorer import InformationScorer
 
     return InformationScorer(model, tokenizer, load_template("label_prompt", config.prompt_template),
                              load_template("answer_cue", config.cue_template), config.sep)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from prmkit.label.scorer import InformationScorer, build_segments
+from prmkit.label.information_scorer import InformationScorer, build_segments
 from prmkit.models.stepwise import encode_steps
 
 QUESTION = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"

@@ -37,10 +37,17 @@ def _openai(model: Any, options: BackendOptions) -> Backend:
     return OpenAIBackend(model, options)
 
 
+def _ct2(model: Any, options: BackendOptions) -> Backend:
+    from prmkit.generate.backends.ct2 import CT2Backend
+
+    return CT2Backend(model, options)
+
+
 BACKENDS: dict[str, Callable[[Any, BackendOptions], Backend]] = {
     "transformers": _transformers,
     "vllm": _vllm,
     "openai": _openai,
+    "ct2": _ct2,
 }
 
 

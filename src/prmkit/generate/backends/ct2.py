@@ -1,0 +1,124 @@
+"""CTranslate2 backend: int8 CPU sampling of a Llama-family HF checkpoint (the embedded model by default).
+
+The HF checkpoint is converted once with ctranslate2's transformers converter and cached under
+`cache_dir()/ct2/<name>-<quantization>` (written aside, then renamed atomically), like the GGUF conversion.
+Prompts are rendered in the model's chat template exactly as in the transformers backend.
+
+Prefix sharing: with `share_prefix` on, the K samples of one prompt are generated in one call whose
+`static_prompt` is the prompt minus its last token, so ctranslate2 runs the prefill once and copies its
+KV state K times; otherwise all prompts x K go in one batch (each copy prefilled on its own).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+from prmkit.generate.prompts import in_chat_template
+
+__all__ = ["CT2Backend", "convert_to_ct2"]
+
+
+def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8", cache: Path | None = None) -> Path:
+    """The ctranslate2 model directory for an embedded name or HF directory, converted on first use only."""
+    from prmkit.models.loading import EMBEDDED, cache_dir, resolve_model
+
+    source = resolve_model(model)
+    digest = hashlib.sha1(str(source.resolve()).encode()).hexdigest()[:8]
+    name = str(model) if str(model) in EMBEDDED else f"{source.name}-{digest}"
+    target = (cache or cache_dir() / "ct2") / f"{name}-{quantization}"
+    if (target / "model.bin").is_file():
+        return target
+    from ctranslate2.converters import TransformersConverter
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for stale in target.parent.glob(f".{target.name}-*"):  # left by a conversion killed an hour or more ago
+        if time.time() - stale.stat().st_mtime > 3600:
+            shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
+    try:
+        TransformersConverter(str(source), load_as_float16=False).convert(str(tmp), quantization=quantization,
+                                                                          force=True)
+        _fill_missing_tokens(tmp / "config.json")
+        os.replace(tmp, target)
+    except OSError:
+        if not (target / "model.bin").is_file():
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _fill_missing_tokens(config: Path) -> None:
+    """ctranslate2 refuses a null bos/unk token (a tokenizer without them): use the end token in their place."""
+    data = json.loads(config.read_text(encoding="utf-8"))
+    for key in ("bos_token", "unk_token"):
+        if data.get(key) is None:
+            data[key] = data["eos_token"]
+    config.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+class CT2Backend:
+    name = "ct2"
+
+    def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None,
+                 threads: int = 2, share_prefix: bool = True):
+        import ctranslate2  # noqa: F401  (fails early when it is not installed)
+        from transformers import AutoTokenizer
+
+        from prmkit.models.loading import resolve_model
+
+        options = options or BackendOptions()
+        if not isinstance(model, str):
+            raise TypeError("the ct2 backend needs a model name or HF directory, not a loaded model")
+        quantization = options.dtype or "int8"
+        self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(model))
+        self._path = str(convert_to_ct2(model, quantization))
+        self._settings = dict(device="cpu", compute_type=quantization, intra_threads=threads, inter_threads=1)
+        self.generator: Any = None  # made per generate() call, see there
+        self.chat = options.chat
+        self.batch_size = options.batch_size
+        self.share_prefix = share_prefix
+
+    def format_prompt(self, prompt: str) -> str:
+        return in_chat_template(self.tokenizer, prompt, self.chat)
+
+    def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+        import ctranslate2
+
+        # ctranslate2 seeds each worker thread's generator when the thread starts: new threads, so the seed holds
+        ctranslate2.set_random_seed(cfg.seed)
+        self.generator = ctranslate2.Generator(self._path, **self._settings)
+        tokens = [self.tokenizer.convert_ids_to_tokens(self.tokenizer(self.format_prompt(p)).input_ids)
+                  for p in prompts]
+        options = dict(max_length=cfg.max_new_tokens, include_prompt_in_result=False, sampling_topk=0,
+                       sampling_topp=cfg.top_p, sampling_temperature=cfg.temperature,
+                       end_token=self.tokenizer.eos_token)
+        if self.share_prefix:
+            rows = [self._shared(t, cfg.n, options) for t in tokens]
+        else:
+            flat = [t for t in tokens for _ in range(cfg.n)]
+            results = self.generator.generate_batch(flat, max_batch_size=self.batch_size, **options)
+            ids = [r.sequences_ids[0] for r in results]
+            rows = [ids[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
+        return [[self._completion(r, cfg) for r in row] for row in rows]
+
+    def _shared(self, tokens: list[str], n: int, options: dict[str, Any]) -> list[list[int]]:
+        """n samples after one prefill of all but the prompt's last token (cached as ctranslate2's static prompt)."""
+        if len(tokens) < 2:
+            results = self.generator.generate_batch([tokens] * n, **options)
+        else:
+            results = self.generator.generate_batch([tokens[-1:]] * n, static_prompt=tokens[:-1],
+                                                    cache_static_prompt=False, **options)
+        return [r.sequences_ids[0] for r in results]
+
+    def _completion(self, ids: list[int], cfg: SamplingConfig) -> Completion:
+        text = self.tokenizer.decode(ids, skip_special_tokens=True)
+        return Completion(cut_at_stop(text, cfg.stop), len(ids))

@@ -93,41 +93,49 @@ def _first_error(obj: dict[str, Any], where: str) -> int | None:
     return value
 
 
-def _read_labels(name: str, path: str) -> Source:
-    source = Source(name, "nats", "step0", 0.0)
+def _fill(source: Source, path: str, mark: Callable[[Source, dict[str, Any], str], tuple[str, Mark]]) -> Source:
+    """Read every line of `path` into `source`: `mark` turns one record into (trace id, Mark)."""
     for lineno, obj in iter_json(path):
         where = f"{path}:{lineno}"
         first = _first_error(obj, where)
-        try:
-            rec = StepLabels.from_dict(obj)
-        except RecordError as e:
-            raise DataError(f"{where}: {e}") from None
-        if rec.threshold is not None and not source.marks:
-            source.center = float(rec.threshold)
-        source.reading = str(rec.params.get("reference", "step0"))
-        if source.reading not in TRAJECTORIES:
-            raise DataError(f"{where}: params.reference {source.reading!r} is not one of {sorted(TRAJECTORIES)}")
-        tau = source.center if rec.threshold is None else float(rec.threshold)
-        labels = rec.labels or ([int(s > tau) for s in rec.scores] if rec.threshold is not None else [])
-        source.marks[rec.trace_id] = Mark([float(s) for s in rec.scores], labels, tau)
+        trace_id, value = mark(source, obj, where)
+        source.marks[trace_id] = value
         if first is not None:
-            source.first_errors[rec.trace_id] = first
+            source.first_errors[trace_id] = first
     return source
+
+
+def _label_mark(source: Source, obj: dict[str, Any], where: str) -> tuple[str, Mark]:
+    """A StepLabels line; the first threshold seen centres the colour scale, params.reference picks the reading."""
+    try:
+        rec = StepLabels.from_dict(obj)
+    except RecordError as e:
+        raise DataError(f"{where}: {e}") from None
+    if rec.threshold is not None and not source.marks:
+        source.center = float(rec.threshold)
+    source.reading = str(rec.params.get("reference", "step0"))
+    if source.reading not in TRAJECTORIES:
+        raise DataError(f"{where}: params.reference {source.reading!r} is not one of {sorted(TRAJECTORIES)}")
+    tau = source.center if rec.threshold is None else float(rec.threshold)
+    labels = rec.labels or ([int(s > tau) for s in rec.scores] if rec.threshold is not None else [])
+    return rec.trace_id, Mark([float(s) for s in rec.scores], labels, tau)
+
+
+def _score_mark(source: Source, obj: dict[str, Any], where: str) -> tuple[str, Mark]:
+    """A `prmkit score` line: step probabilities, labeled 1 above 0.5."""
+    steps = obj.get("step_scores")
+    if not isinstance(obj.get("id"), str) or not isinstance(steps, list) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in steps):
+        raise DataError(f"{where}: a score record needs 'id' (str) and 'step_scores' (list of numbers)")
+    return obj["id"], Mark([float(v) for v in steps], [int(v > 0.5) for v in steps], 0.5)
+
+
+def _read_labels(name: str, path: str) -> Source:
+    return _fill(Source(name, "nats", "step0", 0.0), path, _label_mark)
 
 
 def _read_scores(name: str, path: str) -> Source:
-    source = Source(name, "probability", "probability", 0.5)
-    for lineno, obj in iter_json(path):
-        where = f"{path}:{lineno}"
-        first = _first_error(obj, where)
-        steps = obj.get("step_scores")
-        if not isinstance(obj.get("id"), str) or not isinstance(steps, list) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in steps):
-            raise DataError(f"{where}: a score record needs 'id' (str) and 'step_scores' (list of numbers)")
-        source.marks[obj["id"]] = Mark([float(v) for v in steps], [int(v > 0.5) for v in steps], 0.5)
-        if first is not None:
-            source.first_errors[obj["id"]] = first
-    return source
+    return _fill(Source(name, "probability", "probability", 0.5), path, _score_mark)
 
 
 SOURCE_READERS: dict[str, Callable[[str, str], Source]] = {"labels": _read_labels, "scores": _read_scores}

@@ -28,8 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = [config_from_args(cls, args) for cls in labeler_configs()]
-    reports = label_pools(read_pools(args.input, args.format, args.allow_duplicates), config_from_args(LabelConfig, args), args.output,
-                          settings, progress=not args.quiet)
+    pools = read_pools(args.input, args.format, args.allow_duplicates)
+    reports = label_pools(pools, config_from_args(LabelConfig, args), args.output, settings, progress=not args.quiet)
     for report in reports.values():
         print(json.dumps(report.to_dict(), indent=2))
     return 0

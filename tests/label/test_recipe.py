@@ -48,7 +48,7 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     assert all(r["threshold"] == 2.0 and r["params"] == {"method": "length", "unit": "chars"} for r in records.values())
     # a re-run finds everything written: nothing labeled, the skip still counted, the same labels
     again = label_pools(pools, LabelConfig(method="length"), out, progress=False)["length"]
-    assert (again.problems, again.traces, again.resumed, again.skipped) == (0, 0, 2, {"no traces": 1})
+    assert (again.problems, again.traces, again.resumed, again.skipped) == (0, 0, 2, {"pools without traces": 1})
     assert {r["trace_id"]: r for r in read(out)} == records
     # another setting into the same file is refused, naming the difference; the delay changes no score
     with pytest.raises(ValueError, match="unit: 'chars' -> 'words'"):

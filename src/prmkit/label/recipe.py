@@ -163,9 +163,15 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler], outputs: Ma
         for lab in labelers:
             for m in lab.methods:
                 _check_resume(outputs[m], lab.params(m))
+        fresh = [path for path in outputs.values() if not Path(path).exists()]
         writers = {m: held.enter_context(AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]))
                    for m in served}
-        todo = _owed(pools, labelers, writers, reports, skip_too_long)
+        try:
+            todo = _owed(pools, labelers, writers, reports, skip_too_long)
+        except BaseException:  # an input error before any labeling leaves no empty output behind
+            for path in fresh:
+                Path(path).unlink(missing_ok=True)
+            raise
         for pool, work in _progress(todo, progress, ",".join(served)):
             for k, owed in work.items():
                 _label_one(pool, labelers[k], owed, writers, reports)

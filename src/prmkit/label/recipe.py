@@ -229,7 +229,7 @@ def _drop_unreadable(pool: Pool, lab: Labeler, work: dict[str, set[str]], report
                          "allows, or pass --skip-too-long to skip such traces")
     for m, ids in work.items():
         _count(reports[m], "traces too long", len(ids & bad.keys()))
-        ids -= bad.keys()
+        ids.difference_update(bad)
 
 
 def _label_one(pool: Pool, labeler: Labeler, owed: dict[str, set[str]], writers: Mapping[str, AppendOnlyWriter],

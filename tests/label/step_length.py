@@ -34,6 +34,9 @@ class StepLength:
     def skip_reason(self, pool: Pool, method: str) -> str | None:
         return None if pool.traces else "no traces"
 
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        return {}
+
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
         time.sleep(self.config.delay)
         measure, records = UNITS[self.config.unit], {}

@@ -35,7 +35,7 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     pools = [Pool.from_dict(p) for p in HAND]
     out = tmp_path / "len.jsonl"
     report = label_pools(pools, LabelConfig(method="length"), out, [StepLengthConfig()], progress=False)["length"]
-    assert (report.problems, report.traces, report.resumed, report.skipped) == (2, 4, 0, {"no traces": 1})
+    assert (report.problems, report.traces, report.resumed, report.skipped) == (2, 4, 0, {"pools without traces": 1})
     assert report.sweeps["final_excluded"] == {"tau": 2.0, "balanced_accuracy": 0.75, "n": 4}
     assert report.sweeps["final_included"] == {"tau": 0.0, "balanced_accuracy": 0.5, "n": 4}
     assert report.sweeps["applied"] == {"tau": 2.0, "balanced_accuracy": 0.75}
@@ -48,7 +48,7 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     assert all(r["threshold"] == 2.0 and r["params"] == {"method": "length", "unit": "chars"} for r in records.values())
     # a re-run finds everything written: nothing labeled, the skip still counted, the same labels
     again = label_pools(pools, LabelConfig(method="length"), out, progress=False)["length"]
-    assert (again.problems, again.traces, again.resumed, again.skipped) == (0, 0, 2, {"no traces": 1})
+    assert (again.problems, again.traces, again.resumed, again.skipped) == (0, 0, 2, {"pools without traces": 1})
     assert {r["trace_id"]: r for r in read(out)} == records
     # another setting into the same file is refused, naming the difference; the delay changes no score
     with pytest.raises(ValueError, match="unit: 'chars' -> 'words'"):

@@ -13,6 +13,7 @@ import argparse
 import json
 
 import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
+from prmkit.data.outputs import atomic_path, check_output_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,11 +48,14 @@ def _files(items: list[str]) -> dict[str, str]:
 
 def _write(path: str | None, report: dict) -> None:
     if path:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=2)
+        with atomic_path(path) as tmp:
+            tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
 
 
 def run(args: argparse.Namespace) -> int:
+    for path, what in ((args.output, "output"), (getattr(args, "plot", None), "plot")):
+        if path:
+            check_output_path(path, what=what)
     return WHAT[args.what](args)
 
 

@@ -21,13 +21,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="StepLabels JSONL (append-only; a re-run resumes); with several methods use {method}")
     p.add_argument("--format", default="auto", help="input format (default: detected from the first line)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--allow-duplicates", action="store_true",
+                   help="keep the first of repeated problem ids instead of refusing the input")
     add_config_arguments(p, LabelConfig, *labeler_configs())
 
 
 def run(args: argparse.Namespace) -> int:
     settings = [config_from_args(cls, args) for cls in labeler_configs()]
-    reports = label_pools(read_pools(args.input, args.format), config_from_args(LabelConfig, args), args.output,
-                          settings, progress=not args.quiet)
+    pools = read_pools(args.input, args.format, args.allow_duplicates)
+    reports = label_pools(pools, config_from_args(LabelConfig, args), args.output, settings, progress=not args.quiet)
     for report in reports.values():
         print(json.dumps(report.to_dict(), indent=2))
     return 0

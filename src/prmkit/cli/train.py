@@ -34,17 +34,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--neutral-band", type=float,
                         help="prm3 from IG/MCNIG labels: steps with |score - tau| <= B are neutral (0), above +1, "
                              "below -1")
+    parser.add_argument("--allow-duplicates", action="store_true",
+                        help="keep the first of repeated problem ids / labeled trace ids instead of refusing")
+    parser.add_argument("--require-all-labels", action="store_true",
+                        help="a trace without labels or a label without a trace is an error")
     add_config_arguments(parser, TrainConfig, RewardModelConfig, skip=("kind",))
 
 
 def run(args: argparse.Namespace) -> int:
+    from prmkit.data.join import JoinReport
+    from prmkit.data.outputs import check_output_path
     from prmkit.train.data import read_training_set
     from prmkit.train.recipe import default_held_out, train_reward_model
 
+    check_output_path(args.output, directory=True)
     train_config = config_from_args(TrainConfig, args)
     model_config = config_from_args(RewardModelConfig, args, kind=args.kind)
+    report = JoinReport()
     examples = read_training_set(args.kind, args.pools, args.labels, args.problems_range, args.soft,
-                                 args.neutral_band)
+                                 args.neutral_band, report, args.allow_duplicates, args.require_all_labels)
+    print(f"join: {report.line()}", flush=True)
     if not examples:
         raise ValueError("no training examples: check that --labels trace ids match --pools")
     held_out = default_held_out(examples) if args.held_out is None else args.held_out

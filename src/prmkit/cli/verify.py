@@ -21,5 +21,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cfg = config_from_args(VerifyConfig, args)
-    reverify_file(args.pools, cfg.output, show=cfg.show, reextract=cfg.reextract)
+    reverify_file(args.pools, cfg.output, show=cfg.show, reextract=cfg.reextract,
+                  allow_duplicates=cfg.allow_duplicates)
     return 0

@@ -7,23 +7,36 @@
 | `gsm8k`             | question, answer (with a final `#### x`)         | `read_gsm8k`             |
 | `trl`               | prompt, completions, labels                      | `read_trl`               |
 
-The name `demo` (instead of a path) gives the built-in demo pools (`prmkit.data.demo_pools`).
+The name `demo` (instead of a path) gives the built-in demo pools (`prmkit.data.demo_pools`). Each pool keeps
+the `file:line` it came from (`Pool.origin`). A problem id that comes twice is an error naming both lines,
+unless `allow_duplicates` (then the first copy is kept and the later ones are dropped); a file with no
+records is an error in every reader.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
-from prmkit.data.jsonl import DataError, iter_json, read_records
-from prmkit.data.records import Pool
+from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.records import Pool, RecordError
 from prmkit.data.trl import read_trl
 
-__all__ = ["POOL_READERS", "detect_format", "read_pools"]
+__all__ = ["POOL_READERS", "detect_format", "read_pools", "unique_pools"]
+
+def _read_pool_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
+    for lineno, obj in iter_json(path):
+        try:
+            pool = Pool.from_dict(obj)
+        except (RecordError, KeyError, TypeError, ValueError) as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+        pool.origin = f"{path}:{lineno}"
+        yield pool
+
 
 POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {
-    "pool": lambda path: read_records(path, Pool.from_dict),
+    "pool": _read_pool_file,
     "gsm8k-candidates": read_gsm8k_candidates,
     "gsm8k": read_gsm8k,
     "trl": lambda path: (pool for pool, _ in read_trl(path)),
@@ -48,7 +61,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     raise DataError(f"{path}: no records")
 
 
-def read_pools(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[Pool]:
+def read_pools(path: str | os.PathLike[str], fmt: str = "auto", allow_duplicates: bool = False) -> Iterator[Pool]:
+    """The pools of `path` (format `fmt`, or detected), checked: ids unique (see `unique_pools`), not empty."""
     if str(path) == "demo" and not os.path.exists(path):
         from prmkit.data.demo_pools import demo_pools
 
@@ -56,4 +70,21 @@ def read_pools(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[Pool
     name = detect_format(path) if fmt == "auto" else fmt
     if name not in POOL_READERS:
         raise ValueError(f"unknown format {name!r}; choose from {sorted(POOL_READERS)}")
-    return POOL_READERS[name](path)
+    return unique_pools(POOL_READERS[name](path), allow_duplicates, str(path))
+
+
+def unique_pools(pools: Iterable[Pool], allow_duplicates: bool = False, source: str = "input") -> Iterator[Pool]:
+    """`pools` without repeated problem ids: a repeat is a DataError naming both positions, or (with
+    `allow_duplicates`) dropped; no pool at all is a DataError."""
+    seen: dict[str, str] = {}
+    for pool in pools:
+        pid = pool.problem.id
+        if pid in seen:
+            if allow_duplicates:
+                continue
+            raise DataError(f"{pool.origin or source}: problem id {pid!r} repeats {seen[pid] or 'an earlier pool'}; "
+                            "remove the copy or pass --allow-duplicates to keep the first")
+        seen[pid] = pool.origin
+        yield pool
+    if not seen:
+        raise DataError(f"{source}: no pools (the input is empty)")

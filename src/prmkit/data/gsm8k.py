@@ -49,7 +49,7 @@ def read_gsm8k(path: str | os.PathLike[str], split: str = "train") -> Iterator[P
             raise DataError(f"{path}:{lineno}: field 'answer' has no final '#### x' line")
         pid = f"gsm8k-{split}-{k}"
         problem = Problem(pid, question, answer, "\n".join(steps), "math", {"source": "gsm8k", "line": lineno})
-        yield Pool(problem, [Trace(f"{pid}/reference", pid, steps, answer, True, "reference")])
+        yield Pool(problem, [Trace(f"{pid}/reference", pid, steps, answer, True, "reference")], f"{path}:{lineno}")
 
 
 def read_gsm8k_candidates(path: str | os.PathLike[str]) -> Iterator[Pool]:
@@ -70,4 +70,4 @@ def read_gsm8k_candidates(path: str | os.PathLike[str]) -> Iterator[Pool]:
                 raise DataError(f"{path}:{lineno}: field '{source}.is_correct' must be a boolean")
             steps, answer = split_solution(entry["solution"])
             traces.append(Trace(f"{pid}/{source}", pid, steps, answer, entry["is_correct"], source))
-        yield Pool(problem, traces)
+        yield Pool(problem, traces, f"{path}:{lineno}")

@@ -1,23 +1,90 @@
 """Pools joined with their StepLabels on `trace_id`: the one join behind training examples and TRL export.
 
+The rules, the same for every verb that joins: a trace id labeled twice is an error naming both lines
+(`read_labels`; `allow_duplicates` keeps the first); traces with no steps are skipped and counted; traces
+without labels and labels without a trace are counted in a `JoinReport`, and `require_all` makes either an
+error.
+
     >>> [(t.id, lab is not None) for _, t, lab in join_labels(pools, labels)]  # doctest: +SKIP
     [('gsm8k-dev-0/6b_finetuning', True), ('gsm8k-dev-0/6b_verification', False)]
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
 
-from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.records import Pool, RecordError, StepLabels, Trace
 
-__all__ = ["join_labels"]
+__all__ = ["JoinReport", "join_labels", "read_labels"]
 
 
-def join_labels(pools: Iterable[Pool], labels: Iterable[StepLabels] | None
-                ) -> Iterator[tuple[Pool, Trace, StepLabels | None]]:
-    """(pool, trace, its labels or None) for every trace of every pool, in pool order; a later label record
-    for the same trace wins."""
-    by_id = {lab.trace_id: lab for lab in labels or []}
+@dataclass
+class JoinReport:
+    """What a join kept and left out: traces seen, labeled, without labels, without steps (skipped), and
+    label records that match no trace."""
+
+    traces: int = 0
+    labeled: int = 0
+    unlabeled: int = 0
+    no_steps: int = 0
+    orphan_labels: int = 0
+
+    def line(self) -> str:
+        return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in asdict(self).items())
+
+
+def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) -> list[StepLabels]:
+    """The StepLabels of `path`; a trace id that comes twice is a DataError naming both lines (or, with
+    `allow_duplicates`, the first record is kept); an empty file is a DataError."""
+    seen: dict[str, int] = {}
+    out = []
+    for lineno, obj in iter_json(path):
+        try:
+            rec = StepLabels.from_dict(obj)
+        except (RecordError, KeyError, TypeError, ValueError) as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+        if rec.trace_id in seen:
+            if allow_duplicates:
+                continue
+            raise DataError(f"{path}:{lineno}: trace id {rec.trace_id!r} is labeled again (first at "
+                            f"{path}:{seen[rec.trace_id]}); remove the copy or pass --allow-duplicates")
+        seen[rec.trace_id] = lineno
+        out.append(rec)
+    if not out:
+        raise DataError(f"{path}: no label records (the file is empty)")
+    return out
+
+
+def join_labels(pools: Iterable[Pool], labels: Iterable[StepLabels] | None, report: JoinReport | None = None,
+                require_all: bool = False) -> Iterator[tuple[Pool, Trace, StepLabels | None]]:
+    """(pool, trace, its labels or None) for every trace with steps of every pool, in pool order.
+
+    `report` receives the counts (orphan labels once the pools are exhausted); with `require_all`, a trace
+    without labels or a label without a trace is a ValueError (checked when the join ends)."""
+    report = report if report is not None else JoinReport()
+    by_id: dict[str, StepLabels] = {}
+    for lab in labels or []:
+        if lab.trace_id in by_id:
+            raise ValueError(f"trace id {lab.trace_id!r} is labeled twice")
+        by_id[lab.trace_id] = lab
+    used: set[str] = set()
     for pool in pools:
         for trace in pool.traces:
-            yield pool, trace, by_id.get(trace.id)
+            report.traces += 1
+            if not trace.steps:
+                report.no_steps += 1
+                used.add(trace.id)
+                continue
+            lab = by_id.get(trace.id)
+            if lab is not None:
+                used.add(trace.id)
+            report.labeled += lab is not None
+            report.unlabeled += labels is not None and lab is None
+            yield pool, trace, lab
+    report.orphan_labels = len(by_id.keys() - used)
+    if require_all and (report.unlabeled or report.orphan_labels):
+        raise ValueError(f"--require-all-labels: {report.unlabeled} traces have no labels and "
+                         f"{report.orphan_labels} label records match no trace")

@@ -112,6 +112,7 @@ class Pool(_Record):
 
     problem: Problem
     traces: list[Trace]
+    origin: str = field(default="", compare=False, repr=False)  # "file:line" it was read from; never written
 
     def to_dict(self) -> dict[str, Any]:
         return {"problem": self.problem.to_dict(), "traces": [t.to_dict() for t in self.traces]}
@@ -129,4 +130,4 @@ class Pool(_Record):
             problem = Problem.from_dict(kw["problem"])
         except RecordError as e:
             raise RecordError(f"problem: {e}") from None
-        return cls(problem=problem, traces=traces)
+        return cls(problem=problem, traces=traces, origin=kw.get("origin", ""))

@@ -9,16 +9,18 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from prmkit.data.join import join_labels
+from prmkit.data.join import JoinReport, join_labels
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
 __all__ = ["read_trl", "to_trl"]
 
 
-def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels], soft: bool = False) -> Iterator[dict[str, Any]]:
-    """Join labels to their traces and yield TRL records; `soft=True` writes the raw scores instead of 0/1."""
-    for pool, trace, lab in join_labels(pools, labels):
+def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels], soft: bool = False, report: JoinReport | None = None,
+           require_all: bool = False) -> Iterator[dict[str, Any]]:
+    """Join labels to their traces and yield TRL records; `soft=True` writes the raw scores instead of 0/1.
+    Traces without labels or steps are skipped and counted in `report` (see `join_labels`)."""
+    for pool, trace, lab in join_labels(pools, labels, report, require_all):
         if lab is None:
             continue
         values = lab.scores if soft else lab.labels
@@ -45,4 +47,5 @@ def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:
         hard = [1 if float(v) >= 0.5 else 0 for v in values]
         problem = Problem(tid, prompt, "", None, "math", {})
         trace = Trace(tid, tid, completions, None, bool(hard and all(hard)), "trl")
-        yield Pool(problem, [trace]), StepLabels(tid, "trl", [float(v) for v in values], hard, None, {}, None, tid)
+        labels_rec = StepLabels(tid, "trl", [float(v) for v in values], hard, None, {}, None, tid)
+        yield Pool(problem, [trace], f"{path}:{lineno}"), labels_rec

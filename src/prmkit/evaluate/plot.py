@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from prmkit.data.outputs import save_figure
+
 __all__ = ["plot_bok"]
 
 
@@ -27,5 +29,5 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)

@@ -18,6 +18,8 @@ from typing import Any
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter
+from prmkit.data.locks import output_lock
+from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.scorer import StepScorer, score_items
@@ -68,11 +70,18 @@ def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str]
                config: ScoreConfig | None = None) -> dict[str, Any]:
     """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
     are skipped). Returns {"written", "problems", "traces", "tokens", "seconds"}."""
+    cfg = config or ScoreConfig()
+    check_output_path(output)
+    with output_lock(output):  # taken before the model loads: a second writer is refused at once
+        return _score_file(model, input_path, output, cfg)
+
+
+def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
+                cfg: ScoreConfig) -> dict[str, Any]:
     import torch
 
     from prmkit.models.reward import RewardModel
 
-    cfg = config or ScoreConfig()
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     rm = RewardModel.from_pretrained(model)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from html import escape
 from importlib import resources
-from pathlib import Path
 
+from prmkit.data.outputs import atomic_path, check_output_path
 from prmkit.data.records import Pool, Trace
 from prmkit.evaluate.svg import BAD, GOOD, MIDDLE, diverging_colour, line_plot
 from prmkit.evaluate.view_model import Source, ViewConfig, load_view, predicted_first_error, trajectory
@@ -164,9 +164,10 @@ def build_view(cfg: ViewConfig) -> str:
 
 def write_view(cfg: ViewConfig) -> dict[str, int | str]:
     """Write the page to `cfg.output`; return what it holds (problems, traces, sources, bytes)."""
+    check_output_path(cfg.output)
     pools, sources, first_errors = load_view(cfg)
     page = render_page(pools, sources, first_errors, cfg.title)
-    Path(cfg.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(cfg.output).write_text(page, encoding="utf-8")
+    with atomic_path(cfg.output) as tmp:
+        tmp.write_text(page, encoding="utf-8")
     return {"output": cfg.output, "problems": len(pools), "traces": sum(len(p.traces) for p in pools),
             "sources": len(sources), "bytes": len(page.encode("utf-8"))}

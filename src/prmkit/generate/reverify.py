@@ -7,7 +7,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prmkit.data.answers import distinct_answers
+from prmkit.data.formats import unique_pools
 from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.generate.extract import extract_answer
 from prmkit.generate.prompts import STEP
@@ -25,6 +27,8 @@ class VerifyConfig:
     show: int = field(default=10, metadata={"help": "list at most this many changed verdicts."})
     reextract: bool = field(default=False, metadata={"help": "extract each answer again from the steps first "
                                                              "(after an extractor change)."})
+    allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids "
+                                                                    "instead of refusing the input."})
 
 
 def _stored_answers(pool: Pool) -> list[str]:
@@ -35,12 +39,15 @@ def _stored_answers(pool: Pool) -> list[str]:
 
 
 def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10, reextract: bool = False,
-                  log: Callable[[str], None] = print) -> int:
+                  log: Callable[[str], None] = print, allow_duplicates: bool = False) -> int:
     """Re-validate every trace of a Pool file; returns the number of changed verdicts.
 
     With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
-    after an extractor fix; traces that now have no answer get `answer=None` and fail."""
-    pools = list(read_records(path, Pool.from_dict))
+    after an extractor fix; traces that now have no answer get `answer=None` and fail. An empty input or a
+    repeated problem id is an error (see `prmkit.data.formats.unique_pools`)."""
+    if output:
+        check_output_path(output)
+    pools = list(unique_pools(read_records(path, Pool.from_dict), allow_duplicates, str(path)))
     if reextract:
         moved = 0
         for pool in pools:

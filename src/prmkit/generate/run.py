@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.locks import output_lock
+from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.filtering import FilterReport, filter_pools
@@ -74,12 +76,21 @@ def run_generation(
     log: Callable[[str], None] = lambda _: None,
 ) -> GenerationReport:
     """Sample config.k traces per problem into `raw` (append-only, resumable; default OUTPUT.raw.jsonl), then
-    write the filtered pools (all of them with `config.filter` off) to `output`. `log` gets the opening line."""
+    write the filtered pools (all of them with `config.filter` off) to `output`. `log` gets the opening line.
+    Both paths are checked before the model loads, and both locks are held for the whole run."""
     if not config.data:
         raise ValueError("no data: set --data (demo, humaneval or a jsonl file)")
     if config.domain is not None and config.domain not in VALIDATORS:
         raise ValueError(f"unknown domain '{config.domain}'; known: {', '.join(VALIDATORS)}")
     raw = Path(raw) if raw else raw_path(output)
+    check_output_path(output)
+    check_output_path(raw, what="raw output")
+    with output_lock(output), output_lock(raw):
+        return _run_generation(config, output, raw, progress, log)
+
+
+def _run_generation(config: GenerateConfig, output: str | Path, raw: Path, progress: bool,
+                    log: Callable[[str], None]) -> GenerationReport:
     cfg = config.sampling()
     problems = load_problems(config.data, config.limit, config.domain)
     log(f"{len(problems)} problems from {config.data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "

@@ -11,6 +11,7 @@ that has the members below, plus one line in `prmkit.label.registry.LABELERS`:
         def __init__(self, config, methods): ...
         def params(self, method): ...      # what the records store of the settings that change their scores
         def skip_reason(self, pool, method): ...   # "why not this pool" (no model run), or None
+        def unreadable(self, pool, ids): ... # {trace id: why} of traces too long to read (no model run)
         def label(self, pool, todo): ...   # -> Labeled(records per method, LabelCost of this call)
 """
 
@@ -61,6 +62,12 @@ class Labeler(Protocol):
 
     def skip_reason(self, pool: Pool, method: str) -> str | None:
         """Why `method` cannot label `pool` (e.g. "no incorrect answer"), or None; cheap, runs no model."""
+        ...
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        """{trace id: why} for the traces of `pool` in `ids` that are too long for this labeler (a step or the
+        whole input beyond the model's context); cheap, runs no model. The recipe stops on the first one, or
+        skips and counts them (`--skip-too-long`)."""
         ...
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:

@@ -23,6 +23,7 @@ from prmkit.label.complexity import information_tokens
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig
 from prmkit.models.loading import DEFAULT_MODEL
+from prmkit.models.stepwise import encode_text
 
 if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
     from prmkit.label.information_scorer import InformationScorer
@@ -40,14 +41,36 @@ class InformationConfig:
     prompt_template: str | None = field(default=None, metadata={"help": "file with {question}; default built in"})
     cue_template: str | None = field(default=None, metadata={"help": "file with {answer}; default built in"})
     sep: str = field(default="\n", metadata={"help": "text appended after every step (own tokens)"})
+    max_step_tokens: int | None = field(default=None, metadata={"help": "a step longer than this (tokens) is "
+                                                                        "too long; default: the model's context"})
+    max_batch_tokens: int = field(default=16384, metadata={"help": "packed tokens per forward pass (bounds "
+                                                                    "memory; one sequence at least)"})
+
+
+# settings that change no score: not stored in `params`, so a re-run may change them
+_RUNTIME_KEYS = ("max_step_tokens", "max_batch_tokens")
 
 
 def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> InformationScorer:
-    """The scorer of `config`'s templates and separator (built-in label_prompt.txt / answer_cue.txt by default)."""
+    """The scorer of `config`'s templates and separator (built-in label_prompt.txt / answer_cue.txt by default).
+    `model` may be None until the first forward pass (the scorer's token counts need the tokenizer only)."""
     from prmkit.label.information_scorer import InformationScorer
 
-    return InformationScorer(model, tokenizer, load_template("label_prompt", config.prompt_template),
-                             load_template("answer_cue", config.cue_template), config.sep)
+    scorer = InformationScorer(model, tokenizer, load_template("label_prompt", config.prompt_template),
+                               load_template("answer_cue", config.cue_template), config.sep)
+    scorer.max_tokens = config.max_batch_tokens
+    return scorer
+
+
+def _tokenizer_and_context(name: str) -> tuple[Any, int]:
+    """The tokenizer of model `name` and its context length, without loading the weights."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    from prmkit.models.loading import resolve_model
+
+    path = resolve_model(name)
+    context = getattr(AutoConfig.from_pretrained(path), "max_position_embeddings", None)
+    return AutoTokenizer.from_pretrained(path), int(context or 2048)
 
 
 def paper_tokens(scorer: InformationScorer, question: str, steps: list[str], answers: list[str]) -> int:
@@ -83,7 +106,8 @@ METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float
 class InformationLabeler:
     """IG and/or MCNIG labels, one forward pass per problem for all the methods it serves.
 
-    `scorer` replaces loading `config.model` (e.g. a model already in memory).
+    `scorer` replaces loading `config.model` (e.g. a model already in memory). Otherwise only the tokenizer
+    is loaded here (for `unreadable`); the weights are loaded by the first `label` call.
     """
 
     config_class: ClassVar[type] = InformationConfig
@@ -93,13 +117,35 @@ class InformationLabeler:
             raise ValueError(f"the information labeler has no method {unknown}; it has {sorted(METHODS)}")
         self.config, self.methods = config, tuple(methods)
         if scorer is None:
-            from prmkit.models.loading import load_model
-
-            scorer = make_scorer(*load_model(config.model), config)
+            tokenizer, self.context = _tokenizer_and_context(config.model)
+            scorer = make_scorer(None, tokenizer, config)
+        else:
+            self.context = int(getattr(scorer.model.config, "max_position_embeddings", None) or 2048)
         self.scorer = scorer
 
     def params(self, method: str) -> dict[str, Any]:
-        return {"method": method} | asdict(self.config)
+        return {"method": method} | {k: v for k, v in asdict(self.config).items() if k not in _RUNTIME_KEYS}
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        """{trace id: why} for the traces in `ids` whose step or packed sequence (prompt, steps, answer blocks)
+        exceeds `max_step_tokens` or the model's context; tokenizer only."""
+        answers = max((plan[0] for m in self.methods if not isinstance(plan := METHODS[m][0](pool), str)),
+                      key=len, default=[])
+        limit = self.config.max_step_tokens or self.context
+        out = {}
+        for t in pool.traces:
+            if t.id not in ids:
+                continue
+            lengths = [len(encode_text(self.scorer.tokenizer, s)) for s in t.steps]
+            worst = max(range(len(lengths)), key=lengths.__getitem__, default=None)
+            if worst is not None and lengths[worst] > limit:
+                out[t.id] = f"step {worst + 1} has {lengths[worst]} tokens, more than the limit of {limit}"
+                continue
+            packed = len(self.scorer.segments(pool.problem.question, t.steps, answers, with_step0=False).ids)
+            if packed > self.context:
+                out[t.id] = (f"its packed sequence (prompt, steps, answers) has {packed} tokens, more than the "
+                             f"model's context of {self.context}")
+        return out
 
     def skip_reason(self, pool: Pool, method: str) -> str | None:
         plan = METHODS[method][0](pool)
@@ -116,6 +162,10 @@ class InformationLabeler:
         if any(plan[0] != answers[: len(plan[0])] for plan in plans.values()):
             raise AssertionError("method plans must share their answer order")
         traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        if self.scorer.model is None:
+            from prmkit.models.loading import load_model
+
+            self.scorer.model = load_model(self.config.model)[0]
         before = self.scorer.tokens_processed
         infos = self.scorer.information(pool.problem.question, [t.steps for t in traces], answers)
         cost = LabelCost(tokens_read=self.scorer.tokens_processed - before)

@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from prmkit.models.reward import length_batches
 from prmkit.models.stepwise import encode_steps, encode_text
 
 __all__ = ["InformationScorer", "Segments", "build_segments"]
@@ -104,6 +105,7 @@ class InformationScorer:
         self.answer_prefix = " " if cue.endswith(" ") else ""
         self.cue_ids = encode_text(tokenizer, cue.rstrip(" ") if self.answer_prefix else cue)
         self.tokens_processed = 0  # input tokens fed to the model (excluding padding)
+        self.max_tokens = 16384  # padded tokens per forward pass of `run_batched`
         self._head64: tuple[torch.Tensor, torch.Tensor, torch.Tensor | None] | None = None
 
     def prompt(self, question: str) -> str:
@@ -150,6 +152,15 @@ class InformationScorer:
             out.append(rows)
         return out
 
+    def run_batched(self, segs: list[Segments]) -> list[list[list[float]]]:
+        """`run` over batches of at most `max_tokens` padded tokens (by length; one sequence at least), so that
+        memory is bounded by the longest sequence, not by the number of traces; results in input order."""
+        out: list[list[list[float]]] = [[] for _ in segs]
+        for batch in length_batches([len(s.ids) for s in segs], self.max_tokens, len(segs)):
+            for i, res in zip(batch, self.run([segs[i] for i in batch]), strict=True):
+                out[i] = res
+        return out
+
     def _attention_bias(self, allowed: torch.Tensor) -> torch.Tensor:
         """The block mask in the form the model's attention takes: SDPA reads a boolean mask as is; eager
         attention adds the mask to its scores, so it needs 0 where allowed and the dtype's minimum elsewhere."""
@@ -175,7 +186,7 @@ class InformationScorer:
         """I[c][i][a] for every trace c, every i = 0..N_c and every answer a; I_0 computed once and shared."""
         segs = [self.segments(question, [], answers, with_step0=True)]
         segs += [self.segments(question, steps, answers, with_step0=False) for steps in traces if steps]
-        res = self.run(segs)
+        res = self.run_batched(segs)
         step0, rest = res[0][0], iter(res[1:])
         return [[step0] + (next(rest) if steps else []) for steps in traces]
 

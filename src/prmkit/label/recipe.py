@@ -14,15 +14,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import AppendOnlyWriter, iter_json
+from prmkit.data.locks import output_lock
+from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.label.base import Labeler
 from prmkit.label.registry import LABELERS
-from prmkit.label.threshold_files import apply_threshold, read_tau
+from prmkit.label.threshold_files import apply_threshold, read_tau, sweep_path
 
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "run_labelers"]
 
@@ -42,6 +45,8 @@ class LabelConfig:
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "
                                                                  "choosing it here"})
     exclude_final: bool = field(default=True, metadata={"help": "threshold choice ignores the final step"})
+    skip_too_long: bool = field(default=False, metadata={"help": "skip (and count) traces too long for the "
+                                                                 "labeler instead of stopping with an error"})
 
 
 @dataclass
@@ -115,8 +120,15 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     if cfg.tau is not None and cfg.tau_from:
         raise ValueError("give tau or tau_from, not both")
     tau = read_tau(cfg.tau_from) if cfg.tau_from else cfg.tau
+    for path in outputs.values():
+        check_output_path(path)
+        check_output_path(sweep_path(path), what="sweep plot")
     pools = list(pools)[: cfg.limit] if cfg.limit else list(pools)
-    return run_labelers(pools, build_labelers(methods, settings), outputs, tau, cfg.exclude_final, progress)
+    with ExitStack() as held:  # one writer per output, from before the model loads to after the threshold
+        for path in outputs.values():
+            held.enter_context(output_lock(path))
+        return run_labelers(pools, build_labelers(methods, settings), outputs, tau, cfg.exclude_final, progress,
+                            cfg.skip_too_long)
 
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:
@@ -133,50 +145,91 @@ def _check_resume(path: str, params: dict[str, Any]) -> None:
 
 
 def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler], outputs: Mapping[str, str],
-                 tau: float | None = None, exclude_final: bool = True,
-                 progress: bool = True) -> dict[str, LabelReport]:
-    """The recipe: label what `outputs` still lack, then threshold each file (at `tau`, or the best one)."""
+                 tau: float | None = None, exclude_final: bool = True, progress: bool = True,
+                 skip_too_long: bool = False) -> dict[str, LabelReport]:
+    """The recipe: label what `outputs` still lack, then threshold each file (at `tau`, or the best one).
+
+    Every output's lock is held from the resume check to the threshold rewrite. All inputs are checked
+    (`_owed`) before the first labeler call: a trace too long for a labeler is an error naming its file:line,
+    or, with `skip_too_long`, skipped and counted."""
     served = [m for lab in labelers for m in lab.methods]
     if sorted(served) != sorted(outputs):
         raise ValueError(f"the labelers serve {served} but outputs are given for {sorted(outputs)}")
     reports = {m: LabelReport(method=m, output=outputs[m]) for m in served}
     start = time.perf_counter()
-    for lab in labelers:
-        for m in lab.methods:
-            _check_resume(outputs[m], lab.params(m))
-    writers = {m: AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]) for m in served}
-    try:
-        todo = _owed(pools, labelers, writers, reports)
+    with ExitStack() as held:
+        for path in outputs.values():
+            held.enter_context(output_lock(path))
+        for lab in labelers:
+            for m in lab.methods:
+                _check_resume(outputs[m], lab.params(m))
+        fresh = [path for path in outputs.values() if not Path(path).exists()]
+        writers = {m: held.enter_context(AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]))
+                   for m in served}
+        try:
+            todo = _owed(pools, labelers, writers, reports, skip_too_long)
+        except BaseException:  # an input error before any labeling leaves no empty output behind
+            for path in fresh:
+                Path(path).unlink(missing_ok=True)
+            raise
         for pool, work in _progress(todo, progress, ",".join(served)):
             for k, owed in work.items():
                 _label_one(pool, labelers[k], owed, writers, reports)
-    finally:
         for w in writers.values():
             w.close()
-    for m, r in reports.items():
-        r.seconds = time.perf_counter() - start
-        r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
+        for m, r in reports.items():
+            r.seconds = time.perf_counter() - start
+            r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
     return reports
 
 
+def _count(report: LabelReport, reason: str, n: int = 1) -> None:
+    if n:
+        report.skipped[reason] = report.skipped.get(reason, 0) + n
+
+
 def _owed(pools: Sequence[Pool], labelers: Sequence[Labeler], writers: Mapping[str, AppendOnlyWriter],
-          reports: dict[str, LabelReport]) -> list[tuple[Pool, dict[int, dict[str, set[str]]]]]:
-    """Per pool, per labeler (by index), per method: the trace ids not yet written; skips and problems already
-    done (`resumed`) are counted here."""
+          reports: dict[str, LabelReport], skip_too_long: bool = False
+          ) -> list[tuple[Pool, dict[int, dict[str, set[str]]]]]:
+    """Per pool, per labeler (by index), per method: the trace ids not yet written. Skips are counted here
+    (problems by the labeler's reason; "pools without traces"; "traces without steps"; "traces too long"),
+    and so are problems already done (`resumed`)."""
     todo = []
     for pool in pools:
         work: dict[int, dict[str, set[str]]] = {}
         for k, lab in enumerate(labelers):
             for m in lab.methods:
-                if reason := lab.skip_reason(pool, m):
-                    reports[m].skipped[reason] = reports[m].skipped.get(reason, 0) + 1
-                elif ids := {t.id for t in pool.traces if t.id not in writers[m].done}:
+                if not pool.traces:
+                    _count(reports[m], "pools without traces")
+                elif reason := lab.skip_reason(pool, m):
+                    _count(reports[m], reason)
+                elif ids := {t.id for t in pool.traces if t.id not in writers[m].done and t.steps}:
                     work.setdefault(k, {})[m] = ids
-                else:
+                elif any(t.steps for t in pool.traces):  # every trace with steps is written already
                     reports[m].resumed += 1
+                _count(reports[m], "traces without steps",
+                       sum(not t.steps and t.id not in writers[m].done for t in pool.traces))
+            if k in work:
+                _drop_unreadable(pool, lab, work[k], reports, skip_too_long)
+                if not any(work[k].values()):
+                    del work[k]
         if work:
             todo.append((pool, work))
     return todo
+
+
+def _drop_unreadable(pool: Pool, lab: Labeler, work: dict[str, set[str]], reports: dict[str, LabelReport],
+                     skip_too_long: bool) -> None:
+    """Remove from `work` the traces `lab` cannot read (counted), or raise naming the first one."""
+    bad = lab.unreadable(pool, set().union(*work.values()))
+    if bad and not skip_too_long:
+        tid, why = next(iter(bad.items()))
+        where = pool.origin or f"problem {pool.problem.id}"
+        raise ValueError(f"{where}: trace {tid}: {why}; shorten it, raise --max-step-tokens where the model "
+                         "allows, or pass --skip-too-long to skip such traces")
+    for m, ids in work.items():
+        _count(reports[m], "traces too long", len(ids & bad.keys()))
+        ids.difference_update(bad)
 
 
 def _label_one(pool: Pool, labeler: Labeler, owed: dict[str, set[str]], writers: Mapping[str, AppendOnlyWriter],

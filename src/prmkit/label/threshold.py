@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from prmkit.data.outputs import save_figure
+
 __all__ = ["Sweep", "balanced_accuracy", "cot_scores", "plot_sweep", "soft_labels", "sweep_threshold",
            "three_class_labels"]
 
@@ -79,7 +81,7 @@ def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:
     ax.set_title(title or "threshold sweep")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path)
     plt.close(fig)
 
 

@@ -17,7 +17,7 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.records import StepLabels
 from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, plot_sweep, sweep_threshold
 
-__all__ = ["ThresholdConfig", "apply_threshold", "read_tau", "threshold_files"]
+__all__ = ["ThresholdConfig", "apply_threshold", "read_tau", "sweep_path", "threshold_files"]
 
 
 @dataclass
@@ -30,6 +30,11 @@ class ThresholdConfig:
                                                                         "that tau (their held-out figure)"})
     tau: float | None = field(default=None, metadata={"help": "use this tau instead of choosing one"})
     include_final: bool = field(default=False, metadata={"help": "the CoT check includes the final step"})
+
+
+def sweep_path(path: str | os.PathLike[str]) -> Path:
+    """Where the sweep plot of a label file goes: `runs/mcnig.jsonl` -> `runs/mcnig.sweep.png`."""
+    return Path(path).with_suffix(".sweep.png")
 
 
 def read_tau(path: str | os.PathLike[str]) -> float:
@@ -63,11 +68,9 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     for r in records:
         r.threshold = chosen
         r.labels = [1 if s > chosen else 0 for s in r.scores]
-    tmp = Path(f"{path}.tmp")
-    write_records(tmp, records)
-    os.replace(tmp, path)
+    write_records(path, records)  # atomic, under the output's lock (re-entrant when `prmkit label` holds it)
     if plot and sweeps:
-        plot_sweep(sweeps, str(Path(path).with_suffix(".sweep.png")), f"{records[0].method}: {path}")
+        plot_sweep(sweeps, str(sweep_path(path)), f"{records[0].method}: {path}")
     return {name: {"tau": sw.tau, "balanced_accuracy": sw.balanced_accuracy, "n": len(judged)}
             for name, sw in sweeps.items()} | {"applied": applied}
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import torch
 
+from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.heads import HEADS, head_class
 from prmkit.models.stepwise import encode_steps
@@ -144,19 +145,19 @@ class RewardModel:
             cfg.layer_types = cfg.layer_types[:keep]
 
     def save_pretrained(self, directory: str | os.PathLike[str]) -> None:
-        """Write HF weights + tokenizer (LoRA adapters merged into a plain copy) and the prmkit config."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
+        """Write HF weights + tokenizer (LoRA adapters merged into a plain copy) and the prmkit config, into a
+        temporary directory renamed onto `directory` when complete (a failure leaves the old checkpoint)."""
         model = self.model
         if hasattr(model, "merge_and_unload"):  # a peft model: save plain merged weights, keep training copy
             import copy
 
             model = copy.deepcopy(model).merge_and_unload()
-        model.save_pretrained(out)
-        self.tokenizer.save_pretrained(out)
-        (out / CONFIG_NAME).write_text(json.dumps(self.config.to_dict(), indent=2) + "\n", encoding="utf-8")
-        if state := self.target_head.state_dict():
-            torch.save(state, out / HEAD_WEIGHTS)
+        with atomic_dir(directory) as out:
+            model.save_pretrained(out)
+            self.tokenizer.save_pretrained(out)
+            (out / CONFIG_NAME).write_text(json.dumps(self.config.to_dict(), indent=2) + "\n", encoding="utf-8")
+            if state := self.target_head.state_dict():
+                torch.save(state, out / HEAD_WEIGHTS)
 
     @classmethod
     def from_pretrained(cls, directory: str | os.PathLike[str], dtype: str = "float32") -> RewardModel:

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from prmkit.data.formats import read_pools
-from prmkit.data.join import join_labels
-from prmkit.data.jsonl import read_records
+from prmkit.data.join import JoinReport, join_labels, read_labels
 from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.trl import read_trl
 from prmkit.label.threshold import soft_labels, three_class_labels
@@ -107,10 +106,12 @@ def _source(kind: str) -> LabelSource:
 
 
 def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str,
-                   soft: bool = False, neutral_band: float | None = None) -> list[Example]:
-    """Join on trace_id; traces without labels are skipped (prm/prm3), traces without `correct` too (orm)."""
+                   soft: bool = False, neutral_band: float | None = None, report: JoinReport | None = None,
+                   require_all: bool = False) -> list[Example]:
+    """Join on trace_id; traces without labels are skipped (prm/prm3), traces without `correct` too (orm);
+    `report` counts what the join left out (`prmkit.data.join`), `require_all` makes that an error."""
     source, out = _source(kind), []
-    for pool, trace, lab in join_labels(pools, labels):
+    for pool, trace, lab in join_labels(pools, labels, report, require_all):
         values = source.values(trace, lab, soft, neutral_band)
         if values is None:
             continue
@@ -122,16 +123,18 @@ def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str
 
 
 def read_training_set(kind: str, pools_path: str | None, labels_path: str | None, problems: str | None,
-                      soft: bool = False, neutral_band: float | None = None) -> list[Example]:
-    """The CLI's inputs -> examples: a TRL file as --labels needs no --pools."""
+                      soft: bool = False, neutral_band: float | None = None, report: JoinReport | None = None,
+                      allow_duplicates: bool = False, require_all: bool = False) -> list[Example]:
+    """The CLI's inputs -> examples: a TRL file as --labels needs no --pools. Repeated ids are errors unless
+    `allow_duplicates`; `report`/`require_all` as in `build_examples`."""
     if labels_path and pools_path is None:
         pairs = list(read_trl(labels_path))
         pools, labels = [p for p, _ in pairs], [lab for _, lab in pairs]
     else:
         if pools_path is None:
             raise ValueError("--pools is required (and --labels for prm/prm3)")
-        pools = list(read_pools(pools_path))
-        labels = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else None
+        pools = list(read_pools(pools_path, allow_duplicates=allow_duplicates))
+        labels = read_labels(labels_path, allow_duplicates) if labels_path else None
         if _source(kind).needs_labels and labels is None:
             raise ValueError(f"train {kind} needs --labels")
-    return build_examples(select_range(pools, problems), labels, kind, soft, neutral_band)
+    return build_examples(select_range(pools, problems), labels, kind, soft, neutral_band, report, require_all)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import torch
 
+from prmkit.data.outputs import check_output_path
 from prmkit.models.reward import RewardModel, RewardModelConfig
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import Example
@@ -40,6 +41,7 @@ def train_reward_model(examples: list[Example], model_config: RewardModelConfig,
                        output: str | os.PathLike[str], held_out_problems: int = 0,
                        log: Callable[[str], None] = print) -> dict:
     """Train on `examples`, check on the held-out problems after each epoch, save to `output`."""
+    check_output_path(output, directory=True)  # before any model work: a bad path must not lose the training
     train, held = split_held_out(examples, held_out_problems)
     torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random
     prm = RewardModel.from_base(train_config.model, model_config)

@@ -1,0 +1,101 @@
+"""Output paths: checked before any work, written whole or not at all.
+
+`check_output_path` runs before a verb loads a model or trains: a path under an existing file, a directory
+where a file goes (or the reverse), or a folder that cannot be written is an `OutputPathError` naming both
+paths, so no work is lost to a bad `--output`. Whole-file outputs are written aside and renamed into place
+(`atomic_path` for a file, `atomic_dir` for a checkpoint directory), so a failure leaves the previous output
+or none. `save_figure` writes a PNG with fixed metadata: the same plot gives the same bytes on every run.
+
+    check_output_path("runs/x.jsonl/ck", directory=True)   # OutputPathError: runs/x.jsonl is a file
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "save_figure"]
+
+
+class OutputPathError(ValueError):
+    """An output path that cannot be written (under a file, a directory in the way, no permission)."""
+
+
+def check_output_path(path: str | os.PathLike[str], directory: bool = False, what: str = "output") -> Path:
+    """Raise OutputPathError unless `path` can be created (as a file, or a directory when `directory`).
+
+    Walks up to the nearest existing ancestor: it must be a writable directory. Creates nothing.
+    """
+    target = Path(path)
+    if target.exists():
+        if directory and not target.is_dir():
+            raise OutputPathError(f"{what} {target}: exists and is not a directory")
+        if not directory and target.is_dir():
+            raise OutputPathError(f"{what} {target}: is a directory, expected a file path")
+        if not os.access(target, os.W_OK):
+            raise OutputPathError(f"{what} {target}: not writable")
+    parent = target.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputPathError(f"{what} {target}: cannot be created, {_shown(parent, target)} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{what} {target}: folder {_shown(parent, target)} is not writable")
+    return target
+
+
+def _shown(ancestor: Path, target: Path) -> str:
+    """`ancestor` as the user wrote it (relative when `target` was)."""
+    with suppress(ValueError):
+        if not target.is_absolute():
+            return str(ancestor.relative_to(Path.cwd()))
+    return str(ancestor)
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; on success it is fsynced and renamed onto `path`, on failure removed."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+@contextmanager
+def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a fresh temporary directory beside `path`; on success it replaces `path` (an older directory there
+    is moved aside first and removed after), on failure it is removed and `path` is untouched."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    old: Path | None = None
+    try:
+        yield tmp
+        if target.exists():
+            old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
+            os.replace(target, old / "previous")
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 120) -> None:
+    """Save a matplotlib figure as PNG, atomically, with fixed metadata (no software version, no date), so
+    that the same figure is the same file."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, format="png", metadata={"Software": None})

@@ -15,6 +15,7 @@ from pathlib import Path
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import read_records
 from prmkit.generate.config import RolloutConfig
+from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
 
@@ -79,7 +80,7 @@ def run_rollout(
     cfg = config.sampling()
     log(f"{len(requests)} prefixes of {len(pools)} pools from {config.input}; K={cfg.n}, T={cfg.temperature}, "
         f"top-p={cfg.top_p}, max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
-    backend = config.make_backend()
+    backend = Resident(config.make_backend)  # here (to check the prefixes) and once per Ray actor
     bar = None
     if progress:
         from tqdm import tqdm
@@ -88,7 +89,7 @@ def run_rollout(
     wall = time.perf_counter()
     try:
         stats = rollout_prefixes(requests, backend, cfg, output, max(1, config.batch_size // cfg.n),
-                                 progress=bar.update if bar else None)
+                                 progress=bar.update if bar else None, executor=make_executor(config))
     finally:
         if bar:
             bar.close()

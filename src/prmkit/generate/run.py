@@ -14,6 +14,7 @@ from pathlib import Path
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
+from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.pipeline import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
@@ -84,7 +85,7 @@ def run_generation(
     problems = load_problems(config.data, config.limit, config.domain)
     log(f"{len(problems)} problems from {config.data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "
         f"max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
-    sampler = config.make_backend()
+    sampler = Resident(config.make_backend)  # loaded where the batches run: here on first use, or per Ray actor
     bar = None
     if progress:
         from tqdm import tqdm
@@ -94,7 +95,7 @@ def run_generation(
     try:
         per_batch = max(1, config.batch_size // cfg.n)
         stats = generate_pools(problems, sampler, cfg, raw, per_batch, f"{config.backend}:{config.model}",
-                               progress=bar.update if bar else None)
+                               progress=bar.update if bar else None, executor=make_executor(config))
     finally:
         if bar:
             bar.close()

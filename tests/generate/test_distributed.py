@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import pickle
 
+from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.generate import GenerateConfig, RolloutConfig, run_generation, run_rollout
 from prmkit.generate.distributed import LocalExecutor, RayExecutor, Resident, ScaleConfig, make_executor
 
@@ -28,6 +30,15 @@ def test_make_executor_by_address():
     assert isinstance(make_executor(ScaleConfig()), LocalExecutor)
     ray = make_executor(ScaleConfig(ray="auto", ray_actors=3))
     assert isinstance(ray, RayExecutor) and (ray.address, ray.actors) == ("auto", 3)
+
+
+def test_ray_flag_alone_or_with_an_address():
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, ScaleConfig)
+    parsed = {argv: config_from_args(ScaleConfig, parser.parse_args(argv)).ray
+              for argv in [(), ("--ray",), ("--ray", "auto"), ("--ray", "ray://head:10001")]}
+    assert list(parsed.values()) == [None, "local", "auto", "ray://head:10001"]
+    assert config_from_args(ScaleConfig, parser.parse_args(["--ray-actors", "3"])).ray_actors == 3
 
 
 def test_ray_executor_maps_every_item_once_in_actors(ray_cluster):

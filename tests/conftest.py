@@ -29,3 +29,14 @@ def shared() -> Path:
     if not (path / "data/gsm8k").is_dir():
         pytest.skip("../shared/data/gsm8k is not present")
     return path
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One local Ray cluster for the session (2 CPUs, small object store, quiet); skips without Ray."""
+    ray = pytest.importorskip("ray")
+    from prmkit.generate.distributed import ray_init
+
+    ray_init("local", num_cpus=2)
+    yield ray
+    ray.shutdown()

@@ -30,7 +30,8 @@ def _default_text(f: dataclasses.Field) -> str:
 
 
 def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = ()) -> None:
-    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (help from field metadata).
+    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (help from field metadata;
+    a field whose metadata has "const" takes an optional value: the flag alone sets `const`).
 
     Fields named in `skip` get no flag (e.g. a positional argument of the verb that sets the same field).
     """
@@ -51,6 +52,9 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
             elif get_origin(tp) in (list, tuple):
                 p.add_argument(flag, dest=f.name, type=get_args(tp)[0] if get_args(tp) else str, nargs="*",
                                action="extend", default=None, help=help_text + "; repeatable")
+            elif "const" in f.metadata:  # the flag alone means `const` (e.g. a bare --ray: "local")
+                p.add_argument(flag, dest=f.name, type=tp, nargs="?", const=f.metadata["const"], default=None,
+                               help=f"{help_text}; {flag} alone: {f.metadata['const']!r}")
             else:
                 p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))

@@ -1,5 +1,6 @@
 """Generation of step-delimited CoT pools (MCNIG paper, sec. 3.1 and 4.2): prompts, backends, filtering; and
-rollouts, K validated continuations after step prefixes (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
+rollouts, K validated continuations after step prefixes (Math-Shepherd, OmegaPRM, PUM prefix gain); executors that
+run per-item work here or on Ray actors (`distributed`, used by generate, rollout and label)."""
 
 from prmkit.generate.backends import (
     BACKENDS,
@@ -12,6 +13,15 @@ from prmkit.generate.backends import (
     row_seed,
 )
 from prmkit.generate.config import GenerateConfig, RolloutConfig, SamplerConfig
+from prmkit.generate.distributed import (
+    Executor,
+    LocalExecutor,
+    RayExecutor,
+    Resident,
+    ScaleConfig,
+    make_executor,
+    ray_init,
+)
 from prmkit.generate.extract import EXTRACTORS, extract_answer, parse_completion, split_steps
 from prmkit.generate.filtering import FilterReport, filter_pools, subsample
 from prmkit.generate.pipeline import GenerationStats, generate_pools, make_pool
@@ -39,18 +49,23 @@ __all__ = [
     "BackendOptions",
     "Completion",
     "Continuation",
+    "Executor",
     "FilterReport",
     "GenerateConfig",
     "GenerationReport",
     "GenerationStats",
+    "LocalExecutor",
     "PrefixRequest",
     "PromptBackend",
+    "RayExecutor",
+    "Resident",
     "Rollout",
     "RolloutConfig",
     "RolloutReport",
     "RolloutStats",
     "SamplerConfig",
     "SamplingConfig",
+    "ScaleConfig",
     "VerifyConfig",
     "build_prompt",
     "extract_answer",
@@ -58,12 +73,14 @@ __all__ = [
     "generate_pools",
     "load_problems",
     "make_backend",
+    "make_executor",
     "make_pool",
     "parse_completion",
     "partial_answer",
     "prefix_requests",
     "prefix_seed",
     "raw_path",
+    "ray_init",
     "reverify_file",
     "rollout_prefixes",
     "row_seed",

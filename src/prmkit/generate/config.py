@@ -3,7 +3,8 @@
 Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
 filtering that keeps up to eight traces per problem (sec 3.1). PUM (appendix, gain estimation) also samples K = 8
 continuations per prefix (at T = 0.7; set `temperature` to reproduce it). Creating a config touches neither disk
-nor network; `make_backend()` loads the model.
+nor network; `make_backend()` loads the model. `ray` / `ray_actors` (ScaleConfig) run the sampling on Ray actors,
+each with its own model.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from prmkit.generate.backends import Backend, BackendOptions, SamplingConfig, make_backend
+from prmkit.generate.distributed import ScaleConfig
 from prmkit.models.loading import DEFAULT_MODEL
 
 __all__ = ["GenerateConfig", "RolloutConfig", "SamplerConfig"]
@@ -51,7 +53,7 @@ class SamplerConfig:
 
 
 @dataclass
-class GenerateConfig(SamplerConfig):
+class GenerateConfig(SamplerConfig, ScaleConfig):
     """`prmkit generate`: K step-delimited CoTs per problem, validated, then filtered (MCNIG sec 3.1)."""
 
     data: str | None = field(default=None, metadata=_help("demo | humaneval | a GSM8K-style, Problem or Pool jsonl "
@@ -65,7 +67,7 @@ class GenerateConfig(SamplerConfig):
 
 
 @dataclass
-class RolloutConfig(SamplerConfig):
+class RolloutConfig(SamplerConfig, ScaleConfig):
     """`prmkit rollout`: K continuations after step prefixes of traces (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
 
     input: str | None = field(default=None, metadata=_help("pools to roll out: prmkit Pool jsonl, GSM8K "

@@ -4,7 +4,8 @@ MCNIG paper, sec. 3.1: few-shot prompt with `[STEP]` -> K samples (T = 1.0, top-
 y_1..y_K -> V_q(y) -> answer sets C_q, W_q (kept in full in `problem.meta`) -> filtering (`filtering.py`).
 
 Writing is append-only with one fsynced line per problem (`AppendOnlyWriter`), so a run killed at any point
-(even `kill -9`) resumes where it stopped: problems already in the file are skipped.
+(even `kill -9`) resumes where it stopped: problems already in the file are skipped. The batches run through an
+executor (`distributed`: here, or on Ray actors); this process appends each batch's pools as they come back.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from prmkit.data.answers import distinct_answers
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool, Problem, Trace
 from prmkit.generate.backends import Backend, SamplingConfig
+from prmkit.generate.distributed import Executor, LocalExecutor, Resident
 from prmkit.generate.extract import parse_completion
 from prmkit.generate.prompts import STOP, build_prompt
 from prmkit.verify import verify_answers
@@ -59,38 +61,64 @@ def _seed(base: int, problems: Sequence[Problem]) -> int:
     return (base + zlib.crc32("\n".join(p.id for p in problems).encode())) % (2**31)
 
 
+@dataclass
+class _Sampled:
+    """One batch's pools, with the samples and tokens behind each and the batch's sampling seconds."""
+
+    pools: list[Pool]
+    samples: list[int]
+    tokens: list[int]
+    seconds: float
+
+
+class _SampleBatch:
+    """The work on one batch of problems: sample, parse, validate; the backend is built once where it runs."""
+
+    def __init__(self, backend: Resident[Backend], cfg: SamplingConfig, source: str):
+        self.backend, self.cfg, self.source = backend, cfg, source
+
+    def __call__(self, batch: Sequence[Problem]) -> _Sampled:
+        backend = self.backend.get()
+        stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
+        start = time.perf_counter()
+        outs = backend.generate(
+            [build_prompt(p) for p in batch],
+            replace(self.cfg, seed=_seed(self.cfg.seed, batch), stop=self.cfg.stop or stop),
+        )
+        seconds = time.perf_counter() - start
+        source = self.source or backend.name
+        pools = [make_pool(p, [c.text for c in cs], source) for p, cs in zip(batch, outs, strict=True)]
+        return _Sampled(pools, [len(cs) for cs in outs], [sum(c.tokens for c in cs) for cs in outs], seconds)
+
+
 def generate_pools(
     problems: Sequence[Problem],
-    backend: Backend,
+    backend: Backend | Resident[Backend],
     cfg: SamplingConfig,
     output: str | Path,
     problems_per_batch: int = 2,
     source: str = "",
     progress: Callable[[int], None] | None = None,
+    executor: Executor | None = None,
 ) -> GenerationStats:
-    """Sample cfg.n traces per problem not yet in `output` and append their pools to it."""
+    """Sample cfg.n traces per problem not yet in `output` and append their pools to it. The batches run through
+    `executor` (default: here); a `Resident` backend is built where they run (once per Ray actor)."""
     stats = GenerationStats()
+    work = _SampleBatch(backend if isinstance(backend, Resident) else Resident(lambda: backend, backend), cfg, source)
     with AppendOnlyWriter(output, key=lambda d: d["problem"]["id"]) as writer:
         todo = [p for p in problems if p.id not in writer.done]
         stats.skipped = len(problems) - len(todo)
         if progress and stats.skipped:
             progress(stats.skipped)  # a resumed run's bar starts where the last one stopped
-        for i in range(0, len(todo), problems_per_batch):
-            batch = todo[i : i + problems_per_batch]
-            stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
-            start = time.perf_counter()
-            outs = backend.generate(
-                [build_prompt(p) for p in batch],
-                replace(cfg, seed=_seed(cfg.seed, batch), stop=cfg.stop or stop),
-            )
-            stats.seconds += time.perf_counter() - start
-            for problem, completions in zip(batch, outs, strict=True):
-                pool = make_pool(problem, [c.text for c in completions], source or backend.name)
+        batches = [todo[i : i + problems_per_batch] for i in range(0, len(todo), problems_per_batch)]
+        for _, done in (executor or LocalExecutor()).map(work, batches):
+            stats.seconds += done.seconds
+            for pool, samples, tokens in zip(done.pools, done.samples, done.tokens, strict=True):
                 writer.write(pool)
                 stats.problems += 1
-                stats.samples += len(completions)
-                stats.tokens += sum(c.tokens for c in completions)
+                stats.samples += samples
+                stats.tokens += tokens
                 stats.correct += sum(bool(t.correct) for t in pool.traces)
             if progress:
-                progress(len(batch))
+                progress(len(done.pools))
     return stats

@@ -14,7 +14,8 @@ checked with the problem's validator (`prmkit.verify.verify_answers`). Continuat
 (seed, prefix id, k), never from its batch position. Prefixes of many problems share one generation batch
 (`prefixes_per_batch` x K sequences); each prefix is encoded once and its K continuations share its KV cache
 (transformers; vLLM by prefix caching). Records are appended one line per prefix (`AppendOnlyWriter`, keyed on the
-prefix id): a re-run skips prefixes already written.
+prefix id): a re-run skips prefixes already written. The batches run through an executor (`distributed`: here, or
+on Ray actors, each with its own model); this process appends the records as they come back.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool, Problem
 from prmkit.generate.backends import Completion, PromptBackend, SamplingConfig
+from prmkit.generate.distributed import Executor, LocalExecutor, Resident
 from prmkit.generate.extract import parse_completion
 from prmkit.generate.prompts import STEP, STOP, build_prompt
 from prmkit.generate.rollout_records import Continuation, Rollout
@@ -130,36 +132,54 @@ def _records(batch: Sequence[PrefixRequest], outs: list[list[Completion]], token
     return records
 
 
+class _RolloutBatch:
+    """The work on one batch of (request, rendered text, tokens read): K continuations each, validated, as
+    records, and the sampling seconds; the backend is built once where it runs."""
+
+    def __init__(self, backend: Resident[PromptBackend], cfg: SamplingConfig):
+        self.backend, self.cfg = backend, cfg
+
+    def __call__(self, batch: Sequence[tuple[PrefixRequest, str, int]]) -> tuple[list[Rollout], float]:
+        requests = [r for r, _, _ in batch]
+        stop = self.cfg.stop or tuple(dict.fromkeys(s for r in requests for s in STOP.get(r.problem.domain, ())))
+        seeds = [prefix_seed(self.cfg.seed, r.prefix_id) for r in requests]
+        start = time.perf_counter()
+        outs = self.backend.get().generate_rendered([text for _, text, _ in batch], replace(self.cfg, stop=stop), seeds)
+        seconds = time.perf_counter() - start
+        return _records(requests, outs, [n for _, _, n in batch], seeds), seconds
+
+
 def rollout_prefixes(
     requests: Sequence[PrefixRequest],
-    backend: PromptBackend,
+    backend: PromptBackend | Resident[PromptBackend],
     cfg: SamplingConfig,
     output: str | Path | None = None,
     prefixes_per_batch: int = 4,
     progress: Callable[[int], None] | None = None,
+    executor: Executor | None = None,
 ) -> RolloutStats:
     """cfg.n continuations after each prefix not yet in `output` (all of them without an output file).
 
-    Every request is checked before anything is generated or written. `cfg.stop` defaults to the domain's stops.
+    Every request is checked before anything is generated or written (here: a `Resident` backend is built here
+    too). `cfg.stop` defaults to the domain's stops. The batches run through `executor` (default: here).
     """
+    resident = backend if isinstance(backend, Resident) else Resident(lambda: backend, backend)
+    backend = resident.get()
     if not hasattr(backend, "generate_rendered"):
         raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
     rendered = dict(zip((r.prefix_id for r in requests), _check(requests, backend), strict=True))
     stats = RolloutStats()
     writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None
     try:
-        todo = [r for r in requests if not writer or r.prefix_id not in writer.done]
+        todo = [(r, *rendered[r.prefix_id]) for r in requests if not writer or r.prefix_id not in writer.done]
         stats.skipped = len(requests) - len(todo)
         if progress and stats.skipped:
             progress(stats.skipped)
-        for i in range(0, len(todo), max(1, prefixes_per_batch)):
-            batch = todo[i : i + max(1, prefixes_per_batch)]
-            stop = cfg.stop or tuple(dict.fromkeys(s for r in batch for s in STOP.get(r.problem.domain, ())))
-            seeds = [prefix_seed(cfg.seed, r.prefix_id) for r in batch]
-            start = time.perf_counter()
-            outs = backend.generate_rendered([rendered[r.prefix_id][0] for r in batch], replace(cfg, stop=stop), seeds)
-            stats.seconds += time.perf_counter() - start
-            for record in _records(batch, outs, [rendered[r.prefix_id][1] for r in batch], seeds):
+        size = max(1, prefixes_per_batch)
+        batches = [todo[i : i + size] for i in range(0, len(todo), size)]
+        for _, (records, seconds) in (executor or LocalExecutor()).map(_RolloutBatch(resident, cfg), batches):
+            stats.seconds += seconds
+            for record in records:
                 if writer:
                     writer.write(record)
                 stats.records.append(record)
@@ -169,7 +189,7 @@ def rollout_prefixes(
                 stats.tokens_read += record.tokens_read or 0
                 stats.solved += record.solved
             if progress:
-                progress(len(batch))
+                progress(len(records))
     finally:
         if writer:
             writer.close()

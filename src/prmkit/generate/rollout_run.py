@@ -17,6 +17,7 @@ from prmkit.data.jsonl import read_records
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import check_output_path
 from prmkit.generate.config import RolloutConfig
+from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
 
@@ -88,7 +89,7 @@ def _run_rollout(config: RolloutConfig, output: str | Path, progress: bool,
     cfg = config.sampling()
     log(f"{len(requests)} prefixes of {len(pools)} pools from {config.input}; K={cfg.n}, T={cfg.temperature}, "
         f"top-p={cfg.top_p}, max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
-    backend = config.make_backend()
+    backend = Resident(config.make_backend)  # here (to check the prefixes) and once per Ray actor
     bar = None
     if progress:
         from tqdm import tqdm
@@ -97,7 +98,7 @@ def _run_rollout(config: RolloutConfig, output: str | Path, progress: bool,
     wall = time.perf_counter()
     try:
         stats = rollout_prefixes(requests, backend, cfg, output, max(1, config.batch_size // cfg.n),
-                                 progress=bar.update if bar else None)
+                                 progress=bar.update if bar else None, executor=make_executor(config))
     finally:
         if bar:
             bar.close()

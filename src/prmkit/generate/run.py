@@ -16,6 +16,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
+from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.pipeline import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
@@ -95,7 +96,7 @@ def _run_generation(config: GenerateConfig, output: str | Path, raw: Path, progr
     problems = load_problems(config.data, config.limit, config.domain)
     log(f"{len(problems)} problems from {config.data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "
         f"max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
-    sampler = config.make_backend()
+    sampler = Resident(config.make_backend)  # loaded where the batches run: here on first use, or per Ray actor
     bar = None
     if progress:
         from tqdm import tqdm
@@ -105,7 +106,7 @@ def _run_generation(config: GenerateConfig, output: str | Path, raw: Path, progr
     try:
         per_batch = max(1, config.batch_size // cfg.n)
         stats = generate_pools(problems, sampler, cfg, raw, per_batch, f"{config.backend}:{config.model}",
-                               progress=bar.update if bar else None)
+                               progress=bar.update if bar else None, executor=make_executor(config))
     finally:
         if bar:
             bar.close()

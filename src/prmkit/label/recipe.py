@@ -6,11 +6,17 @@ and a re-run resumes where it stopped. A re-run into a file made with other sett
 difference. When all problems are done, tau is chosen by balanced accuracy (or given, or read from another
 labeled file) and each file is rewritten atomically with the binary labels and its sweep plotted.
 
+The labeler calls run through an executor (`prmkit.generate.distributed`): here, or with `ray` set on Ray actors
+that each build the labelers once (one model per actor) and return the records; this process stays the only
+writer of the outputs and appends them as they come back, so resume and thresholding are the same either way
+(the lines may come in another order).
+
     reports = label_pools(read_pools("demo"), LabelConfig(method="ig,mcnig"), "runs/{method}.jsonl")
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,7 +29,8 @@ from prmkit.data.jsonl import AppendOnlyWriter, iter_json
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
-from prmkit.label.base import Labeler
+from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
+from prmkit.label.base import Labeled, Labeler
 from prmkit.label.registry import LABELERS
 from prmkit.label.threshold_files import apply_threshold, read_tau, sweep_path
 
@@ -34,8 +41,9 @@ _LEGACY_KEYS = ("exclude_final",)
 
 
 @dataclass
-class LabelConfig:
-    """Settings of the labeling recipe (`prmkit label`); each labeler has its own settings dataclass."""
+class LabelConfig(ScaleConfig):
+    """Settings of the labeling recipe (`prmkit label`; `ray`, `ray_actors`: where the labelers run); each
+    labeler has its own settings dataclass."""
 
     method: str = field(default="mcnig", metadata={"help": "labeling method(s), comma-separated, names in LABELERS "
                                                            "(ig, mcnig, ...); methods of one labeler share its "
@@ -124,11 +132,12 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
         check_output_path(path)
         check_output_path(sweep_path(path), what="sweep plot")
     pools = list(pools)[: cfg.limit] if cfg.limit else list(pools)
+    build = functools.partial(build_labelers, methods, tuple(settings))
     with ExitStack() as held:  # one writer per output, from before the model loads to after the threshold
         for path in outputs.values():
             held.enter_context(output_lock(path))
-        return run_labelers(pools, build_labelers(methods, settings), outputs, tau, cfg.exclude_final, progress,
-                            cfg.skip_too_long)
+        return run_labelers(pools, Resident(build, build()), outputs, tau, cfg.exclude_final, progress,
+                            cfg.skip_too_long, make_executor(cfg))
 
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:
@@ -144,14 +153,30 @@ def _check_resume(path: str, params: dict[str, Any]) -> None:
         raise ValueError(f"{path} was labeled with other settings ({changes}); use a new output to relabel")
 
 
-def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler], outputs: Mapping[str, str],
-                 tau: float | None = None, exclude_final: bool = True, progress: bool = True,
-                 skip_too_long: bool = False) -> dict[str, LabelReport]:
-    """The recipe: label what `outputs` still lack, then threshold each file (at `tau`, or the best one).
+class _LabelWork:
+    """The work on one pool: `labelers[k].label(pool, owed)`; the labelers are built once where it runs."""
+
+    def __init__(self, labelers: Resident[list[Labeler]]):
+        self.labelers = labelers
+
+    def __call__(self, task: tuple[Pool, int, dict[str, set[str]]]) -> Labeled:
+        pool, k, owed = task
+        return self.labelers.get()[k].label(pool, owed)
+
+
+def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[list[Labeler]],
+                 outputs: Mapping[str, str], tau: float | None = None, exclude_final: bool = True,
+                 progress: bool = True, skip_too_long: bool = False,
+                 executor: Executor | None = None) -> dict[str, LabelReport]:
+    """The recipe: label what `outputs` still lack (through `executor`, default here), then threshold each file
+    (at `tau`, or the best one). On Ray, a `Resident` is rebuilt by each actor; plain labelers are pickled.
 
     Every output's lock is held from the resume check to the threshold rewrite. All inputs are checked
     (`_owed`) before the first labeler call: a trace too long for a labeler is an error naming its file:line,
     or, with `skip_too_long`, skipped and counted."""
+    if not isinstance(labelers, Resident):
+        labelers = Resident(functools.partial(list, labelers), list(labelers))
+    work, labelers = _LabelWork(labelers), labelers.get()
     served = [m for lab in labelers for m in lab.methods]
     if sorted(served) != sorted(outputs):
         raise ValueError(f"the labelers serve {served} but outputs are given for {sorted(outputs)}")
@@ -172,9 +197,10 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler], outputs: Ma
             for path in fresh:
                 Path(path).unlink(missing_ok=True)
             raise
-        for pool, work in _progress(todo, progress, ",".join(served)):
-            for k, owed in work.items():
-                _label_one(pool, labelers[k], owed, writers, reports)
+        tasks = [(pool, k, owed) for pool, owing in todo for k, owed in owing.items()]
+        results = (executor or LocalExecutor()).map(work, tasks)
+        for i, done in _progress(results, len(tasks), progress, ",".join(served)):
+            _record(done, labelers[tasks[i][1]], writers, reports)
         for w in writers.values():
             w.close()
         for m, r in reports.items():
@@ -232,10 +258,9 @@ def _drop_unreadable(pool: Pool, lab: Labeler, work: dict[str, set[str]], report
         ids.difference_update(bad)
 
 
-def _label_one(pool: Pool, labeler: Labeler, owed: dict[str, set[str]], writers: Mapping[str, AppendOnlyWriter],
-               reports: dict[str, LabelReport]) -> None:
-    """One labeler call on one pool; its records are appended as they come."""
-    done = labeler.label(pool, owed)
+def _record(done: Labeled, labeler: Labeler, writers: Mapping[str, AppendOnlyWriter],
+            reports: dict[str, LabelReport]) -> None:
+    """One labeler call's records, appended; its costs, counted."""
     for m in labeler.methods:  # the call's measured tokens serve all of this labeler's methods
         reports[m].tokens_processed += done.cost.tokens_read
         reports[m].tokens_generated += done.cost.tokens_generated
@@ -246,9 +271,9 @@ def _label_one(pool: Pool, labeler: Labeler, owed: dict[str, set[str]], writers:
         reports[m].problems += 1
 
 
-def _progress(items: list[Any], enabled: bool, desc: str) -> Iterable[Any]:
+def _progress(items: Iterable[Any], total: int, enabled: bool, desc: str) -> Iterable[Any]:
     if not enabled:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc=f"label {desc}", unit="problem")
+    return tqdm(items, total=total, desc=f"label {desc}", unit="problem")

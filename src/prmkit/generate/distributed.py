@@ -1,0 +1,140 @@
+"""Executors of per-item work: in this process, or scaled out on Ray (Ray Data `map_batches` over an actor pool).
+
+The recipes of `prmkit generate`, `rollout` and `label` each cut their job into items that are not yet done
+(batches of problems, batches of prefixes, pools) and a picklable callable `work(item) -> result`. An executor
+maps the work over the items and yields `(index, result)` as results come back; the recipe (the driver) is
+the only writer of the output and appends each result as it arrives, so resuming, the output lock and
+everything after the loop stay the same whichever executor ran the work.
+
+- `LocalExecutor`: one worker, here, in item order.
+- `RayExecutor`: `ray.data.from_items(items).map_batches(_RayActor, compute=ActorPoolStrategy(size=n))`: each
+  of the n actors unpickles `work` once, so a model is loaded once per actor (`Resident`), then serves items
+  one at a time; results stream back in completion order (`iter_rows`). The driver may be killed at any time:
+  what it appended is kept, what was in flight is redone by the next run.
+
+    executor = make_executor(ScaleConfig(ray="local", ray_actors=2))
+    for i, result in executor.map(work, items): ...
+
+`ray` is an optional dependency (`pip install prmkit[ray]`); it is imported only by `RayExecutor`.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "Resident", "ScaleConfig", "make_executor", "ray_init"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# a cluster this module starts: small object store (the items and results are small), no dashboard
+_OBJECT_STORE_BYTES = 256 * 1024**2
+
+
+@dataclass
+class ScaleConfig:
+    """Where the work runs: here (default) or on a Ray cluster (`--ray`, `--ray auto`, `--ray ray://host:10001`)."""
+
+    ray: str | None = field(default=None, metadata={
+        "help": "run the work on Ray: 'local' (or a bare --ray) starts a local cluster, 'auto' joins the running "
+                "one, 'ray://host:10001' a remote one; unset: in this process", "const": "local"})
+    ray_actors: int = field(default=2, metadata={"help": "Ray actors (each loads the model once) with --ray"})
+
+
+class Executor(Protocol):
+    """Maps `work` over `items`, yielding (index of the item, work(item)) as each result is ready."""
+
+    def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]: ...
+
+
+class Resident(Generic[T]):
+    """An object (a model, a backend, labelers) built once where the work runs. Pickled, only `build` travels:
+    each Ray actor builds its own on first use; here, `value` (when given) is used as it is.
+
+    >>> r = Resident(list, value=[1]); r.get(), pickle.loads(pickle.dumps(r)).get()
+    ([1], [])
+    """
+
+    def __init__(self, build: Callable[[], T], value: T | None = None):
+        self.build, self._value = build, value
+
+    def get(self) -> T:
+        if self._value is None:
+            self._value = self.build()
+        return self._value
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"build": self.build, "_value": None}
+
+
+class LocalExecutor:
+    """The work in this process, item after item, in order."""
+
+    def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        for i, item in enumerate(items):
+            yield i, work(item)
+
+
+def ray_init(address: str | None = "local", num_cpus: int | None = None) -> Any:
+    """Connect to Ray (once per process): "" / "local" starts a local cluster (quiet, small object store),
+    "auto" or "ray://host:port" joins a running one. Returns the `ray` module."""
+    try:
+        import ray
+        import ray.data
+    except ImportError as err:
+        raise ImportError("--ray needs Ray: pip install 'prmkit[ray]'") from err
+    if not ray.is_initialized():
+        quiet = {"logging_level": logging.WARNING, "log_to_driver": False, "include_dashboard": False}
+        if address in (None, "", "local"):
+            ray.init(address="local", num_cpus=num_cpus, object_store_memory=_OBJECT_STORE_BYTES, **quiet)
+        else:
+            ray.init(address=address, **quiet)
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    ctx.execution_options.preserve_order = False  # results come back as actors finish them
+    return ray
+
+
+class _RayActor:
+    """One actor of the pool: unpickles the work once (its `Resident` parts build on first use), then maps it
+    over the pickled items of each batch."""
+
+    def __init__(self, work: bytes):
+        self.work = pickle.loads(work)
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        results = [pickle.dumps(self.work(pickle.loads(item))) for item in batch["item"]]
+        return {"i": batch["i"], "result": np.array(results, dtype=object)}
+
+
+@dataclass
+class RayExecutor:
+    """The work on `actors` Ray actors (Ray Data `map_batches` with an actor pool, one item per call)."""
+
+    address: str | None = "local"
+    actors: int = 2
+
+    def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        if not items:
+            return
+        ray = ray_init(self.address)
+        per_actor = min(1.0, ray.cluster_resources().get("CPU", 1.0) / self.actors)  # all actors fit the cluster
+        rows = [{"i": i, "item": pickle.dumps(item)} for i, item in enumerate(items)]
+        data = ray.data.from_items(rows, override_num_blocks=len(rows)).map_batches(
+            _RayActor, fn_constructor_args=(ray.cloudpickle.dumps(work),), batch_size=1, batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=self.actors), num_cpus=per_actor)
+        for row in data.iter_rows():
+            yield int(row["i"]), pickle.loads(row["result"])
+
+
+def make_executor(config: ScaleConfig) -> Executor:
+    """`RayExecutor` when `config.ray` is set (any address), else `LocalExecutor`."""
+    return LocalExecutor() if config.ray is None else RayExecutor(config.ray, config.ray_actors)

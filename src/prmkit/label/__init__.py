@@ -8,12 +8,13 @@
 
 `LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
 `run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
-`apply_threshold` the engine of `prmkit threshold`. The paper formulas have their own modules:
+`apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`. The paper formulas have their own modules:
 `information_gain`, `mcnig`, `threshold`, `complexity`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
 from prmkit.label.complexity import information_tokens
+from prmkit.label.export import EXPORT_FORMATS, ExportConfig, export_labels, to_dataset, trl_records
 from prmkit.label.information import (
     InformationConfig,
     InformationLabeler,
@@ -32,11 +33,27 @@ from prmkit.label.recipe import (
     run_labelers,
 )
 from prmkit.label.registry import LABELERS, labeler_configs
-from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
-from prmkit.label.threshold_files import ThresholdConfig, apply_threshold, read_tau, threshold_files
+from prmkit.label.threshold import balanced_accuracy, cot_scores, missing_classes, soft_labels, sweep_threshold
+from prmkit.label.threshold_files import (
+    ThresholdConfig,
+    apply_threshold,
+    check_same_settings,
+    read_settings,
+    read_tau,
+    threshold_files,
+)
 
 __all__ = [
+    "EXPORT_FORMATS",
     "LABELERS",
+    "ExportConfig",
+    "check_same_settings",
+    "export_labels",
+    "missing_classes",
+    "read_settings",
+    "soft_labels",
+    "to_dataset",
+    "trl_records",
     "InformationConfig",
     "InformationLabeler",
     "LabelConfig",

@@ -22,7 +22,7 @@ from prmkit.data.jsonl import AppendOnlyWriter, iter_json
 from prmkit.data.records import Pool
 from prmkit.label.base import Labeler
 from prmkit.label.registry import LABELERS
-from prmkit.label.threshold_files import apply_threshold, read_tau
+from prmkit.label.threshold_files import apply_threshold, check_same_settings, read_tau
 
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "run_labelers"]
 
@@ -42,6 +42,8 @@ class LabelConfig:
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "
                                                                  "choosing it here"})
     exclude_final: bool = field(default=True, metadata={"help": "threshold choice ignores the final step"})
+    force_tau: bool = field(default=False, metadata={"help": "use the tau of tau_from even when that file was "
+                                                             "labeled with another method or other settings"})
 
 
 @dataclass
@@ -61,6 +63,7 @@ class LabelReport:
     paper_tokens: int = 0
     seconds: float = 0.0
     sweeps: dict[str, dict[str, float]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields and the rates (tokens per second, measured and by the paper's count)."""
@@ -116,7 +119,14 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
         raise ValueError("give tau or tau_from, not both")
     tau = read_tau(cfg.tau_from) if cfg.tau_from else cfg.tau
     pools = list(pools)[: cfg.limit] if cfg.limit else list(pools)
-    return run_labelers(pools, build_labelers(methods, settings), outputs, tau, cfg.exclude_final, progress)
+    labelers = build_labelers(methods, settings)
+    notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
+                                    cfg.force_tau) for lab in labelers for m in lab.methods} if cfg.tau_from else {}
+    reports = run_labelers(pools, labelers, outputs, tau, cfg.exclude_final, progress)
+    for m, note in notes.items():
+        if note:
+            reports[m].warnings.insert(0, note)
+    return reports
 
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:
@@ -156,6 +166,7 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler], outputs: Ma
     for m, r in reports.items():
         r.seconds = time.perf_counter() - start
         r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
+        r.warnings += r.sweeps.pop("warnings")
     return reports
 
 

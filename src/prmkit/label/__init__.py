@@ -8,7 +8,8 @@
 
 `LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
 `run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
-`apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`. The paper formulas have their own modules:
+`apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
+The paper formulas have their own modules:
 `information_gain`, `mcnig`, `threshold`, `complexity`.
 """
 
@@ -47,13 +48,6 @@ __all__ = [
     "EXPORT_FORMATS",
     "LABELERS",
     "ExportConfig",
-    "check_same_settings",
-    "export_labels",
-    "missing_classes",
-    "read_settings",
-    "soft_labels",
-    "to_dataset",
-    "trl_records",
     "InformationConfig",
     "InformationLabeler",
     "LabelConfig",
@@ -65,7 +59,9 @@ __all__ = [
     "apply_threshold",
     "balanced_accuracy",
     "build_labelers",
+    "check_same_settings",
     "cot_scores",
+    "export_labels",
     "information_gain",
     "information_tokens",
     "label_pools",
@@ -73,11 +69,16 @@ __all__ = [
     "make_scorer",
     "mcnig",
     "method_list",
+    "missing_classes",
     "net_information",
     "output_paths",
     "paper_tokens",
+    "read_settings",
     "read_tau",
     "run_labelers",
+    "soft_labels",
     "sweep_threshold",
     "threshold_files",
+    "to_dataset",
+    "trl_records",
 ]

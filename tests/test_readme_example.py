@@ -31,3 +31,4 @@ def test_readme_example_labels_trains_scores_and_reports(tmp_path, monkeypatch, 
     assert re.search(r"\| PRM \| \d+\.\d \[", table) and re.search(r"\| oracle \| \d+\.\d \[", table)
     scores = (tmp_path / "runs/demo_scores.jsonl").read_text().splitlines()
     assert len(scores) == 80 and (tmp_path / "runs/demo_prm").is_dir()
+

@@ -121,7 +121,8 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     pools = list(pools)[: cfg.limit] if cfg.limit else list(pools)
     labelers = build_labelers(methods, settings)
     notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
-                                    cfg.force_tau) for lab in labelers for m in lab.methods} if cfg.tau_from else {}
+                                    cfg.force_tau, "force_tau")
+             for lab in labelers for m in lab.methods} if cfg.tau_from else {}
     reports = run_labelers(pools, labelers, outputs, tau, cfg.exclude_final, progress)
     for m, note in notes.items():
         if note:

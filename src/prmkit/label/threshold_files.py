@@ -57,19 +57,20 @@ def read_settings(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def check_same_settings(source: str | os.PathLike[str], target: dict[str, Any], where: str,
-                        force: bool = False) -> str | None:
+                        force: bool = False, flag: str = "force") -> str | None:
     """A tau chosen on `source` means something only for scores made the same way (an IG tau is not an MCNIG
     tau). Raise naming the differences unless `force`; with `force`, warn and return the warning."""
     have = read_settings(source)
     diff = [f"method {have['method']!r} vs {target.get('method')!r}"] if have["method"] != target.get("method") else []
     old, new = have["params"] or {}, target.get("params") or {}
     diff += [f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in sorted(old.keys() | new.keys())
-             if k not in ("exclude_final",) and old.get(k) != new.get(k)]
+             if k not in ("exclude_final", "method") and old.get(k) != new.get(k)]  # method: compared above
     if not diff:
         return None
     text = f"tau of {source} applied to {where}, labeled with other settings ({'; '.join(diff)})"
     if not force:
-        raise ValueError(f"{text}: the scores are on another scale; pass --force (force=True) to apply it anyway")
+        raise ValueError(f"{text}: the scores are on another scale; pass --{flag.replace('_', '-')} ({flag}=True) "
+                         f"to apply it anyway")
     return warn(text + " (forced)")
 
 

@@ -57,7 +57,7 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     # tau taken from the labeled file, applied to new labels (in words: every step is 1 word, all labels 0):
     # a tau in chars means nothing for words, so it is an error unless forced, and then a warning
     words = tmp_path / "words.jsonl"
-    with pytest.raises(ValueError, match="unit: 'chars' vs 'words'.*--force-tau"):
+    with pytest.raises(ValueError, match=r"unit: 'chars' vs 'words'.*--force-tau"):
         label_pools(pools, LabelConfig(method="length", tau_from=str(out)), words, [StepLengthConfig("words")],
                     progress=False)
     with pytest.warns(UserWarning, match="forced"):

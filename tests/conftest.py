@@ -1,12 +1,53 @@
-"""Shared fixtures: a tiny random Llama (2 layers, hidden 64) with a BPE tokenizer trained in memory (no download)."""
+"""Shared fixtures: a tiny random Llama (2 layers, hidden 64) with a BPE tokenizer trained in memory (no download).
+
+The suite never writes into the user's model cache: `PRMKIT_CACHE` points at a temporary directory for the whole
+session (set before any test runs), so the embedded model is converted at most once per session and shared by
+every test that needs it. When the user's cache already holds a converted copy, its files are hard-linked into
+the temporary cache (no copy, no conversion: the suite is no slower than with the real cache); they are only read.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from helpers import make_tiny_base
+
+_SESSION_CACHE: Path | None = None
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """Hard-link every file of `source` into `target` (copy where links are not possible)."""
+    for path in source.rglob("*"):
+        dest = target / path.relative_to(source)
+        if path.is_dir():
+            dest.mkdir(parents=True, exist_ok=True)
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, dest)
+        except OSError:
+            shutil.copy2(path, dest)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _SESSION_CACHE
+    from prmkit.models.loading import cache_dir
+
+    user_models = cache_dir() / "models"  # the user's cache, read only
+    _SESSION_CACHE = Path(tempfile.mkdtemp(prefix="prmkit-test-cache-"))
+    for model in user_models.glob("*/config.json"):
+        _link_tree(model.parent, _SESSION_CACHE / "models" / model.parent.name)
+    os.environ["PRMKIT_CACHE"] = str(_SESSION_CACHE)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SESSION_CACHE is not None:
+        shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

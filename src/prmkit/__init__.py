@@ -2,6 +2,193 @@
 
 Pipeline: problems + validator -> step-delimited CoTs -> verified answers -> step labels (IG, MCNIG, ...)
 -> reward models -> best-of-K, search, ProcessBench-style evaluation, RL rewards.
+
+The functions below mirror the CLI verbs (`prmkit label` = `prmkit.label(...)`, ...) and take the same settings
+as keyword arguments (every field of the verb's config dataclasses; an unknown name is an error):
+
+    import prmkit
+    prmkit.label("demo", "runs/mcnig.jsonl", method="mcnig")
+    prmkit.train("prm", "runs/prm", pools="demo", labels="runs/mcnig.jsonl")
+    prmkit.score("runs/prm", "demo", "runs/scores.jsonl")
+    print(prmkit.bok_table(prmkit.best_of_k({"PRM": "runs/scores.jsonl"})))
+
+Each imports its layer when called, so `import prmkit` stays fast. This module is the only one allowed to import
+every layer (tests/test_layering.py); the layers themselves hold the logic.
+
+`prmkit.label`, `prmkit.train` and `prmkit.generate` are also subpackages: those three names are callable verbs that
+read the subpackage's names through them (`prmkit.label.LabelConfig`, `prmkit.train.config`), and importing the
+subpackage does not replace them.
 """
 
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import sys
+import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prmkit.data.records import Pool, StepLabels
+
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "best_of_k", "bok_table", "export", "generate", "label", "read_pools", "score",
+           "threshold", "to_dataset", "train"]
+
+PathLike = str | os.PathLike[str]
+
+
+def _configs(classes: Sequence[type], settings: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
+             ) -> list[Any]:
+    """One instance of each dataclass from the keyword `settings` it has fields for; a name none has is an error."""
+    names = [{f.name for f in dataclasses.fields(cls)} for cls in classes]
+    if unknown := set(settings) - set().union(*names):
+        raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(set().union(*names))}")
+    return [cls(**({k: v for k, v in settings.items() if k in n} | (fixed or {}))) for cls, n in
+            zip(classes, names, strict=True)]
+
+
+class _Verb:
+    """An API function that shares its name with a subpackage: calling it runs the verb, any attribute is the
+    subpackage's (imported on first use)."""
+
+    def __init__(self, fn: Callable[..., Any], package: str) -> None:
+        self.__wrapped__, self._package = fn, package
+        self.__doc__, self.__name__, self.__qualname__ = fn.__doc__, fn.__name__, fn.__qualname__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(importlib.import_module(self._package), name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(importlib.import_module(self._package))) | {"__call__", "__doc__"})
+
+    def __repr__(self) -> str:
+        return f"<prmkit verb {self.__name__} (and package {self._package})>"
+
+
+class _Package(types.ModuleType):
+    """The `prmkit` module: the import system's `setattr(prmkit, "label", <module>)` keeps the verb."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(self.__dict__.get(name), _Verb) and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+def read_pools(source: PathLike, format: str = "auto") -> list[Pool]:
+    """The pools of a file (prmkit Pool JSONL, GSM8K, GSM8K candidates, TRL; detected) or of `"demo"`."""
+    from prmkit.data.formats import read_pools as read
+
+    return list(read(source, format))
+
+
+def generate(output: PathLike, raw: PathLike | None = None, progress: bool = True, **settings: Any) -> Any:
+    """`prmkit generate`: K CoTs per problem, validated and filtered; settings are GenerateConfig fields."""
+    from prmkit.generate import GenerateConfig, run_generation
+
+    (config,) = _configs([GenerateConfig], settings)
+    return run_generation(config, output, raw, progress=progress)
+
+
+def label(pools: PathLike | Iterable[Pool], output: PathLike | Mapping[str, str], method: str = "mcnig",
+          progress: bool = True, **settings: Any) -> dict[str, Any]:
+    """`prmkit label`: step labels of every trace into `output` (`{method}` in it for several methods), then tau.
+
+    `settings`: LabelConfig fields (limit, tau, tau_from, ...) and the labelers' (model, aggregation, ...).
+    Returns {method: LabelReport}; each report's `warnings` says what its figures need to be read correctly."""
+    from prmkit.label import LabelConfig, label_pools, labeler_configs
+
+    config, *labeler_settings = _configs([LabelConfig, *labeler_configs()], settings, None)
+    config.method = method
+    return label_pools(read_pools(pools) if isinstance(pools, str | os.PathLike) else pools, config, output,
+                       labeler_settings, progress=progress)
+
+
+def threshold(choose_on: PathLike, apply_to: Sequence[PathLike] = (), **settings: Any) -> list[dict[str, Any]]:
+    """`prmkit threshold`: tau chosen on one label file (ThresholdConfig fields: tau, include_final, force)."""
+    from prmkit.label import ThresholdConfig, threshold_files
+
+    (config,) = _configs([ThresholdConfig], settings, {"choose_on": str(choose_on),
+                                                       "apply_to": [str(p) for p in apply_to]})
+    return threshold_files(config)
+
+
+def to_dataset(pools: PathLike | Iterable[Pool], labels: PathLike | Iterable[StepLabels], soft: bool = False):
+    """A `datasets.Dataset` in TRL's stepwise format (`prompt, completions, labels`); `soft`: sigmoid(score - tau)
+    labels in [0, 1] and the raw `scores`. Write it with `.to_parquet(path)` or give it to `trl.PRMTrainer`."""
+    from prmkit.label.export import to_dataset as build
+
+    return build(pools, labels, soft)
+
+
+def export(pools: PathLike, labels: PathLike, output: PathLike, format: str = "trl") -> int:
+    """`prmkit export`: write TRL stepwise records (trl, trl-soft, parquet, parquet-soft); returns the count."""
+    from prmkit.label.export import ExportConfig, export_labels
+
+    return export_labels(ExportConfig(str(pools), str(labels), str(output), format))
+
+
+def train(kind: str, output: PathLike, pools: PathLike | None = None, labels: PathLike | None = None,
+          problems_range: str | None = None, soft: bool = False, neutral_band: float | None = None,
+          held_out: int | None = None, log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
+    """`prmkit train prm|orm|prm3`: a reward model trained on `labels` joined to `pools` (or a TRL file as
+    `labels`), saved to `output`. `settings`: TrainConfig and RewardModelConfig fields (model, epochs, lr, ...).
+    A thin wrapper over `prmkit.train.recipe.train_reward_model`; returns its record (history, seconds)."""
+    from prmkit.models.reward import RewardModelConfig
+    from prmkit.train.config import TrainConfig
+    from prmkit.train.data import read_training_set
+    from prmkit.train.recipe import default_held_out, train_reward_model
+
+    train_config, model_config = _configs([TrainConfig, RewardModelConfig], settings)
+    model_config.kind = kind
+    examples = read_training_set(kind, None if pools is None else str(pools),
+                                 None if labels is None else str(labels), problems_range, soft, neutral_band)
+    if not examples:
+        raise ValueError("no training examples: check that the labels' trace ids match the pools")
+    held = default_held_out(examples) if held_out is None else held_out
+    return train_reward_model(examples, model_config, train_config, output, held, log=log)
+
+
+def score(model: PathLike, pools: PathLike, output: PathLike, **settings: Any) -> dict[str, Any]:
+    """`prmkit score`: every trace of `pools` scored by the checkpoint `model` into `output` (input order,
+    resumable); settings are ScoreConfig fields (problems_range, aggregation, ...)."""
+    import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
+    from prmkit.evaluate.score import ScoreConfig, score_file
+
+    (config,) = _configs([ScoreConfig], settings)
+    return score_file(model, pools, output, config)
+
+
+def best_of_k(scores: Mapping[str, PathLike] | Sequence[str] | PathLike, ks: str | Sequence[int] = "",
+              **settings: Any) -> dict[str, Any]:
+    """`prmkit evaluate bok`: best-of-K of score files ({name: path} or "NAME=PATH" items) at each K (default
+    1, 2, 4, ... up to the pools); settings are BokConfig fields. Returns the report ("rows", "warnings", ...)."""
+    import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
+    from prmkit.evaluate.run import BokConfig, named_files
+    from prmkit.evaluate.run import best_of_k as run
+
+    files = named_files(scores if isinstance(scores, Mapping | Sequence) and not isinstance(scores, str)
+                        else [str(scores)])
+    ks_text = ks if isinstance(ks, str) else ",".join(map(str, ks))
+    (config,) = _configs([BokConfig], settings, {"scores": [f"{n}={p}" for n, p in files.items()], "ks": ks_text})
+    return run(config)
+
+
+def bok_table(report: Mapping[str, Any]) -> str:
+    """The markdown table `prmkit evaluate bok` prints for a `best_of_k` report."""
+    from prmkit.evaluate.report import format_table
+
+    return format_table(dict(report))
+
+
+for _name in ("generate", "label", "train"):
+    globals()[_name] = _Verb(globals()[_name], f"{__name__}.{_name}")
+sys.modules[__name__].__class__ = _Package

@@ -43,8 +43,9 @@ def test_gsm8k_candidates_real_file(shared):
 def test_trl_roundtrip_keeps_float_labels(tmp_path):
     pool = Pool.from_dict(pool_dict("p", "q?", "3", [(["a", "b"], "3", True)]))
     labels = StepLabels("p/0", "mcnig", [0.25, 0.75], [0, 1])
-    soft = list(to_trl([pool], [labels], soft=True))
+    soft = list(to_trl([pool], [labels], lambda lab: lab.scores, keep_scores=True))
     assert soft[0]["labels"] == [0.25, 0.75] and soft[0]["completions"] == ["a", "b"]
+    assert soft[0]["scores"] == [0.25, 0.75] and soft[0]["threshold"] is None
     path = write_jsonl(tmp_path / "trl.jsonl", soft)
     (back_pool, back_labels), = read_trl(path)
     assert back_labels.scores == [0.25, 0.75] and isinstance(back_labels.scores[0], float)

@@ -41,3 +41,59 @@ def test_reaggregation_of_step_scores(tmp_path):
     acc = {agg: bok_report({"M": str(path)}, [4], n_boot=10, aggregation=agg)["rows"] for agg in ("prod", "last")}
     assert [r["mean"] for r in acc["prod"] if r["method"] == "M"] == [0.0]
     assert [r["mean"] for r in acc["last"] if r["method"] == "M"] == [1.0]
+
+
+def two_problems(path, sizes: list[int], correct: bool | None = None) -> str:
+    rows = [{"id": f"p{p}/{k}", "problem_id": f"p{p}", "index": k, "answer": str(k % 2),
+             "correct": (k % 2 == 0) if correct is None else correct, "score": k / 10}
+            for p, n in enumerate(sizes) for k in range(n)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def test_k_above_every_pool_is_an_error_and_above_some_a_marked_warning(tmp_path):
+    from prmkit.data.warn import PrmkitWarning
+
+    path = two_problems(tmp_path / "s.jsonl", [4, 2])
+    with pytest.raises(ValueError, match=r"K=\[8\] outside 1..4: the largest pool has 4 candidates"):
+        bok_report({"M": path}, [1, 8], n_boot=10)
+    with pytest.warns(PrmkitWarning, match="K=4: 1 of 2 problems have fewer than 4 candidates"):
+        report = bok_report({"M": path}, [1, 4], n_boot=10)
+    assert report["k_capped"] == {4: 1} and len(report["warnings"]) == 1
+    table = format_table(report)
+    assert "| method | K=1 | K=4* |" in table and "*K=4: 1 problems have fewer than 4" in table
+
+
+def test_an_undefined_rank_percentile_is_explained(tmp_path):
+    from prmkit.data.warn import PrmkitWarning
+
+    path = two_problems(tmp_path / "s.jsonl", [4, 4], correct=False)
+    with pytest.warns(PrmkitWarning, match="worst_correct rank percentile is undefined"):
+        report = bok_report({"M": path}, [1], n_boot=10)
+    assert report["rank_robustness"]["M"]["problems_with_correct"] == 0
+    assert "| M | n/a (no problem has a correct candidate) | 1.000 |" in format_table(report)
+
+
+def test_evaluate_cli_refuses_k_above_the_pools_and_unknown_config_keys(tmp_path, capsys):
+    from prmkit.cli.main import main
+
+    path = two_problems(tmp_path / "s.jsonl", [4, 4])
+    assert main(["evaluate", "bok", "--scores", f"M={path}", "--ks", "1,8", "--bootstrap", "10"]) == 2
+    assert "K=[8] outside 1..4" in capsys.readouterr().err
+    conf = tmp_path / "eval.yaml"
+    conf.write_text(f"scores: ['M={path}']\nks: '1,2'\nbootstrap: 10\nweighted: false\n")
+    assert main(["evaluate", "bok", "--config", str(conf), "--output", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["ks"] == [1, 2] and not any(r["method"].startswith("weighted:") for r in report["rows"])
+    conf.write_text("scores: ['M=x']\nkss: '1'\n")
+    assert main(["evaluate", "bok", "--config", str(conf)]) == 2
+    assert "unknown keys ['kss']" in capsys.readouterr().err
+
+
+def test_named_files_and_default_ks():
+    from prmkit.evaluate.run import default_ks, named_files
+
+    assert named_files(["A=x/a.jsonl", "runs/b.jsonl"]) == {"A": "x/a.jsonl", "b": "runs/b.jsonl"}
+    assert default_ks(4) == [1, 2, 4] and default_ks(7) == [1, 2, 4] and default_ks(1) == [1]
+    with pytest.raises(ValueError, match="at least one score file"):
+        named_files([])

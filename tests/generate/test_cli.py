@@ -30,7 +30,7 @@ def test_generate_then_verify(tiny_model_dir, tmp_path, capsys):
         "8",
         "--output",
         str(out),
-        "--no-progress",
+        "--quiet",
     ]
     assert main(argv) == 0
     raw = [json.loads(ln) for ln in (tmp_path / "pools.raw.jsonl").read_text().splitlines()]
@@ -83,7 +83,7 @@ def test_verify_reextract_rereads_answers_from_the_steps(tmp_path, capsys):
 def test_generate_from_a_config_file(tiny_model_dir, tmp_path, capsys):
     conf, out = tmp_path / "gen.yaml", tmp_path / "pools.jsonl"
     conf.write_text(f"data: demo\nlimit: 2\nmodel: {tiny_model_dir}\nk: 2\nmax_new_tokens: 4\nfilter: false\n")
-    assert main(["generate", "--config", str(conf), "--batch-size", "4", "--output", str(out), "--no-progress"]) == 0
+    assert main(["generate", "--config", str(conf), "--batch-size", "4", "--output", str(out), "--quiet"]) == 0
     pools = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert [len(p["traces"]) for p in pools] == [2, 2]  # no filter: every trace kept
     assert "wrote 2 pools" in capsys.readouterr().out

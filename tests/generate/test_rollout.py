@@ -110,7 +110,7 @@ def test_cli_rollout_end_to_end(tiny_model_dir, tmp_path, capsys):
     out, conf = tmp_path / "rollouts.jsonl", tmp_path / "rollout.yaml"
     conf.write_text(f"model: {tiny_model_dir}\nk: 2\nmax_new_tokens: 4\n")
     argv = ["rollout", "--input", "demo", "--limit", "1", "--positions", "0", "2", "--config", str(conf),
-            "--batch-size", "8", "--output", str(out), "--no-progress"]
+            "--batch-size", "8", "--output", str(out), "--quiet"]
     assert main(argv) == 0
     records = [json.loads(ln) for ln in out.read_text().splitlines()]
     pool = demo_pools(1)[0]

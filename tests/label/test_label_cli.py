@@ -60,8 +60,16 @@ def test_label_mcnig_and_ig_end_to_end(tmp_path, tiny_base):
     for name, excl in (("final_excluded", True), ("final_included", False)):
         assert reports[1]["sweeps"][name]["balanced_accuracy"] == pytest.approx(best_balanced_accuracy(mc, excl))
     assert (tmp_path / "mcnig.sweep.png").stat().st_size > 1000
-    # tau chosen on one file, applied to another
-    out = prmkit("threshold", "--choose-on", str(tmp_path / "ig.jsonl"), "--apply-to", str(tmp_path / "mcnig.jsonl"))
+    # tau chosen on one file, applied to another: an IG tau means nothing for MCNIG scores unless forced
+    before = (tmp_path / "mcnig.jsonl").read_text()
+    cmd = [sys.executable, "-m", "prmkit.cli.main", "threshold", "--choose-on", str(tmp_path / "ig.jsonl"),
+           "--apply-to", str(tmp_path / "mcnig.jsonl")]
+    refused = subprocess.run(cmd, capture_output=True, text=True, env=os.environ | {"OMP_NUM_THREADS": "1"})
+    assert refused.returncode == 2 and "method 'ig' vs 'mcnig'" in refused.stderr and "--force" in refused.stderr
+    assert (tmp_path / "mcnig.jsonl").read_text() == before
+    out = prmkit(*cmd[3:], "--force")
+    assert "prmkit threshold: warning: tau of" in out.stderr
+    assert json.loads(out.stdout.splitlines()[1])["warnings"][0].endswith("(forced)")
     ig_tau = read(tmp_path / "ig.jsonl")[0]["threshold"]
     applied = read(tmp_path / "mcnig.jsonl")
     assert all(r["threshold"] == ig_tau for r in applied)

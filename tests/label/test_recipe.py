@@ -54,11 +54,16 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     with pytest.raises(ValueError, match="unit: 'chars' -> 'words'"):
         label_pools(pools, LabelConfig(method="length"), out, [StepLengthConfig(unit="words")], progress=False)
     label_pools(pools, LabelConfig(method="length"), out, [StepLengthConfig(delay=0.001)], progress=False)
-    # tau taken from the labeled file, applied to new labels (in words: every step is 1 word, all labels 0)
+    # tau taken from the labeled file, applied to new labels (in words: every step is 1 word, all labels 0):
+    # a tau in chars means nothing for words, so it is an error unless forced, and then a warning
     words = tmp_path / "words.jsonl"
-    held = label_pools(pools, LabelConfig(method="length", tau_from=str(out)), words, [StepLengthConfig("words")],
-                       progress=False)["length"]
-    assert held.sweeps["applied"] == {"tau": 2.0, "balanced_accuracy": 0.5}
+    with pytest.raises(ValueError, match=r"unit: 'chars' vs 'words'.*--force-tau"):
+        label_pools(pools, LabelConfig(method="length", tau_from=str(out)), words, [StepLengthConfig("words")],
+                    progress=False)
+    with pytest.warns(UserWarning, match="forced"):
+        held = label_pools(pools, LabelConfig(method="length", tau_from=str(out), force_tau=True), words,
+                           [StepLengthConfig("words")], progress=False)["length"]
+    assert held.sweeps["applied"] == {"tau": 2.0, "balanced_accuracy": 0.5} and "(forced)" in held.warnings[0]
     assert all(r["labels"] == [0] * len(r["scores"]) for r in read(words))
     with pytest.raises(ValueError, match="not both"):
         label_pools(pools, LabelConfig(method="length", tau=1.0, tau_from=str(out)), words, progress=False)

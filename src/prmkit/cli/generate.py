@@ -18,13 +18,12 @@ from prmkit.generate import GenerateConfig, run_generation
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", required=True, help="filtered Pool jsonl")
     p.add_argument("--raw", default=None, help="all generated pools, resumable (default: OUTPUT with .raw.jsonl)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_config_arguments(p, GenerateConfig)
 
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(GenerateConfig, args)
-    report = run_generation(config, args.output, args.raw, progress=not args.no_progress,
+    report = run_generation(config, args.output, args.raw, progress=not args.quiet,
                             log=lambda msg: print(msg, flush=True))
     print("\n".join(report.lines()))
     return 0

@@ -20,7 +20,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", required=True,
                    help="StepLabels JSONL (append-only; a re-run resumes); with several methods use {method}")
     p.add_argument("--format", default="auto", help="input format (default: detected from the first line)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--allow-duplicates", action="store_true",
                    help="keep the first of repeated problem ids instead of refusing the input")
     add_config_arguments(p, LabelConfig, *labeler_configs())

@@ -1,21 +1,26 @@
 """`prmkit <verb>`: each verb is a thin module in this package with `add_arguments(parser)` and `run(args)`.
 
-The verb table maps names to modules; a module is imported only when its verb runs.
+The verb table maps names to modules; a module is imported only when its verb runs. Flags every verb has:
+`--quiet` (no progress bars, prmkit's or transformers'; before or after the verb) and `--config FILE.yaml`.
+Warnings (`prmkit.data.warn.PrmkitWarning`) are printed on stderr as `prmkit <verb>: warning: ...`, quiet or not.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import warnings
 
 from prmkit.data.locks import OutputBusy
+from prmkit.data.warn import PrmkitWarning
 
 VERBS: dict[str, tuple[str, str]] = {
     "data": ("prmkit.cli.data", "build data sets: corrupt = GSM8K first-error benchmark"),
     "label": ("prmkit.cli.label", "label every step of step-delimited CoTs (IG, MCNIG)"),
     "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
-    "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (or import TRL)"),
+    "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (JSONL or parquet)"),
     "generate": ("prmkit.cli.generate", "sample K step-delimited CoTs per problem and validate them"),
     "rollout": ("prmkit.cli.rollout", "sample K validated continuations after each step prefix of each trace"),
     "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),
@@ -24,28 +29,61 @@ VERBS: dict[str, tuple[str, str]] = {
     "evaluate": ("prmkit.cli.evaluate", "evaluate: best-of-K tables and plots"),
     "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
 }
+QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prmkit", description="Process supervision for LLM reasoning.")
+    parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     for name, (module, help_text) in VERBS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=QUIET_HELP)
         if name == verb:  # only the verb being run imports its module
             importlib.import_module(module).add_arguments(p)
     return parser
+
+
+def quiet_mode() -> None:
+    """Silence every progress bar: tqdm's (prmkit, datasets), Hugging Face's, transformers' loading bars."""
+    os.environ["TQDM_DISABLE"] = "1"
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["TRANSFORMERS_VERBOSITY"] = "error"
+    if "transformers" in sys.modules:  # set at import otherwise, from the variables above
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+
+
+def _show_warnings(verb: str) -> None:
+    """Print prmkit's warnings as `prmkit <verb>: warning: ...` on stderr, every one (no de-duplication)."""
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, PrmkitWarning):
+            print(f"prmkit {verb}: warning: {message}", file=sys.stderr, flush=True)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    warnings.simplefilter("always", PrmkitWarning)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verb = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(verb if verb in VERBS else None).parse_args(argv)
+    if args.quiet:
+        quiet_mode()
     module = importlib.import_module(VERBS[args.verb][0])
-    try:
-        return int(module.run(args) or 0)
-    except (FileNotFoundError, ValueError, OutputBusy) as e:
-        print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        _show_warnings(args.verb)
+        try:
+            return int(module.run(args) or 0)
+        except (FileNotFoundError, ValueError, OutputBusy) as e:
+            print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

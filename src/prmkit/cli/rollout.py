@@ -17,12 +17,11 @@ from prmkit.generate import RolloutConfig, run_rollout
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", required=True, help="Rollout jsonl, one line per prefix (append-only, resumable)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_config_arguments(p, RolloutConfig)
 
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(RolloutConfig, args)
-    report = run_rollout(config, args.output, progress=not args.no_progress, log=lambda msg: print(msg, flush=True))
+    report = run_rollout(config, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     print("\n".join(report.lines()))
     return 0

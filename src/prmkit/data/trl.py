@@ -1,12 +1,14 @@
 """TRL stepwise supervision format, both directions: `{prompt, completions: list[str], labels: list}`.
 
-Float labels (MC values, soft MCNIG probabilities) stay floats; TRL itself casts them to int.
+Float labels (MC values, soft MCNIG probabilities) stay floats; TRL itself casts them to int. Which values go
+into `labels` (0/1, or soft ones in [0, 1]) is the caller's choice (`prmkit.label.export`); the raw scores can
+ride along under `scores`, with the record's `threshold`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from prmkit.data.join import JoinReport, join_labels
@@ -16,18 +18,22 @@ from prmkit.data.records import Pool, Problem, StepLabels, Trace
 __all__ = ["read_trl", "to_trl"]
 
 
-def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels], soft: bool = False, report: JoinReport | None = None,
-           require_all: bool = False) -> Iterator[dict[str, Any]]:
-    """Join labels to their traces and yield TRL records; `soft=True` writes the raw scores instead of 0/1.
+def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels],
+           values: Callable[[StepLabels], Sequence[float]] | None = None, keep_scores: bool = False,
+           report: JoinReport | None = None, require_all: bool = False) -> Iterator[dict[str, Any]]:
+    """Join labels to their traces and yield TRL records; `labels` holds `values(step_labels)` (default: the
+    0/1 labels), and `keep_scores=True` adds the raw `scores` and the `threshold` as their own columns.
     Traces without labels or steps are skipped and counted in `report` (see `join_labels`)."""
     for pool, trace, lab in join_labels(pools, labels, report, require_all):
         if lab is None:
             continue
-        values = lab.scores if soft else lab.labels
-        if len(values) != len(trace.steps):
-            raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
-        yield {"prompt": pool.problem.question, "completions": list(trace.steps), "labels": list(values),
-               "id": trace.id}
+        out = list(values(lab) if values else lab.labels)
+        if len(out) != len(trace.steps):
+            raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(out)} labels")
+        record = {"prompt": pool.problem.question, "completions": list(trace.steps), "labels": out, "id": trace.id}
+        if keep_scores:
+            record |= {"scores": [float(v) for v in lab.scores], "threshold": lab.threshold}
+        yield record
 
 
 def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 
 from prmkit.data.jsonl import iter_json
+from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, bok_curves
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["bok_report", "format_table", "read_scores"]
+__all__ = ["bok_report", "check_ks", "format_table", "rank_warnings", "read_scores"]
 
 
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
@@ -46,6 +47,7 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
             if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:
                 raise ValueError(f"score file '{name}': traces of problem {p} differ from the first file")
     base = _pools(first, common)
+    capped, warnings = check_ks(ks, [len(c) for c in base])
     methods: dict[str, tuple[str, list[list[Candidate]]]] = {"single": ("single", base), "majority": ("majority", base)}
     scored = {n: _pools(s, common, aggregation) for n, s in loaded.items()}
     if weighted:
@@ -54,19 +56,49 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
     methods["oracle"] = ("oracle", base)
     rows = bok_curves(methods, ks, max_subsets, n_boot, seed)
     ranks = {n: rank_robustness(pools) for n, pools in scored.items()}
-    return {"problems": len(common), "ks": ks, "rows": rows, "rank_robustness": ranks}
+    warnings += [w for n, r in ranks.items() for w in rank_warnings(n, r)]
+    return {"problems": len(common), "ks": ks, "rows": rows, "rank_robustness": ranks, "k_capped": capped,
+            "warnings": warnings}
+
+
+def check_ks(ks: list[int], sizes: list[int]) -> tuple[dict[int, int], list[str]]:
+    """A best-of-K column needs pools of K candidates. K larger than every pool is an error (the column would
+    repeat K = the pool size under another name); K larger than some pools is a warning, and those pools use all
+    their candidates. Returns ({K: problems with fewer than K candidates}, warnings)."""
+    if not sizes:
+        raise ValueError("no problem is present in every score file")
+    if bad := [k for k in ks if k < 1 or k > max(sizes)]:
+        raise ValueError(f"K={bad} outside 1..{max(sizes)}: the largest pool has {max(sizes)} candidates "
+                         f"(a larger K would repeat K={max(sizes)} under another name)")
+    capped = {k: sum(n < k for n in sizes) for k in ks if any(n < k for n in sizes)}
+    return capped, [warn(f"K={k}: {n} of {len(sizes)} problems have fewer than {k} candidates and use all of "
+                         f"theirs (the column is marked K={k}*)") for k, n in capped.items()]
+
+
+def rank_warnings(name: str, ranks: dict[str, float]) -> list[str]:
+    """Why a rank percentile is nan: no problem with at least 2 candidates has a correct (incorrect) one."""
+    out = []
+    for key, kind in (("worst_correct", "correct"), ("best_incorrect", "incorrect")):
+        if not ranks[f"problems_with_{kind}"]:
+            out.append(warn(f"{name}: {key} rank percentile is undefined (nan): no problem with at least 2 "
+                            f"candidates has a {kind} one"))
+    return out
 
 
 def format_table(report: dict) -> str:
     """Markdown: a row per method, a column per K, `mean [lo, hi]` in percent."""
-    ks = report["ks"]
-    lines = ["| method | " + " | ".join(f"K={k}" for k in ks) + " |", "|---" * (len(ks) + 1) + "|"]
+    ks, capped = report["ks"], report.get("k_capped", {})
+    head = [f"K={k}*" if k in capped else f"K={k}" for k in ks]
+    lines = ["| method | " + " | ".join(head) + " |", "|---" * (len(ks) + 1) + "|"]
     for method in dict.fromkeys(r["method"] for r in report["rows"]):
         cells = {r["k"]: r for r in report["rows"] if r["method"] == method}
         cell = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
         lines.append(f"| {method} | " + " | ".join(cell(cells[k]) for k in ks) + " |")
+    lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
+    pct = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731
+                                else f"n/a (no problem has a {kind} candidate)")
     for name, r in report["rank_robustness"].items():
-        lines.append(f"| {name} | {r['worst_correct']:.3f} | {r['best_incorrect']:.3f} |")
+        lines.append(f"| {name} | {pct(r, 'worst_correct', 'correct')} | {pct(r, 'best_incorrect', 'incorrect')} |")
     return "\n".join(lines)

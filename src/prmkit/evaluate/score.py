@@ -5,7 +5,8 @@ together (`score_steps`). Writes one record per trace:
     {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
      "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
 
-`index` is the trace's position in its pool.
+`index` is the trace's position in its pool. Records are written in input order (problem by problem), whatever
+order the scorer finishes them in.
 """
 
 from __future__ import annotations
@@ -39,31 +40,36 @@ class ScoreConfig:
     max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass."})
     max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most."})
     threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
+    window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
+                                                       "records are written in input order; a killed run redoes "
+                                                       "at most one window."})
 
 
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
-                skip: set[str] | None = None, stats: dict | None = None) -> Iterator[dict[str, Any]]:
-    """Yield a score record per trace (skipping ids in `skip`), as the scorer finishes them (a reward model:
-    batches by length across problems); `stats` receives traces and seconds spent scoring.
+                skip: set[str] | None = None, stats: dict | None = None, window: int = 512
+                ) -> Iterator[dict[str, Any]]:
+    """Yield a score record per trace (skipping ids in `skip`) in input order: problem by problem, each pool's
+    traces by index, so that `evaluate --problems-range 0:10` reads the first 10 problems of the input.
 
-    `kind` is written into each record (a reward model's `config.kind`)."""
+    The traces are scored `window` at a time (a reward model batches each window by length across its problems)
+    and a window's records are yielded, in order, once it is done: a killed run loses at most one window.
+    `stats` receives traces and seconds spent scoring; `kind` is written into each record (a reward model's
+    `config.kind`)."""
     flat = [(pool, k, t) for pool in pools for k, t in enumerate(pool.traces) if t.id not in (skip or set())]
     stats = stats if stats is not None else {}
     stats.setdefault("traces", 0)
     stats.setdefault("seconds", 0.0)
-    results = score_items(scorer, [(pool.problem.question, t.steps) for pool, _, t in flat])
-    while True:
-        start = time.perf_counter()
-        done = next(results, None)
-        stats["seconds"] += time.perf_counter() - start
-        if done is None:
-            return
-        i, p = done
-        pool, k, trace = flat[i]
-        stats["traces"] += 1
-        yield {"id": trace.id, "problem_id": pool.problem.id, "index": k, "answer": trace.answer,
-               "correct": trace.correct, "kind": kind, "step_scores": p,
-               "aggregation": aggregation, "score": aggregate(p, aggregation)}
+    for start in range(0, len(flat), max(1, window)):
+        chunk = flat[start : start + max(1, window)]
+        began = time.perf_counter()
+        done = dict(score_items(scorer, [(pool.problem.question, t.steps) for pool, _, t in chunk]))
+        stats["seconds"] += time.perf_counter() - began
+        for i, (pool, k, trace) in enumerate(chunk):
+            p = done[i]
+            stats["traces"] += 1
+            yield {"id": trace.id, "problem_id": pool.problem.id, "index": k, "answer": trace.answer,
+                   "correct": trace.correct, "kind": kind, "step_scores": p,
+                   "aggregation": aggregation, "score": aggregate(p, aggregation)}
 
 
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
@@ -92,6 +98,6 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     pools = select_range(list(read_pools(input_path)), cfg.problems_range)
     stats: dict[str, Any] = {}
     with AppendOnlyWriter(output) as writer:
-        records = score_pools(rm, pools, agg, rm.config.kind, skip=set(writer.done), stats=stats)
+        records = score_pools(rm, pools, agg, rm.config.kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
     return stats | {"written": written, "problems": len(pools), "tokens": rm.scored_tokens}

@@ -21,7 +21,11 @@ _DOLLAR = re.compile(r"\$\$?([^$\n]{1,80}?)\$\$?")
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 _ANSWER_IS_MATH = re.compile(r"answer is:?\s*\$\$?([^$\n]{1,80}?)\$", re.I)
 # for small models that drop the dollar signs or write a currency sign: "The answer is 54." / "... is $10.33, which"
-_ANSWER_IS = re.compile(r"answer is:?\s*\$?\s*(-?[\d,]*\.?\d+)", re.I)
+# / "The answer is 29 + 14 = 43": a number or an arithmetic expression, read up to the first other character
+_ANSWER_IS = re.compile(r"answer is:?\s*((?:\$?\s*-?[\d,]*\.?\d+\s*[-+*/×x=]\s*)*(?:\$?\s*-?[\d,]*\.?\d+)?)",
+                        re.I)
+_TRUNCATED = re.compile(r"[-+*/×=]\s*\$?\s*$")  # an expression that stops at an operator: "196 * 2 ="
+_NUMBER = re.compile(r"-?[\d,]*\.?\d+")
 
 
 def _fenced(lang: str) -> Callable[[str], str | None]:
@@ -34,20 +38,38 @@ def _fenced(lang: str) -> Callable[[str], str | None]:
     return extract
 
 
+def _final_value(expr: str) -> str | None:
+    """The value an answer expression ends on: "29 + 14 = 43" -> "43"; None when it stops at an operator or "="
+    (a generation cut off mid-expression: "196 * 2 = "); anything without "=" is kept as written."""
+    expr = expr.strip().rstrip(".").strip()
+    if not expr or _TRUNCATED.search(expr):
+        return None
+    return expr.rsplit("=", 1)[-1].strip() if "=" in expr else expr
+
+
+def _plain_number(expr: str) -> str | None:
+    """The final number of a dollar-less "the answer is" expression, commas dropped ("1,000" -> "1000")."""
+    value = _final_value(expr.replace("$", " "))
+    numbers = _NUMBER.findall(value or "")
+    return numbers[-1].replace(",", "") if numbers else None
+
+
 def _math(text: str) -> str | None:
-    """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number, a currency sign
-    allowed); any `$x$`. A `$...$` pair never spans a step or a line, so the dollar signs of GSM8K money amounts
-    ("$12 an hour ... [STEP] ... earns $") are not read as math delimiters."""
+    """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an equation
+    whose final number is read, a currency sign allowed); any `$x$`. An answer that ends on "= x" is x; one that
+    stops at an operator ("The answer is $196 * 2 = $", a truncated generation) is no answer (None). A `$...$` pair
+    never spans a step or a line, so the dollar signs of GSM8K money amounts ("$12 an hour ... [STEP] ... earns $")
+    are not read as math delimiters."""
     segments = [seg for part in text.split(STEP) for seg in part.split("\n")]
     for find in (_BOXED.findall, _ANSWER_IS_MATH.findall):
         found = [m.strip() for seg in segments for m in find(seg) if m.strip()]
         if found:
-            return found[-1]
-    plain = _ANSWER_IS.findall(text)
+            return _final_value(found[-1])
+    plain = [m for m in _ANSWER_IS.findall(text) if m.strip()]
     if plain:
-        return plain[-1].replace(",", "")
+        return _plain_number(plain[-1])
     found = [m.strip() for seg in segments for m in _DOLLAR.findall(seg) if m.strip()]
-    return found[-1] if found else None
+    return _final_value(found[-1]) if found else None
 
 
 EXTRACTORS: dict[str, Callable[[str], str | None]] = {

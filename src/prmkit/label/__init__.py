@@ -8,12 +8,14 @@
 
 `LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
 `run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
-`apply_threshold` the engine of `prmkit threshold`. The paper formulas have their own modules:
+`apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
+The paper formulas have their own modules:
 `information_gain`, `mcnig`, `threshold`, `complexity`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
 from prmkit.label.complexity import information_tokens
+from prmkit.label.export import EXPORT_FORMATS, ExportConfig, export_labels, to_dataset, trl_records
 from prmkit.label.information import (
     InformationConfig,
     InformationLabeler,
@@ -32,11 +34,20 @@ from prmkit.label.recipe import (
     run_labelers,
 )
 from prmkit.label.registry import LABELERS, labeler_configs
-from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
-from prmkit.label.threshold_files import ThresholdConfig, apply_threshold, read_tau, threshold_files
+from prmkit.label.threshold import balanced_accuracy, cot_scores, missing_classes, soft_labels, sweep_threshold
+from prmkit.label.threshold_files import (
+    ThresholdConfig,
+    apply_threshold,
+    check_same_settings,
+    read_settings,
+    read_tau,
+    threshold_files,
+)
 
 __all__ = [
+    "EXPORT_FORMATS",
     "LABELERS",
+    "ExportConfig",
     "InformationConfig",
     "InformationLabeler",
     "LabelConfig",
@@ -48,7 +59,9 @@ __all__ = [
     "apply_threshold",
     "balanced_accuracy",
     "build_labelers",
+    "check_same_settings",
     "cot_scores",
+    "export_labels",
     "information_gain",
     "information_tokens",
     "label_pools",
@@ -56,11 +69,16 @@ __all__ = [
     "make_scorer",
     "mcnig",
     "method_list",
+    "missing_classes",
     "net_information",
     "output_paths",
     "paper_tokens",
+    "read_settings",
     "read_tau",
     "run_labelers",
+    "soft_labels",
     "sweep_threshold",
     "threshold_files",
+    "to_dataset",
+    "trl_records",
 ]

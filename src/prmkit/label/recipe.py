@@ -32,7 +32,7 @@ from prmkit.data.records import Pool
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
 from prmkit.label.registry import LABELERS
-from prmkit.label.threshold_files import apply_threshold, read_tau, sweep_path
+from prmkit.label.threshold_files import apply_threshold, check_same_settings, read_tau, sweep_path
 
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "run_labelers"]
 
@@ -55,6 +55,8 @@ class LabelConfig(ScaleConfig):
     exclude_final: bool = field(default=True, metadata={"help": "threshold choice ignores the final step"})
     skip_too_long: bool = field(default=False, metadata={"help": "skip (and count) traces too long for the "
                                                                  "labeler instead of stopping with an error"})
+    force_tau: bool = field(default=False, metadata={"help": "use the tau of tau_from even when that file was "
+                                                             "labeled with another method or other settings"})
 
 
 @dataclass
@@ -74,6 +76,7 @@ class LabelReport:
     paper_tokens: int = 0
     seconds: float = 0.0
     sweeps: dict[str, dict[str, float]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields and the rates (tokens per second, measured and by the paper's count)."""
@@ -133,11 +136,19 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
         check_output_path(sweep_path(path), what="sweep plot")
     pools = list(pools)[: cfg.limit] if cfg.limit else list(pools)
     build = functools.partial(build_labelers, methods, tuple(settings))
+    labelers = build()
+    notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
+                                    cfg.force_tau, "force_tau")
+             for lab in labelers for m in lab.methods} if cfg.tau_from else {}
     with ExitStack() as held:  # one writer per output, from before the model loads to after the threshold
         for path in outputs.values():
             held.enter_context(output_lock(path))
-        return run_labelers(pools, Resident(build, build()), outputs, tau, cfg.exclude_final, progress,
-                            cfg.skip_too_long, make_executor(cfg))
+        reports = run_labelers(pools, Resident(build, labelers), outputs, tau, cfg.exclude_final, progress,
+                               cfg.skip_too_long, make_executor(cfg))
+    for m, note in notes.items():
+        if note:
+            reports[m].warnings.insert(0, note)
+    return reports
 
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:
@@ -206,6 +217,7 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
         for m, r in reports.items():
             r.seconds = time.perf_counter() - start
             r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
+            r.warnings += r.sweeps.pop("warnings")
     return reports
 
 

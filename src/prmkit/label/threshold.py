@@ -18,8 +18,8 @@ import numpy as np
 
 from prmkit.data.outputs import save_figure
 
-__all__ = ["Sweep", "balanced_accuracy", "cot_scores", "plot_sweep", "soft_labels", "sweep_threshold",
-           "three_class_labels"]
+__all__ = ["Sweep", "balanced_accuracy", "cot_scores", "missing_classes", "plot_sweep", "soft_labels",
+           "sweep_threshold", "three_class_labels"]
 
 
 def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) -> np.ndarray:
@@ -37,6 +37,14 @@ def balanced_accuracy(pred: np.ndarray, truth: np.ndarray) -> float:
     tpr = (pred & truth).sum() / pos if pos else 0.5
     tnr = (~pred & ~truth).sum() / neg if neg else 0.5
     return float((tpr + tnr) / 2)
+
+
+def missing_classes(truth: Sequence[bool]) -> list[str]:
+    """The classes ("correct", "incorrect") with no CoT in `truth`: each one's rate counts 0.5 in
+    `balanced_accuracy`, so a file without a correct CoT scores 0.75 by separating nothing.
+    Example: [False, False] -> ["correct"]; [True, False] -> []."""
+    truth = np.asarray(truth, dtype=bool)
+    return [name for name, n in (("correct", truth.sum()), ("incorrect", (~truth).sum())) if not n]
 
 
 @dataclass

@@ -15,9 +15,11 @@ import numpy as np
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.records import StepLabels
-from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, plot_sweep, sweep_threshold
+from prmkit.data.warn import warn
+from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, missing_classes, plot_sweep, sweep_threshold
 
-__all__ = ["ThresholdConfig", "apply_threshold", "read_tau", "sweep_path", "threshold_files"]
+__all__ = ["ThresholdConfig", "apply_threshold", "check_same_settings", "read_settings", "read_tau", "sweep_path",
+           "threshold_files"]
 
 
 @dataclass
@@ -30,6 +32,14 @@ class ThresholdConfig:
                                                                         "that tau (their held-out figure)"})
     tau: float | None = field(default=None, metadata={"help": "use this tau instead of choosing one"})
     include_final: bool = field(default=False, metadata={"help": "the CoT check includes the final step"})
+    force: bool = field(default=False, metadata={"help": "apply tau to files labeled with another method or other "
+                                                         "settings (their scores are on another scale: an error "
+                                                         "without this)"})
+
+
+def _first_record(path: str | os.PathLike[str]) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        return json.loads(fh.readline() or "{}")
 
 
 def sweep_path(path: str | os.PathLike[str]) -> Path:
@@ -39,11 +49,41 @@ def sweep_path(path: str | os.PathLike[str]) -> Path:
 
 def read_tau(path: str | os.PathLike[str]) -> float:
     """The threshold written into a labeled file (its first record's), to reuse it on other data."""
-    with open(path, encoding="utf-8") as fh:
-        tau = json.loads(fh.readline() or "{}").get("threshold")
+    tau = _first_record(path).get("threshold")
     if tau is None:
         raise ValueError(f"tau_from {path}: its first record has no threshold (label it to the end)")
     return float(tau)
+
+
+def read_settings(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """{"method", "params"} of a StepLabels file (its first record's): what its scores, and so its tau, mean."""
+    first = _first_record(path)
+    return {"method": first.get("method"), "params": first.get("params", {})}
+
+
+def check_same_settings(source: str | os.PathLike[str], target: dict[str, Any], where: str,
+                        force: bool = False, flag: str = "force") -> str | None:
+    """A tau chosen on `source` means something only for scores made the same way (an IG tau is not an MCNIG
+    tau). Raise naming the differences unless `force`; with `force`, warn and return the warning."""
+    have = read_settings(source)
+    diff = [f"method {have['method']!r} vs {target.get('method')!r}"] if have["method"] != target.get("method") else []
+    old, new = have["params"] or {}, target.get("params") or {}
+    diff += [f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in sorted(old.keys() | new.keys())
+             if k not in ("exclude_final", "method") and old.get(k) != new.get(k)]  # method: compared above
+    if not diff:
+        return None
+    text = f"tau of {source} applied to {where}, labeled with other settings ({'; '.join(diff)})"
+    if not force:
+        raise ValueError(f"{text}: the scores are on another scale; pass --{flag.replace('_', '-')} ({flag}=True) "
+                         f"to apply it anyway")
+    return warn(text + " (forced)")
+
+
+def _class_warnings(path: str | os.PathLike[str], truth: np.ndarray) -> list[str]:
+    """A warning per class absent from `path`'s judged CoTs (its rate counts 0.5 in the balanced accuracy)."""
+    return [warn(f"{path}: no {name} CoT among its {truth.size} judged traces: the balanced accuracy counts the "
+                 f"{name} class as 0.5 (chance) and measures only the other class")
+            for name in missing_classes(truth)]
 
 
 def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, exclude_final: bool = True,
@@ -51,7 +91,8 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep.
 
     Returns {"final_excluded": {...}, "final_included": {...}} with the best tau and balanced accuracy of each
-    on this file (an upper bound), and {"applied": {tau, balanced_accuracy}} at the tau written into it.
+    on this file (an upper bound), {"applied": {tau, balanced_accuracy}} at the tau written into it, and
+    {"warnings": [...]} (e.g. a class absent from the file, which makes its balanced accuracy read high).
     """
     records = list(read_records(path, StepLabels.from_dict))
     judged = [r for r in records if r.correct is not None]
@@ -72,7 +113,7 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     if plot and sweeps:
         plot_sweep(sweeps, str(sweep_path(path)), f"{records[0].method}: {path}")
     return {name: {"tau": sw.tau, "balanced_accuracy": sw.balanced_accuracy, "n": len(judged)}
-            for name, sw in sweeps.items()} | {"applied": applied}
+            for name, sw in sweeps.items()} | {"applied": applied, "warnings": _class_warnings(path, truth)}
 
 
 def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
@@ -83,9 +124,13 @@ def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
     """
     if not cfg.choose_on:
         raise ValueError("threshold: choose_on (the file to choose tau on) is required")
+    mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
+                  for path in cfg.apply_to}  # before anything is written
     chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)
     out: list[dict[str, Any]] = [{"choose_on": cfg.choose_on} | chosen]
     for path in cfg.apply_to:
+        mismatch = mismatches[path]
         held = apply_threshold(path, chosen["applied"]["tau"], exclude_final=not cfg.include_final, plot=False)
+        held["warnings"] = ([mismatch] if mismatch else []) + held["warnings"]
         out.append({"apply_to": path} | held)
     return out

@@ -1,0 +1,135 @@
+"""The `prmkit evaluate` verbs as Python functions: a best-of-K report and a ProcessBench report from files,
+each set by a config dataclass (the CLI's flags and `--config` keys), written as JSON (and a plot) when asked.
+
+    >>> named_files(["PRM=runs/s_prm.jsonl", "runs/s_orm.jsonl"])
+    {'PRM': 'runs/s_prm.jsonl', 's_orm': 'runs/s_orm.jsonl'}
+    >>> default_ks(8), default_ks(6)
+    ([1, 2, 4, 8], [1, 2, 4])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from prmkit.data.outputs import atomic_path, check_output_path
+
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_files", "parse_ks", "processbench"]
+
+
+@dataclass
+class BokConfig:
+    """`prmkit evaluate bok`: best-of-K over score files (MCNIG sec 3.5, Table 2) and rank robustness (PUM 4.2)."""
+
+    scores: list[str] = field(default_factory=list, metadata={"help": "NAME=PATH of a `prmkit score` output "
+                                                                      "(repeat); PATH alone names it by the file"})
+    ks: str = field(default="", metadata={"help": "comma list of K, each at most the largest pool (default: 1, 2, "
+                                                  "4, ... up to the smallest pool)"})
+    problems_range: str | None = field(default=None, metadata={"help": "problems by order in the score files, "
+                                                                       "e.g. 0:160"})
+    weighted: bool = field(default=True, metadata={"help": "add reward-weighted majority votes"})
+    max_subsets: int = field(default=256, metadata={"help": "K-subsets per pool (all when fewer)"})
+    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples for the 95% interval"})
+    aggregation: str | None = field(default=None, metadata={"help": "re-aggregate the stored step scores (prod, "
+                                                                     "min, mean, last, geomean, pspo_wrs) instead "
+                                                                     "of each file's `score`"})
+    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap"})
+    plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here"})
+    output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
+
+
+@dataclass
+class ProcessBenchConfig:
+    """`prmkit evaluate processbench`: first-error identification (ProcessBench protocol: tau held out)."""
+
+    benchmark: str = field(default="", metadata={"help": "step-level benchmark file (e.g. `prmkit data corrupt`)"})
+    benchmark_format: str = field(default="processbench", metadata={"help": "processbench | prm800k | "
+                                                                             "math-shepherd"})
+    scores: list[str] = field(default_factory=list, metadata={"help": "NAME=PATH of `prmkit score` or `prmkit "
+                                                                      "label` files (repeat)"})
+    choose_on: str = field(default="0:100", metadata={"help": "problems whose F1 chooses tau"})
+    report_on: str = field(default="100:", metadata={"help": "problems reported at that tau"})
+    output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
+
+
+def named_files(items: Sequence[str] | Mapping[str, str] | str) -> dict[str, str]:
+    """NAME=PATH items (or PATH alone, named by its file) -> {name: path}; a mapping is taken as it is."""
+    if isinstance(items, Mapping):
+        return {str(k): str(v) for k, v in items.items()}
+    files: dict[str, str] = {}
+    for item in [items] if isinstance(items, str | os.PathLike) else items:
+        name, sep, path = str(item).partition("=")
+        files[name if sep else str(item).rsplit("/", 1)[-1].removesuffix(".jsonl")] = path if sep else str(item)
+    if not files:
+        raise ValueError("give at least one score file (NAME=PATH)")
+    return files
+
+
+def default_ks(pool_size: int) -> list[int]:
+    """1, 2, 4, ... up to `pool_size`."""
+    return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
+
+
+def parse_ks(ks: str | Sequence[int], first_file: str) -> list[int]:
+    """"1,2,4" or [1, 2, 4]; empty: `default_ks` of the smallest pool of `first_file`."""
+    from prmkit.evaluate.report import read_scores
+
+    if isinstance(ks, str):
+        ks = [int(k) for k in ks.split(",") if k.strip()]
+    if ks:
+        return list(ks)
+    return default_ks(min(len(recs) for recs in read_scores(first_file).values()))
+
+
+def _check_outputs(*paths: tuple[str | None, str]) -> None:
+    """Every output path usable (parent creatable, not under a file) before any work."""
+    for path, what in paths:
+        if path:
+            check_output_path(path, what=what)
+
+
+def _write(path: str | None, report: dict[str, Any]) -> None:
+    """The report as JSON, written whole or not at all."""
+    if path:
+        with atomic_path(path) as tmp:
+            tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+def best_of_k(cfg: BokConfig) -> dict[str, Any]:
+    """The best-of-K report of `cfg.scores` (see `prmkit.evaluate.report.bok_report`), written and plotted
+    as `cfg` asks (`aggregation="pspo_wrs"` needs `import prmkit.rewards`, which registers it). Its
+    "warnings" say which figures need a caveat (K above some pools, undefined ranks)."""
+    from prmkit.evaluate.report import bok_report
+    from prmkit.train.data import parse_range
+
+    _check_outputs((cfg.output, "output"), (cfg.plot, "plot"))
+    files = named_files(cfg.scores)
+    ks = parse_ks(cfg.ks, next(iter(files.values())))
+    report = bok_report(files, ks, cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
+                        parse_range(cfg.problems_range), cfg.aggregation)
+    _write(cfg.output, report)
+    if cfg.plot:
+        from prmkit.evaluate.plot import plot_bok
+
+        plot_bok(report["rows"], cfg.plot, f"Best-of-K ({report['problems']} problems)")
+    return report
+
+
+def processbench(cfg: ProcessBenchConfig) -> dict[str, Any]:
+    """First-error identification of each score file on `cfg.benchmark` (tau chosen on `choose_on`)."""
+    from prmkit.data.steplevel import read_step_records
+    from prmkit.evaluate.processbench import processbench_report
+    from prmkit.train.data import parse_range
+
+    if not cfg.benchmark:
+        raise ValueError("processbench needs a benchmark file (--benchmark FILE)")
+    _check_outputs((cfg.output, "output"))
+    records = read_step_records(cfg.benchmark, cfg.benchmark_format)
+    report = processbench_report(records, named_files(cfg.scores), parse_range(cfg.choose_on),
+                                 parse_range(cfg.report_on))
+    report |= {"benchmark": cfg.benchmark, "choose_on": cfg.choose_on, "report_on": cfg.report_on}
+    _write(cfg.output, report)
+    return report

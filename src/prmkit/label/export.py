@@ -1,0 +1,122 @@
+"""Step labels -> TRL stepwise supervision (`{prompt, completions, labels}`): JSONL, parquet, or a
+`datasets.Dataset` in memory. The engine of `prmkit export`.
+
+Formats (`EXPORT_FORMATS`): `trl` writes the 0/1 labels; `trl-soft` writes soft labels in [0, 1],
+sigmoid(score - tau) for IG/MCNIG (`prmkit.label.threshold.soft_labels`, what `prmkit train --soft` trains on),
+and keeps the raw scores (nats) under `scores` with `threshold`; `parquet` / `parquet-soft` are the same columns
+in a parquet file. Example `trl-soft` line, tau = 1:
+
+    {"prompt": "q?", "completions": ["a", "b"], "labels": [0.5, 0.881], "id": "p/0", "scores": [1.0, 3.0],
+     "threshold": 1.0}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from prmkit.data.formats import read_pools
+from prmkit.data.join import JoinReport, read_labels
+from prmkit.data.jsonl import write_records
+from prmkit.data.outputs import atomic_path, check_output_path
+from prmkit.data.records import Pool, StepLabels
+from prmkit.data.trl import to_trl
+from prmkit.label.threshold import soft_labels
+
+__all__ = ["EXPORT_FORMATS", "ExportConfig", "export_labels", "hard_values", "soft_values", "to_dataset",
+           "trl_records"]
+
+
+def hard_values(lab: StepLabels) -> list[int]:
+    """The 0/1 labels; an error when the file has not been thresholded yet."""
+    if len(lab.labels) != len(lab.scores):
+        raise ValueError(f"trace {lab.trace_id} has no binary labels yet: run `prmkit threshold` or export "
+                         f"soft labels (trl-soft)")
+    return list(lab.labels)
+
+
+def soft_values(lab: StepLabels) -> list[float]:
+    """sigmoid(score - tau) with the record's threshold; scores already in [0, 1] (MC values, TRL files) as they
+    are; anything else (raw nats without a tau) is an error."""
+    if lab.threshold is not None:
+        return soft_labels(lab.scores, lab.threshold)
+    if all(0.0 <= s <= 1.0 for s in lab.scores):
+        return [float(s) for s in lab.scores]
+    raise ValueError(f"trace {lab.trace_id}: {lab.method} scores outside [0, 1] and no threshold to centre them "
+                     f"on: run `prmkit threshold` first")
+
+
+# name -> (values written as `labels`, keep raw scores, file kind)
+EXPORT_FORMATS: dict[str, tuple[Callable[[StepLabels], list], bool, str]] = {
+    "trl": (hard_values, False, "jsonl"),
+    "trl-soft": (soft_values, True, "jsonl"),
+    "parquet": (hard_values, False, "parquet"),
+    "parquet-soft": (soft_values, True, "parquet"),
+}
+
+
+@dataclass
+class ExportConfig:
+    """`prmkit export`: pools + step labels -> TRL stepwise supervision."""
+
+    pools: str = field(default="", metadata={"help": "the pool file the labels were made from (or `demo`)"})
+    labels: str = field(default="", metadata={"help": "StepLabels JSONL from `prmkit label`"})
+    output: str = field(default="", metadata={"help": "file to write (TRL stepwise JSONL, or parquet)"})
+    format: str = field(default="trl", metadata={"help": "trl: 0/1 labels; trl-soft: sigmoid(score - tau) in "
+                                                         "[0, 1] plus the raw scores; parquet, parquet-soft: the "
+                                                         "same as a parquet file"})
+    allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids / "
+                                                                    "labeled trace ids instead of refusing"})
+    require_all_labels: bool = field(default=False, metadata={"help": "a trace without labels or a label "
+                                                                      "without a trace is an error"})
+
+
+def _pools(pools: str | os.PathLike[str] | Iterable[Pool], allow_duplicates: bool = False) -> Iterable[Pool]:
+    return read_pools(pools, allow_duplicates=allow_duplicates) if isinstance(pools, str | os.PathLike) else pools
+
+
+def _labels(labels: str | os.PathLike[str] | Iterable[StepLabels],
+            allow_duplicates: bool = False) -> Iterable[StepLabels]:
+    return read_labels(labels, allow_duplicates) if isinstance(labels, str | os.PathLike) else labels
+
+
+def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
+                format: str = "trl", report: JoinReport | None = None, require_all: bool = False,
+                allow_duplicates: bool = False) -> Iterator[dict[str, Any]]:
+    """TRL records of `labels` joined to `pools` (paths or records) in the values of `EXPORT_FORMATS[format]`."""
+    if format not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format '{format}'; choose from {', '.join(EXPORT_FORMATS)}")
+    values, keep_scores, _ = EXPORT_FORMATS[format]
+    return to_trl(_pools(pools, allow_duplicates), _labels(labels, allow_duplicates), values, keep_scores, report,
+                  require_all)
+
+
+def to_dataset(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
+               soft: bool = False):
+    """A `datasets.Dataset` with TRL's stepwise columns `prompt, completions, labels` (and `id`; with `soft`,
+    soft labels plus `scores` and `threshold`): ready for `trl.PRMTrainer`, or `.to_parquet(path)`."""
+    from datasets import Dataset
+
+    records = list(trl_records(pools, labels, "trl-soft" if soft else "trl"))
+    if not records:
+        raise ValueError("no labeled trace matches a pool trace: nothing to export")
+    return Dataset.from_list(records)
+
+
+def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
+    """Write `cfg.labels` joined to `cfg.pools` to `cfg.output` in `cfg.format` (whole or not at all); returns
+    the records written. `report` counts what the join left out."""
+    if not (cfg.pools and cfg.labels and cfg.output):
+        raise ValueError("export needs pools, labels and output")
+    check_output_path(cfg.output)
+    records = trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels, cfg.allow_duplicates)
+    if EXPORT_FORMATS[cfg.format][2] == "jsonl":
+        return write_records(cfg.output, records)
+    from datasets import Dataset
+
+    rows = list(records)
+    with atomic_path(cfg.output) as tmp:
+        Dataset.from_list(rows).to_parquet(str(tmp))
+    return len(rows)

@@ -25,7 +25,7 @@ from prmkit.train.data import Example
 from prmkit.train.progress import LossProgress
 from prmkit.train.trainer import RewardModelTrainer, prepare_parameters
 
-__all__ = ["build_trainer", "default_held_out", "split_held_out", "train_reward_model"]
+__all__ = ["build_trainer", "default_held_out", "last_checkpoint", "split_held_out", "train_reward_model"]
 
 
 def default_held_out(examples: list[Example], fraction: float = 0.05) -> int:
@@ -68,19 +68,25 @@ def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], c
     return trainer
 
 
+def last_checkpoint(output: str | os.PathLike[str]) -> str | None:
+    """The highest `<output>/checkpoint-N` that is complete: the Trainer writes `trainer_state.json` last, so a
+    checkpoint cut short by a kill has none and is passed over."""
+    done = [p for p in Path(output).glob("checkpoint-*")
+            if p.name[11:].isdigit() and (p / "trainer_state.json").is_file()]
+    return str(max(done, key=lambda p: int(p.name[11:]))) if done else None
+
+
 def train_reward_model(examples: list[Example], model_config: RewardModelConfig, train_config: TrainConfig,
                        output: str | os.PathLike[str], held_out_problems: int = 0,
                        log: Callable[[str], None] = print) -> dict:
     """Train on `examples` with the held-out problems checked per `eval_strategy`, save to `output`."""
-    from transformers.trainer_utils import get_last_checkpoint
-
     train, held = split_held_out(examples, held_out_problems)
     torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random
     prm = RewardModel.from_base(train_config.model, model_config)
     if train_config.keep_layers:
         prm.truncate_layers(train_config.keep_layers)
     trainer = build_trainer(prm, train, held, train_config, output, log)
-    last = get_last_checkpoint(str(output)) if train_config.resume and Path(output).is_dir() else None
+    last = last_checkpoint(output) if train_config.resume else None
     if train_config.resume:
         log(f"resuming from {last}" if last else f"--resume: no checkpoint in {output}, starting afresh")
     start = time.time()

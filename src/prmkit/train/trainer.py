@@ -71,7 +71,8 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
     correct, count, losses = 0, 0, []
     for i in range(0, len(items), micro_batch):
         part = items[i: i + micro_batch]
-        batch = {k: v.to(device) if device else v for k, v in prm.collate([(it.ids, it.positions) for it in part]).items()}
+        collated = prm.collate([(it.ids, it.positions) for it in part])
+        batch = {k: v.to(device) if device else v for k, v in collated.items()}
         logits = module(**batch).float().cpu()
         targets = torch.tensor([t for it in part for t in it.targets])
         losses += list(zip([it.problem_id for it in part for _ in it.positions],

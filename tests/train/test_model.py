@@ -108,7 +108,7 @@ def test_freeze_and_keep_layers(tiny_base, tmp_path):
 
 def test_loss_is_the_same_whatever_the_micro_batches(tiny_base, tmp_path):
     """The paper's L of a step does not depend on how the step is cut for gradient accumulation (MCNIG sec 3.3)."""
-    data = examples(4) + [Example("p0/extra", "p0", Q, GOOD[:1], [1.0])]  # problems of unequal size
+    data = [*examples(4), Example("p0/extra", "p0", Q, GOOD[:1], [1.0])]  # problems of unequal size
     runs = []
     for micro in (1, 3, 16):
         torch.manual_seed(0)

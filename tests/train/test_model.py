@@ -1,8 +1,12 @@
+from dataclasses import replace
+
 import pytest
 import torch
 
 from prmkit.models.reward import PRM, RewardModelConfig
-from prmkit.train import Example, RewardModelTrainer, TrainConfig, encode_examples
+from prmkit.train import Example, TrainConfig, encode_examples
+from prmkit.train.recipe import build_trainer
+from prmkit.train.trainer import prepare_parameters
 
 Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 GOOD = ["3 + 4 = 7", "so the answer is 7"]
@@ -53,16 +57,21 @@ def test_batched_scores_equal_one_at_a_time(tiny_base):
     assert [len(p) for p in batched] == [2, 1, 3]
 
 
-def train(prm, config, data=None):
-    enc, _ = encode_examples(prm, data or examples(), 512)
-    return RewardModelTrainer(prm, config, log=lambda _: None).train(enc, enc)
+def train(prm, config, output, data=None):
+    """Train on `data` with the same traces as the held-out check; the checks' (loss, accuracy) per epoch."""
+    data = data or examples()
+    config = replace(config, max_length=512, save_strategy="no", report_to="none")
+    trainer = build_trainer(prm, data, data, config, output, log=lambda _: None)
+    trainer.train()
+    return [{"loss": r["eval_loss"], "accuracy": r["eval_accuracy"]} for r in trainer.state.log_history
+            if "eval_loss" in r]
 
 
 @pytest.mark.parametrize("lora", [0, 4])
 def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
     torch.manual_seed(0)
     prm = PRM.from_base(tiny_base, RewardModelConfig())
-    history = train(prm, TrainConfig(epochs=6, lr=1e-2, batch_traces=4, lora_r=lora))
+    history = train(prm, TrainConfig(epochs=6, lr=1e-2, batch_traces=4, lora_r=lora), tmp_path / "run")
     if lora:  # the reserved tokens' rows (added at random) train beside the adapters
         assert any("trainable_tokens" in n for n, p in prm.model.named_parameters() if p.requires_grad)
     assert history[-1]["accuracy"] == 1.0 and history[-1]["loss"] < min(0.3, history[0]["loss"])
@@ -76,12 +85,12 @@ def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
         assert a == pytest.approx(b, abs=1e-5)
 
 
-def test_orm_has_one_target_and_prm3_scores_positive_class(tiny_base):
+def test_orm_has_one_target_and_prm3_scores_positive_class(tiny_base, tmp_path):
     orm = PRM.from_base(tiny_base, RewardModelConfig(kind="orm"))
     assert len(orm.encode(Q, GOOD)[1]) == 1 and len(orm.step_probs([(Q, GOOD)])[0]) == 1
     prm3 = PRM.from_base(tiny_base, RewardModelConfig(kind="prm3"))
     data = [Example("a", "a", Q, GOOD, [1, 1]), Example("b", "a", Q, BAD, [-1, 0])]
-    train(prm3, TrainConfig(epochs=8, lr=1e-2, batch_traces=2), data)
+    train(prm3, TrainConfig(epochs=8, lr=1e-2, batch_traces=2), tmp_path, data)
     good, bad = prm3.step_probs([(Q, GOOD), (Q, BAD)])
     assert min(good) > 0.5 > max(bad)
 
@@ -89,9 +98,23 @@ def test_orm_has_one_target_and_prm3_scores_positive_class(tiny_base):
 def test_freeze_and_keep_layers(tiny_base, tmp_path):
     prm = PRM.from_base(tiny_base, RewardModelConfig())
     prm.truncate_layers(1)
-    trainer = RewardModelTrainer(prm, TrainConfig(freeze_layers=1), log=lambda _: None)
+    prepare_parameters(prm, TrainConfig(freeze_layers=1))
     trainable = {n for n, p in prm.model.named_parameters() if p.requires_grad}
     assert trainable == {"model.norm.weight"}  # embeddings (tied head) and the one layer frozen
-    assert len(trainer.params) == 1
+    assert len(prm.parameters()) == 1
     prm.save_pretrained(tmp_path / "c")
     assert PRM.from_pretrained(tmp_path / "c").model.config.num_hidden_layers == 1
+
+
+def test_loss_is_the_same_whatever_the_micro_batches(tiny_base, tmp_path):
+    """The paper's L of a step does not depend on how the step is cut for gradient accumulation (MCNIG sec 3.3)."""
+    data = [*examples(4), Example("p0/extra", "p0", Q, GOOD[:1], [1.0])]  # problems of unequal size
+    runs = []
+    for micro in (1, 3, 16):
+        torch.manual_seed(0)
+        prm = PRM.from_base(tiny_base, RewardModelConfig())
+        runs.append(train(prm, TrainConfig(epochs=2, lr=1e-2, batch_traces=5, micro_batch=micro), tmp_path / f"{micro}",
+                          data))
+    assert runs[0][0]["loss"] != pytest.approx(runs[0][1]["loss"], abs=1e-3)  # it did train
+    for other in runs[1:]:
+        assert [r["loss"] for r in other] == pytest.approx([r["loss"] for r in runs[0]], abs=1e-5)

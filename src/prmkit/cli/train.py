@@ -7,11 +7,15 @@
 
 Every TrainConfig / RewardModelConfig field is a flag (`--lr`, `--epochs`, ...) and may come from
 `--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.HEADS`.
+With no `--config` and no training flag, the recipe for the machine (`recipes/cpu.yaml` or `recipes/gpu.yaml`) is
+the config, named in the first printed line. `--resume` continues from the last `<output>/checkpoint-N`.
+Several GPUs: `accelerate launch -m prmkit.cli.main train ...` (the same flags).
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.models.heads import HEADS
@@ -41,6 +45,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser, TrainConfig, RewardModelConfig, skip=("kind",))
 
 
+NOT_SETTINGS = {"resume"}  # flags that do not count as choosing the training settings
+
+
+def choose_recipe(args: argparse.Namespace) -> None:
+    """No --config and no training flag: the machine's recipe becomes --config, said in the first line."""
+    from prmkit.train.recipes import default_recipe, recipe_path
+
+    given = [f.name for f in fields(TrainConfig) if f.name not in NOT_SETTINGS and getattr(args, f.name) is not None]
+    if args.config or given:
+        return
+    name = default_recipe()
+    args.config = str(recipe_path(name))
+    print(f"recipe {name}: {args.config} (no --config and no training flag given; flags override it)", flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     from prmkit.data.join import JoinReport
     from prmkit.data.outputs import check_output_path
@@ -48,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from prmkit.train.recipe import default_held_out, train_reward_model
 
     check_output_path(args.output, directory=True)
+    choose_recipe(args)
     train_config = config_from_args(TrainConfig, args)
     model_config = config_from_args(RewardModelConfig, args, kind=args.kind)
     report = JoinReport()

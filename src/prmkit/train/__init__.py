@@ -1,13 +1,27 @@
 """Training reward models on step labels: PRM (MCNIG sec 3.3), ORM (sec 3.4), 3-class PRM (PSPO).
 
 The reward model itself, its heads and its config live in `prmkit.models` (`RewardModel`, `HEADS`,
-`RewardModelConfig`); this package holds the training config, the examples and the trainer.
+`RewardModelConfig`); this package holds the training config, the examples, the problem-grouped batches and the
+`transformers.Trainer` subclass (imported lazily: transformers' Trainer is slow to import).
 """
+
+from importlib import import_module
+from typing import Any
 
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import LABEL_SOURCES, Example, build_examples, read_training_set
-from prmkit.train.recipe import train_reward_model
-from prmkit.train.trainer import RewardModelTrainer, encode_examples
 
-__all__ = ["LABEL_SOURCES", "Example", "RewardModelTrainer", "TrainConfig", "build_examples", "encode_examples",
-           "read_training_set", "train_reward_model"]
+__all__ = ["LABEL_SOURCES", "Encoded", "Example", "ProblemBatchSampler", "RewardCollator", "RewardModelTrainer",
+           "TrainConfig", "build_examples", "build_trainer", "encode_examples", "load_recipe", "problem_batches",
+           "read_training_set", "recipe_path", "train_reward_model", "training_arguments"]
+
+_LAZY = {"Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
+         "encode_examples": "batches", "problem_batches": "batches", "RewardModelTrainer": "trainer",
+         "build_trainer": "recipe", "train_reward_model": "recipe", "training_arguments": "arguments",
+         "load_recipe": "recipes", "recipe_path": "recipes"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"prmkit.train.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'prmkit.train' has no attribute {name!r}")

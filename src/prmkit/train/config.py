@@ -3,6 +3,9 @@
 
 Defaults follow the MCNIG paper (sec 3.3-3.4 and 4.4: AdamW, lr 1e-6, 128 samples a batch, two epochs,
 inputs up to 8192 tokens) and the PSPO paper for the 3-class head. Creating a config touches neither disk nor network.
+Training runs on `transformers.Trainer`: `prmkit.train.arguments.training_arguments` maps these fields onto a
+`TrainingArguments` (`lr` -> `learning_rate`, `grad_clip` -> `max_grad_norm`, ...), and `trainer_args` passes any
+other `TrainingArguments` keyword through (e.g. `deepspeed=ds.json`, `gradient_checkpointing=true`).
 """
 
 from __future__ import annotations
@@ -36,3 +39,23 @@ class TrainConfig:
                                                           "(0 = all; a CPU-budget option, not in the paper)."})
     seed: int = field(default=0, metadata={"help": "shuffling and initialisation seed."})
     threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
+    max_steps: int = field(default=0, metadata={"help": "stop after this many optimiser steps (0 = run `epochs`)."})
+    eval_strategy: str = field(default="epoch", metadata={"help": "held-out check: epoch | steps | no."})
+    eval_steps: int = field(default=0, metadata={"help": "optimiser steps between held-out checks when "
+                                                          "eval_strategy is steps."})
+    save_strategy: str = field(default="epoch", metadata={"help": "checkpoints <output>/checkpoint-N: epoch | "
+                                                                  "steps | no."})
+    save_steps: int = field(default=0, metadata={"help": "optimiser steps between checkpoints when save_strategy "
+                                                          "is steps."})
+    save_total_limit: int = field(default=2, metadata={"help": "checkpoints kept (oldest deleted; 0 = all)."})
+    resume: bool = field(default=False, metadata={"help": "continue from the last <output>/checkpoint-N (weights, "
+                                                         "optimiser, scheduler, data order); a fresh start when "
+                                                         "there is none."})
+    logging_steps: int = field(default=1, metadata={"help": "optimiser steps between loss logs."})
+    report_to: str = field(default="auto", metadata={"help": "logging integrations of transformers (tensorboard, "
+                                                             "wandb, ...; comma-separated); auto = tensorboard when "
+                                                             "installed, none = off."})
+    bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (GPU)."})
+    trainer_args: list[str] = field(default_factory=list, metadata={"help": "further TrainingArguments as "
+                                                                           "KEY=VALUE (YAML value), e.g. "
+                                                                           "deepspeed=ds.json."})

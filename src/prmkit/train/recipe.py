@@ -1,7 +1,9 @@
-"""The wiring of `prmkit train`: examples -> fresh reward model -> trained checkpoint directory.
+"""The wiring of `prmkit train`: examples -> fresh reward model -> `transformers.Trainer` -> checkpoint directory.
 
-Writes `<output>/` (HF weights + tokenizer + prmkit_reward.json) and `<output>/train_log.json` with the
-configs, the per-epoch history (loss, held-out check) and the wall-clock training time.
+Writes `<output>/` (HF weights + tokenizer + prmkit_reward.json), `<output>/checkpoint-N/` (the Trainer's
+checkpoints, each a prmkit reward model plus optimiser/scheduler/data-order state; `resume=True` continues from the
+last one) and `<output>/train_log.json` with the configs, the held-out checks (`history`), the Trainer's
+`log_history` (loss of every logged step) and the wall-clock training time.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ import torch
 
 from prmkit.data.outputs import check_output_path
 from prmkit.models.reward import RewardModel, RewardModelConfig
+from prmkit.train.arguments import accumulation_steps, training_arguments
+from prmkit.train.batches import ProblemBatchSampler, encode_examples
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import Example
-from prmkit.train.trainer import RewardModelTrainer, encode_examples
+from prmkit.train.progress import LossProgress
+from prmkit.train.trainer import RewardModelTrainer, prepare_parameters
 
-__all__ = ["default_held_out", "split_held_out", "train_reward_model"]
+__all__ = ["build_trainer", "default_held_out", "last_checkpoint", "split_held_out", "train_reward_model"]
 
 
 def default_held_out(examples: list[Example], fraction: float = 0.05) -> int:
@@ -37,29 +42,69 @@ def split_held_out(examples: list[Example], problems: int) -> tuple[list[Example
     return [ex for ex in examples if ex.problem_id not in held], [ex for ex in examples if ex.problem_id in held]
 
 
+def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], config: TrainConfig,
+                  output: str | os.PathLike[str], log: Callable[[str], None] = print) -> RewardModelTrainer:
+    """Encode, prepare the parameters (LoRA / frozen layers) and set up the Trainer of one run."""
+    from transformers.trainer_callback import ProgressCallback
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)  # LoRA's initial adapters
+    prepare_parameters(prm, config)
+    enc_train, skipped = encode_examples(prm, train, config.max_length)
+    enc_held, _ = encode_examples(prm, held, config.max_length)
+    accumulation = accumulation_steps(config)
+    probe = ProblemBatchSampler([e.problem_id for e in enc_train], [len(e.ids) for e in enc_train],
+                                config.batch_traces, accumulation, config.seed)
+    steps = config.max_steps or probe.total_steps(config.epochs)
+    args = training_arguments(config, output, steps, accumulation, evaluate=bool(enc_held))
+    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, config.batch_traces, config.seed)
+    trainer.remove_callback(ProgressCallback)
+    trainer.add_callback(LossProgress())
+    trainer.skipped = skipped
+    log(f"{prm.config.kind}: {len(enc_train)} traces ({skipped} skipped as too long), "
+        f"{sum(len(e.positions) for e in enc_train)} targets, {sum(len(e.ids) for e in enc_train)} tokens; "
+        f"held-out {len(enc_held)} traces; {sum(p.numel() for p in prm.parameters())} trainable parameters; "
+        f"{args.max_steps} steps of ~{config.batch_traces} traces ({accumulation} micro-batches each)")
+    return trainer
+
+
+def last_checkpoint(output: str | os.PathLike[str]) -> str | None:
+    """The highest `<output>/checkpoint-N` that is complete: the Trainer writes `trainer_state.json` last, so a
+    checkpoint cut short by a kill has none and is passed over."""
+    done = [p for p in Path(output).glob("checkpoint-*")
+            if p.name[11:].isdigit() and (p / "trainer_state.json").is_file()]
+    return str(max(done, key=lambda p: int(p.name[11:]))) if done else None
+
+
 def train_reward_model(examples: list[Example], model_config: RewardModelConfig, train_config: TrainConfig,
                        output: str | os.PathLike[str], held_out_problems: int = 0,
                        log: Callable[[str], None] = print) -> dict:
-    """Train on `examples`, check on the held-out problems after each epoch, save to `output`."""
+    """Train on `examples` with the held-out problems checked per `eval_strategy`, save to `output`."""
     check_output_path(output, directory=True)  # before any model work: a bad path must not lose the training
     train, held = split_held_out(examples, held_out_problems)
     torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random
     prm = RewardModel.from_base(train_config.model, model_config)
     if train_config.keep_layers:
         prm.truncate_layers(train_config.keep_layers)
-    trainer = RewardModelTrainer(prm, train_config, log)
-    enc_train, skipped = encode_examples(prm, train, train_config.max_length)
-    enc_held, _ = encode_examples(prm, held, train_config.max_length)
-    n_targets = sum(len(e.positions) for e in enc_train)
-    log(f"{model_config.kind}: {len(enc_train)} traces ({skipped} skipped as too long), {n_targets} targets, "
-        f"{sum(len(e.ids) for e in enc_train)} tokens; held-out {len(enc_held)} traces; "
-        f"{sum(p.numel() for p in trainer.params)} trainable parameters")
+    trainer = build_trainer(prm, train, held, train_config, output, log)
+    last = last_checkpoint(output) if train_config.resume else None
+    if train_config.resume:
+        log(f"resuming from {last}" if last else f"--resume: no checkpoint in {output}, starting afresh")
     start = time.time()
-    history = trainer.train(enc_train, enc_held)
+    trainer.train(resume_from_checkpoint=last)
+    checked = [r["step"] for r in trainer.state.log_history if "eval_loss" in r]
+    if held and (not checked or checked[-1] != trainer.state.global_step):
+        trainer.evaluate()  # the last step's held-out check when the strategy did not end on it
     seconds = time.time() - start
     prm.save_pretrained(output)
+    logs = trainer.state.log_history
+    history = [{"epoch": r["epoch"], "step": r["step"], "seconds": r["seconds"], "tokens": r["tokens"],
+                "loss": r["eval_loss"], "accuracy": r["eval_accuracy"], "targets": r["eval_targets"]}
+               for r in logs if "eval_loss" in r]
     record = {"model_config": model_config.to_dict(), "train_config": asdict(train_config), "history": history,
-              "train_seconds": seconds, "train_traces": len(enc_train), "skipped": skipped}
+              "log_history": logs, "train_seconds": seconds, "train_traces": len(trainer.train_dataset),
+              "skipped": trainer.skipped, "resumed_from": last}
     Path(output, "train_log.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     log(f"saved {output} after {seconds:.0f}s of training")
     return record

@@ -1,159 +1,146 @@
-"""Train a PRM / ORM / 3-class PRM on labelled traces (MCNIG sec 3.3-3.4, PSPO for prm3).
+"""Reward-model training on `transformers.Trainer`: prmkit supplies the module, the batches and `compute_loss`.
 
     prm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
-    RewardModelTrainer(prm, TrainConfig(epochs=1, lr=1e-4)).train(train_examples, eval_examples)
-    prm.save_pretrained("runs/prm")
+    prepare_parameters(prm, config)                      # LoRA or frozen lower layers
+    trainer = RewardModelTrainer(prm, args, train_items, held_out_items, batch_traces=16, seed=0)
+    trainer.train()                                      # checkpoints, resume, eval/save strategies: the Trainer's
 
-An optimiser step sees `batch_traces` traces, the traces of a problem together; the loss of that step is the
-paper's L (per-problem mean, then batch mean) even when it is accumulated over micro-batches.
+The loss of an optimiser step is the paper's L (MCNIG sec 3.3: per-problem mean, then batch mean) over all its
+micro-batches: every target carries its weight in the whole step (`prmkit.train.batches`), each micro-batch returns
+its share, and `loss_is_scaled_for_ga = True` keeps the Trainer from dividing by the accumulation count.
+Checkpoints are prmkit reward models (`RewardModel.save_pretrained`, `prmkit score` reads them), plus the trainable
+parameters of a LoRA run (`prmkit_trainable.pt`, to resume its adapters).
 """
 
 from __future__ import annotations
 
-import math
-import random
+import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import torch
+from torch.utils.data import DataLoader
+from transformers import Trainer
 
 from prmkit.models.reward import RewardModel
+from prmkit.train.batches import Encoded, ProblemBatchSampler, RewardCollator, TraceDataset
 from prmkit.train.config import TrainConfig
-from prmkit.train.data import Example
 
-__all__ = ["Encoded", "RewardModelTrainer", "encode_examples", "problem_batches"]
+__all__ = ["RewardForward", "RewardModelTrainer", "held_out_check", "prepare_parameters"]
 
-
-@dataclass
-class Encoded:
-    ids: list[int]
-    positions: list[int]
-    targets: list[list[float]]
-    problem_id: str
+TRAINABLE = "prmkit_trainable.pt"
 
 
-def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
-    """Tokenise; asserts one target position per label; the head's truncation policy decides what stays of a
-    trace longer than `max_length`. Returns (encoded, number skipped as too long)."""
-    out, skipped, head = [], 0, prm.target_head
-    for ex in examples:
-        ids, positions = prm.encode(ex.question, ex.steps)
-        if len(positions) != len(ex.labels):
-            raise AssertionError(f"{ex.trace_id}: {len(positions)} separators but {len(ex.labels)} labels")
-        keep = head.keep(positions, max_length)
-        if keep is None:
-            skipped += 1
-            continue
-        out.append(Encoded(ids[:max_length], [positions[k] for k in keep],
-                           head.targets([ex.labels[k] for k in keep]), ex.problem_id))
-    return out, skipped
+class RewardForward(torch.nn.Module):
+    """The reward model as one module for the Trainer (and DDP/FSDP): collated batch -> head outputs (P, C)."""
+
+    def __init__(self, prm: RewardModel):
+        super().__init__()
+        self.prm = prm
+        self.model, self.head = prm.model, prm.target_head
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor,
+                **_: Any) -> torch.Tensor:
+        hidden = self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
+        return self.head(h, self.model.get_output_embeddings())  # (P, C)
 
 
-def problem_batches(items: list[Encoded], batch_traces: int, rng: random.Random) -> list[list[Encoded]]:
-    """Shuffle problems, keep each problem's traces together, fill batches of about `batch_traces`."""
-    by_problem: dict[str, list[Encoded]] = {}
-    for it in items:
-        by_problem.setdefault(it.problem_id, []).append(it)
-    groups = list(by_problem.values())
-    rng.shuffle(groups)
-    batches, current = [], []
-    for g in groups:
-        current += g
-        if len(current) >= batch_traces:
-            batches.append(current)
-            current = []
-    return batches + ([current] if current else [])
+def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:
+    """LoRA adapters (peft) when `lora_r`, else freeze the embeddings and the lowest `freeze_layers` layers."""
+    if config.lora_r:
+        from peft import LoraConfig, get_peft_model
+
+        # the reserved tokens' embedding (= head, when tied) rows train too: added tokens start random
+        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+                          target_modules="all-linear", trainable_token_indices=sorted({prm.sep_id, *prm.class_ids}))
+        prm.model = get_peft_model(prm.model, lora)
+    elif config.freeze_layers:
+        prm.model.get_input_embeddings().requires_grad_(False)
+        for layer in prm.model.get_decoder().layers[: config.freeze_layers]:
+            layer.requires_grad_(False)
 
 
-class RewardModelTrainer:
-    """AdamW with linear warm-up/decay over `TrainConfig`; full fine-tuning, LoRA, or frozen lower layers."""
+@torch.inference_mode()
+def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int,
+                   device: torch.device | None = None) -> dict[str, float]:
+    """Held-out paper loss (all held-out problems one batch) and accuracy of argmax vs the target's argmax."""
+    was_training, head, prm = module.training, module.head, module.prm
+    module.eval()
+    correct, count, losses = 0, 0, []
+    for i in range(0, len(items), micro_batch):
+        part = items[i: i + micro_batch]
+        collated = prm.collate([(it.ids, it.positions) for it in part])
+        batch = {k: v.to(device) if device else v for k, v in collated.items()}
+        logits = module(**batch).float().cpu()
+        targets = torch.tensor([t for it in part for t in it.targets])
+        losses += list(zip([it.problem_id for it in part for _ in it.positions],
+                           head.target_losses(logits, targets).tolist(), strict=True))
+        correct += head.hits(logits, targets)
+        count += len(targets)
+    module.train(was_training)
+    weights = head.weights([g for g, _ in losses])
+    loss = float((weights * torch.tensor([c for _, c in losses])).sum()) if losses else float("nan")
+    return {"loss": loss, "accuracy": correct / max(1, count), "targets": count}
 
-    def __init__(self, prm: RewardModel, config: TrainConfig, log: Callable[[str], None] = print):
-        self.prm, self.config, self.log = prm, config, log
-        if config.threads:
-            torch.set_num_threads(config.threads)
-        torch.manual_seed(config.seed)
-        self._prepare_parameters()
 
-    def _prepare_parameters(self) -> None:
-        cfg, model = self.config, self.prm.model
-        if cfg.lora_r:
-            from peft import LoraConfig, get_peft_model
+class RewardModelTrainer(Trainer):
+    """`transformers.Trainer` over a `RewardModel`: problem-grouped batches, the head's loss, prmkit checkpoints."""
 
-            # the reserved tokens' embedding (= head, when tied) rows train too: added tokens start random
-            lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                              target_modules="all-linear",
-                              trainable_token_indices=sorted({self.prm.sep_id, *self.prm.class_ids}))
-            self.prm.model = get_peft_model(model, lora)
-        elif cfg.freeze_layers:
-            model.get_input_embeddings().requires_grad_(False)
-            for layer in model.get_decoder().layers[: cfg.freeze_layers]:
-                layer.requires_grad_(False)
-        self.params = self.prm.parameters()
+    def __init__(self, prm: RewardModel, args: Any, train_items: list[Encoded], held_out: list[Encoded],
+                 batch_traces: int, seed: int, **kwargs: Any):
+        self.prm, self.held_out = prm, held_out
+        self.sampler = ProblemBatchSampler([it.problem_id for it in train_items], [len(it.ids) for it in train_items],
+                                           batch_traces, args.gradient_accumulation_steps, seed)
+        self.tokens, self.started = 0, time.time()
+        super().__init__(model=RewardForward(prm), args=args, train_dataset=TraceDataset(train_items),
+                         eval_dataset=TraceDataset(held_out) if held_out else None,
+                         data_collator=RewardCollator(prm, train_items), **kwargs)
+        self.loss_is_scaled_for_ga = True  # each micro-batch returns its share of the step's L
 
-    def _micro_step(self, items: list[Encoded], weights: torch.Tensor) -> float:
-        """Forward + backward of one micro-batch; returns its share of the batch loss."""
-        batch = self.prm.collate([(it.ids, it.positions) for it in items])
-        outputs = self.prm.class_logits(batch)  # (P, C)
-        targets = torch.tensor([t for it in items for t in it.targets])  # (P, C)
-        loss = self.prm.target_head.loss(outputs, targets, weights)
-        loss.backward()
-        return loss.item()
+    def get_train_dataloader(self) -> DataLoader:
+        loader = DataLoader(self.train_dataset, batch_sampler=self.sampler, collate_fn=self.data_collator)
+        return self.accelerator.prepare(loader)
 
-    def train(self, train: list[Encoded], held_out: list[Encoded] | None = None) -> list[dict]:
-        """Run the epochs; log loss, tokens/s and a held-out check (loss, accuracy) after each epoch."""
-        cfg = self.config
-        rng = random.Random(cfg.seed)
-        plan = [problem_batches(train, cfg.batch_traces, rng) for _ in range(math.ceil(cfg.epochs))]
-        plan = [b[: math.ceil(len(b) * min(1.0, cfg.epochs - e))] for e, b in enumerate(plan)]  # a last part-epoch
-        total = max(1, sum(map(len, plan)))
-        opt = torch.optim.AdamW(self.params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-        warm = int(cfg.warmup * total)
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
-        history, step, start, tokens = [], 0, time.time(), 0
-        for epoch, batches in enumerate(plan):
-            self.prm.train()
-            for batch in batches:
-                batch = sorted(batch, key=lambda it: len(it.ids))  # less padding per micro-batch
-                weights = self.prm.target_head.weights([it.problem_id for it in batch for _ in it.positions])
-                loss, k = 0.0, 0
-                for i in range(0, len(batch), cfg.micro_batch):
-                    part = batch[i : i + cfg.micro_batch]
-                    n = sum(len(it.positions) for it in part)
-                    loss += self._micro_step(part, weights[k : k + n])
-                    k += n
-                    tokens += sum(len(it.ids) for it in part)
-                if cfg.grad_clip:
-                    torch.nn.utils.clip_grad_norm_(self.params, cfg.grad_clip)
-                opt.step(), sched.step(), opt.zero_grad()
-                step += 1
-                elapsed = time.time() - start
-                self.log(f"epoch {epoch + 1} step {step}/{total} loss {loss:.4f} "
-                         f"{tokens / elapsed:.0f} tok/s elapsed {elapsed:.0f}s")
-            record = {"epoch": epoch + 1, "step": step, "seconds": time.time() - start, "tokens": tokens}
-            if held_out:
-                record.update(self.evaluate(held_out))
-                self.log(f"epoch {epoch + 1} held-out loss {record['loss']:.4f} accuracy {record['accuracy']:.3f}")
-            history.append(record)
-        self.prm.train(False)
-        return history
+    def compute_loss(self, model: torch.nn.Module, inputs: dict[str, torch.Tensor], return_outputs: bool = False,
+                     num_items_in_batch: Any = None) -> Any:
+        outputs = model(**inputs)  # (P, C)
+        loss = self.prm.target_head.loss(outputs, inputs["targets"], inputs["weights"])
+        self.tokens += int(inputs["attention_mask"].sum())
+        return (loss, outputs) if return_outputs else loss
 
-    @torch.inference_mode()
-    def evaluate(self, items: list[Encoded]) -> dict[str, float]:
-        """Held-out paper loss and accuracy of argmax vs the argmax of the target, over all targets."""
-        self.prm.train(False)
-        head = self.prm.target_head
-        ce_sum, correct, count, losses = 0.0, 0, 0, []
-        for i in range(0, len(items), self.config.micro_batch):
-            part = items[i : i + self.config.micro_batch]
-            logits = self.prm.class_logits(self.prm.collate([(it.ids, it.positions) for it in part]))
-            targets = torch.tensor([t for it in part for t in it.targets])
-            ce = head.target_losses(logits, targets)
-            losses += list(zip([it.problem_id for it in part for _ in it.positions], ce.tolist(), strict=True))
-            correct += head.hits(logits, targets)
-            count += len(targets)
-        weights = head.weights([g for g, _ in losses])
-        ce_sum = float((weights * torch.tensor([c for _, c in losses])).sum())
-        return {"loss": ce_sum, "accuracy": correct / max(1, count), "targets": count}
+    def evaluate(self, eval_dataset: Any = None, ignore_keys: Any = None,
+                 metric_key_prefix: str = "eval") -> dict[str, float]:
+        """The held-out check (`held_out_check`), logged as eval_loss / eval_accuracy."""
+        check = held_out_check(self.model, self.held_out, self.args.per_device_eval_batch_size, self.args.device)
+        metrics = {f"{metric_key_prefix}_{k}": v for k, v in check.items()}
+        metrics |= {"tokens": self.tokens, "seconds": round(time.time() - self.started, 1)}
+        self.log(metrics)
+        self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
+        return metrics
+
+    def _save(self, output_dir: str | None = None, state_dict: dict | None = None) -> None:
+        """A checkpoint is a prmkit reward model (+ the trainable parameters of a LoRA run)."""
+        if not self.args.should_save:
+            return
+        out = output_dir or self.args.output_dir
+        self.prm.save_pretrained(out)
+        if hasattr(self.prm.model, "merge_and_unload"):
+            torch.save({n: p.detach().cpu() for n, p in self.model.named_parameters() if p.requires_grad},
+                       os.path.join(out, TRAINABLE))
+
+    def _load_from_checkpoint(self, resume_from_checkpoint: str, model: torch.nn.Module | None = None) -> None:
+        """Weights of a checkpoint written by `_save` into the model being trained."""
+        module = model or self.model
+        path = Path(resume_from_checkpoint)
+        if (path / TRAINABLE).is_file():
+            state = torch.load(path / TRAINABLE, weights_only=True)
+            missing = {n for n, p in module.named_parameters() if p.requires_grad} - set(state)
+            if missing:
+                raise ValueError(f"{path}: trainable parameters missing from {TRAINABLE}: {sorted(missing)[:3]}")
+            module.load_state_dict(state, strict=False)
+            return
+        saved = RewardModel.from_pretrained(path)
+        self.prm.model.load_state_dict(saved.model.state_dict())
+        self.prm.target_head.load_state_dict(saved.target_head.state_dict())

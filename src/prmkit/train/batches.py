@@ -1,0 +1,147 @@
+"""Problem-grouped batches for `transformers.Trainer`: the encoded traces, the batch sampler and the collator.
+
+An optimiser step sees about `batch_traces` traces, all traces of a problem in the same step (`problem_batches`).
+The sampler cuts each step into exactly `accumulation` micro-batches (the Trainer's `gradient_accumulation_steps`),
+and each micro-batch carries the step it belongs to, so that the collator weights every target by the head's
+`weights` over the whole step: 1/(M * N_m) for the paper's loss (MCNIG sec 3.3). The micro-batch losses then sum
+to the step's L exactly, whatever the split; the trainer tells the Trainer not to divide them again
+(`loss_is_scaled_for_ga`). A step with fewer traces than micro-batches fills the rest with a zero-weight trace.
+
+    sampler = ProblemBatchSampler([e.problem_id for e in enc], [len(e.ids) for e in enc], 16, 2, seed=0)
+    loader = DataLoader(TraceDataset(enc), batch_sampler=sampler, collate_fn=RewardCollator(prm, enc))
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from prmkit.models.reward import RewardModel
+from prmkit.train.data import Example
+
+__all__ = ["Encoded", "ProblemBatchSampler", "RewardCollator", "TraceDataset", "encode_examples", "problem_batches"]
+
+Key = tuple[int, tuple[int, ...]]  # (trace index, the trace indices of its optimiser step; () = zero weight)
+
+
+@dataclass
+class Encoded:
+    ids: list[int]
+    positions: list[int]
+    targets: list[list[float]]
+    problem_id: str
+
+
+def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
+    """Tokenise; asserts one target position per label; the head's truncation policy decides what stays of a
+    trace longer than `max_length`. Returns (encoded, number skipped as too long)."""
+    out, skipped, head = [], 0, prm.target_head
+    for ex in examples:
+        ids, positions = prm.encode(ex.question, ex.steps)
+        if len(positions) != len(ex.labels):
+            raise AssertionError(f"{ex.trace_id}: {len(positions)} separators but {len(ex.labels)} labels")
+        keep = head.keep(positions, max_length)
+        if keep is None:
+            skipped += 1
+            continue
+        out.append(Encoded(ids[:max_length], [positions[k] for k in keep],
+                           head.targets([ex.labels[k] for k in keep]), ex.problem_id))
+    return out, skipped
+
+
+def problem_batches(items: list[Any], batch_traces: int, rng: random.Random,
+                    key: Callable[[Any], str] = lambda it: it.problem_id) -> list[list[Any]]:
+    """Shuffle problems, keep each problem's traces together, fill batches of about `batch_traces`."""
+    by_problem: dict[str, list[Any]] = {}
+    for it in items:
+        by_problem.setdefault(key(it), []).append(it)
+    groups = list(by_problem.values())
+    rng.shuffle(groups)
+    batches, current = [], []
+    for g in groups:
+        current += g
+        if len(current) >= batch_traces:
+            batches.append(current)
+            current = []
+    return batches + ([current] if current else [])
+
+
+class ProblemBatchSampler:
+    """Batch sampler of micro-batches of `Key`s; epoch e's order is the e-th draw of one `Random(seed)`, so a
+    resumed run (which sets the epoch and skips the micro-batches done) sees the same order."""
+
+    def __init__(self, problems: list[str], lengths: list[int], batch_traces: int, accumulation: int, seed: int):
+        self.problems, self.lengths = problems, lengths
+        self.batch_traces, self.accumulation = batch_traces, accumulation
+        self.rng, self.plans, self.epoch = random.Random(seed), [], 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def plan(self, epoch: int) -> list[list[int]]:
+        """The optimiser steps of `epoch` (trace indices, shortest first: less padding per micro-batch)."""
+        while len(self.plans) <= epoch:
+            steps = problem_batches(list(range(len(self.problems))), self.batch_traces, self.rng,
+                                    key=self.problems.__getitem__)
+            self.plans.append([sorted(s, key=self.lengths.__getitem__) for s in steps])
+        return self.plans[epoch]
+
+    def total_steps(self, epochs: float) -> int:
+        """Optimiser steps of `epochs` epochs, a last part-epoch cut to its fraction (as the old loop did)."""
+        full = math.ceil(epochs)
+        return max(1, sum(math.ceil(len(self.plan(e)) * min(1.0, epochs - e)) for e in range(full)))
+
+    def __len__(self) -> int:
+        return len(self.plan(self.epoch)) * self.accumulation
+
+    def __iter__(self) -> Iterator[list[Key]]:
+        for step in self.plan(self.epoch):
+            members = tuple(step)
+            for g in range(self.accumulation):
+                part = step[g * len(step) // self.accumulation: (g + 1) * len(step) // self.accumulation]
+                yield [(i, members) for i in part] or [(step[0], ())]
+
+
+class TraceDataset(torch.utils.data.Dataset):
+    """Map-style dataset whose keys are the sampler's `Key`s (the collator looks the traces up)."""
+
+    def __init__(self, items: list[Encoded]):
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, key: Key) -> Key:
+        return key
+
+
+class RewardCollator:
+    """Keys -> the model inputs plus `targets` (P, C) and `weights` (P,): each target's share of its step's loss."""
+
+    def __init__(self, prm: RewardModel, items: list[Encoded]):
+        self.prm, self.items = prm, items
+        self._weights: dict[tuple[int, ...], dict[int, torch.Tensor]] = {}
+
+    def step_weights(self, members: tuple[int, ...]) -> dict[int, torch.Tensor]:
+        """Trace index -> the weights of its targets, from the head's weights over all targets of the step."""
+        if members not in self._weights:
+            groups = [self.items[i].problem_id for i in members for _ in self.items[i].positions]
+            flat, out, k = self.prm.target_head.weights(groups), {}, 0
+            for i in members:
+                n = len(self.items[i].positions)
+                out[i], k = flat[k: k + n], k + n
+            self._weights = {members: out}  # one step at a time: its micro-batches come in a row
+        return self._weights[members]
+
+    def __call__(self, keys: list[Key]) -> dict[str, torch.Tensor]:
+        parts = [self.items[i] for i, _ in keys]
+        batch = self.prm.collate([(it.ids, it.positions) for it in parts])
+        batch["targets"] = torch.tensor([t for it in parts for t in it.targets])  # (P, C)
+        batch["weights"] = torch.cat([self.step_weights(m)[i] if m else torch.zeros(len(self.items[i].positions))
+                                      for i, m in keys])  # (P,)
+        return batch

@@ -9,11 +9,12 @@
 `LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
 `run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
 `apply_threshold` the engine of `prmkit threshold`. The paper formulas have their own modules:
-`information_gain`, `mcnig`, `threshold`, `complexity`.
+`information_gain`, `mcnig`, `threshold`, `complexity`; the rollout labelers `math_shepherd` and `omegaprm`
+(Math-Shepherd, OmegaPRM) sample with `prmkit.generate.rollout` through `rollout_labeling`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
-from prmkit.label.complexity import information_tokens
+from prmkit.label.complexity import information_tokens, omegaprm_tokens, shepherd_tokens
 from prmkit.label.information import (
     InformationConfig,
     InformationLabeler,
@@ -21,7 +22,9 @@ from prmkit.label.information import (
     paper_tokens,
 )
 from prmkit.label.information_gain import information_gain
+from prmkit.label.math_shepherd import MathShepherdLabeler, mc_estimates
 from prmkit.label.mcnig import mcnig, net_information
+from prmkit.label.omegaprm import FirstErrorSearch, OmegaPRMLabeler, first_error, first_error_labels
 from prmkit.label.recipe import (
     LabelConfig,
     LabelReport,
@@ -32,11 +35,13 @@ from prmkit.label.recipe import (
     run_labelers,
 )
 from prmkit.label.registry import LABELERS, labeler_configs
+from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig
 from prmkit.label.threshold import balanced_accuracy, cot_scores, sweep_threshold
 from prmkit.label.threshold_files import ThresholdConfig, apply_threshold, read_tau, threshold_files
 
 __all__ = [
     "LABELERS",
+    "FirstErrorSearch",
     "InformationConfig",
     "InformationLabeler",
     "LabelConfig",
@@ -44,23 +49,32 @@ __all__ = [
     "LabelReport",
     "Labeled",
     "Labeler",
+    "MathShepherdLabeler",
+    "OmegaPRMLabeler",
+    "PrefixRoller",
+    "RolloutLabelConfig",
     "ThresholdConfig",
     "apply_threshold",
     "balanced_accuracy",
     "build_labelers",
     "cot_scores",
+    "first_error",
+    "first_error_labels",
     "information_gain",
     "information_tokens",
     "label_pools",
     "labeler_configs",
     "make_scorer",
+    "mc_estimates",
     "mcnig",
     "method_list",
     "net_information",
+    "omegaprm_tokens",
     "output_paths",
     "paper_tokens",
     "read_tau",
     "run_labelers",
+    "shepherd_tokens",
     "sweep_threshold",
     "threshold_files",
 ]

@@ -120,7 +120,8 @@ class OmegaPRMLabeler:
                 done[t.id].append(rolled[(t.id, n)])
         cost, records = LabelCost(), {m: [] for m in todo}
         for t in traces:
-            ledger = self.roller.ledger(pool, t, done[t.id]) | {"first_error": searches[t.id].first_error}
+            ledger = self.roller.ledger(pool, t, done[t.id]) | {"first_error": searches[t.id].first_error,
+                                                                "queried": searches[t.id].queried}
             ledger["paper_tokens"] = omegaprm_tokens(len(t.steps), ledger["step_tokens"], self.config.rollouts)
             cost.tokens_read += ledger["tokens_read"]
             cost.tokens_generated += ledger["tokens_generated"]

@@ -88,7 +88,7 @@ def test_appendix_a_formulas_worked_examples():
     assert shepherd_tokens(4, 10, 8) == 480  # 8 * 10 * 4 * 3 / 2
     assert omegaprm_tokens(4, 10, 8) == 320  # 8 * 10 * 4/2 * log2 4
     assert omegaprm_tokens(1, 10, 8) == 0 and shepherd_tokens(1, 10, 8) == 0
-    # quadratic vs N log N: doubling N from 8 to 16 multiplies them by 240/56 and 2 * 4/3
+    # quadratic vs N log N: doubling N from 8 to 16 multiplies them by 120/28 and 2 * 4/3
     assert shepherd_tokens(16, 1, 1) / shepherd_tokens(8, 1, 1) == pytest.approx(120 / 28)
     assert omegaprm_tokens(16, 1, 1) / omegaprm_tokens(8, 1, 1) == pytest.approx(8 / 3)
     with pytest.raises(ValueError):

@@ -178,13 +178,13 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
     subprocess.run([*args, str(tmp_path / "clean.jsonl")], env=_env(), check=True, capture_output=True)
     victim = tmp_path / "killed.jsonl"
     proc = subprocess.Popen([*args, str(victim)], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while time.time() < deadline and (not victim.exists() or victim.read_text().count("\n") < 4):
+    deadline = time.time() + 300  # model loading alone takes long on a loaded machine
+    while time.time() < deadline and (not victim.exists() or victim.read_text().count("\n") < 2):
         time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     written = victim.read_text().count("\n")
-    assert 4 <= written < 24, "the kill must land mid-run"
+    assert 2 <= written < 24, "the kill must land mid-run"
     done = subprocess.run([*args, str(victim)], env=_env(), check=True, capture_output=True, text=True)
     assert json.loads(done.stdout)["traces"] == 24 - written
     assert read(victim) == read(tmp_path / "clean.jsonl")  # seeded per prefix: the same labels and ledgers

@@ -104,6 +104,15 @@ class StepLabels(_Record):
     params: dict[str, Any] = field(default_factory=dict)
     correct: bool | None = None
     problem_id: str = ""
+    # the cost ledger of this record (tokens_read, tokens_generated, paper_tokens, prefixes, rollouts, ...);
+    # left out of the JSON line when empty
+    cost: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if not data["cost"]:
+            del data["cost"]
+        return data
 
 
 @dataclass

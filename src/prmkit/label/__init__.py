@@ -9,12 +9,13 @@
 `LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
 `run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
 `apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
-The paper formulas have their own modules:
-`information_gain`, `mcnig`, `threshold`, `complexity`.
+The paper formulas have their own modules: `information_gain`, `mcnig`, `threshold`, `complexity`; the rollout
+labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) sample with `prmkit.generate.rollout` through
+`rollout_labeling`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
-from prmkit.label.complexity import information_tokens
+from prmkit.label.complexity import information_tokens, omegaprm_tokens, shepherd_tokens
 from prmkit.label.export import EXPORT_FORMATS, ExportConfig, export_labels, to_dataset, trl_records
 from prmkit.label.information import (
     InformationConfig,
@@ -23,7 +24,9 @@ from prmkit.label.information import (
     paper_tokens,
 )
 from prmkit.label.information_gain import information_gain
+from prmkit.label.math_shepherd import MathShepherdLabeler, mc_estimates
 from prmkit.label.mcnig import mcnig, net_information
+from prmkit.label.omegaprm import FirstErrorSearch, OmegaPRMLabeler, first_error, first_error_labels
 from prmkit.label.recipe import (
     LabelConfig,
     LabelReport,
@@ -34,6 +37,7 @@ from prmkit.label.recipe import (
     run_labelers,
 )
 from prmkit.label.registry import LABELERS, labeler_configs
+from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig
 from prmkit.label.threshold import balanced_accuracy, cot_scores, missing_classes, soft_labels, sweep_threshold
 from prmkit.label.threshold_files import (
     ThresholdConfig,
@@ -48,6 +52,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "LABELERS",
     "ExportConfig",
+    "FirstErrorSearch",
     "InformationConfig",
     "InformationLabeler",
     "LabelConfig",
@@ -55,6 +60,10 @@ __all__ = [
     "LabelReport",
     "Labeled",
     "Labeler",
+    "MathShepherdLabeler",
+    "OmegaPRMLabeler",
+    "PrefixRoller",
+    "RolloutLabelConfig",
     "ThresholdConfig",
     "apply_threshold",
     "balanced_accuracy",
@@ -62,20 +71,25 @@ __all__ = [
     "check_same_settings",
     "cot_scores",
     "export_labels",
+    "first_error",
+    "first_error_labels",
     "information_gain",
     "information_tokens",
     "label_pools",
     "labeler_configs",
     "make_scorer",
+    "mc_estimates",
     "mcnig",
     "method_list",
     "missing_classes",
     "net_information",
+    "omegaprm_tokens",
     "output_paths",
     "paper_tokens",
     "read_settings",
     "read_tau",
     "run_labelers",
+    "shepherd_tokens",
     "soft_labels",
     "sweep_threshold",
     "threshold_files",

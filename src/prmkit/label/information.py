@@ -151,6 +151,12 @@ class InformationLabeler:
         plan = METHODS[method][0](pool)
         return plan if isinstance(plan, str) else None
 
+    def _ledger(self, pool: Pool, steps: list[str], answers: list[str], paper: int) -> dict[str, Any]:
+        """A record's cost: the tokens of its own packed sequence (the I_0 pass, shared by the problem's traces,
+        is counted in the call's total only), nothing generated, and the paper's count for the method."""
+        own = len(self.scorer.segments(pool.problem.question, steps, answers, with_step0=False).ids) if steps else 0
+        return {"tokens_read": own, "tokens_generated": 0, "paper_tokens": paper, "steps": len(steps)}
+
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
         plans: dict[str, Plan] = {}
         for m in todo:
@@ -176,6 +182,8 @@ class InformationLabeler:
                 if trace.id not in todo[m]:
                     continue
                 scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan, self.config)
-                records[m].append(StepLabels(trace.id, m, scores, [], None, params, trace.correct, pool.problem.id))
-                cost.paper_tokens[m] += paper_tokens(self.scorer, pool.problem.question, trace.steps, plan[0])
+                paper = paper_tokens(self.scorer, pool.problem.question, trace.steps, plan[0])
+                records[m].append(StepLabels(trace.id, m, scores, [], None, params, trace.correct, pool.problem.id,
+                                             self._ledger(pool, trace.steps, answers, paper)))
+                cost.paper_tokens[m] += paper
         return Labeled(records, cost)

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from prmkit.label.base import Labeler
 from prmkit.label.information import InformationLabeler
+from prmkit.label.math_shepherd import MathShepherdLabeler
+from prmkit.label.omegaprm import OmegaPRMLabeler
 
 __all__ = ["LABELERS", "labeler_configs"]
 
 LABELERS: dict[str, type[Labeler]] = {
     "ig": InformationLabeler,
     "mcnig": InformationLabeler,
+    "math-shepherd": MathShepherdLabeler,
+    "math-shepherd-hard": MathShepherdLabeler,
+    "omegaprm": OmegaPRMLabeler,
 }
 
 

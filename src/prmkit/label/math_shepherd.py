@@ -1,0 +1,85 @@
+"""Math-Shepherd step labels (Wang et al., 2024, "Math-Shepherd", sec 3.3): M completions after every step.
+
+After step i of a CoT, M completions are sampled from the prefix r_1..r_i and validated. The hard estimate of
+step i is 1 when any completion reaches the right answer, the soft estimate the fraction that does. The last step
+needs no rollout: the CoT itself is its one completion, so its label is the CoT's own verdict. Methods
+`math-shepherd` (soft, floats in [0, 1]; they stay floats in `prmkit export --format trl-soft`) and
+`math-shepherd-hard` (0/1) share one labeler and so one set of rollouts per problem; the recipe then chooses tau
+on either by balanced accuracy as for IG/MCNIG. Cost: M rollouts after N - 1 prefixes, O(N^2) tokens per CoT
+(MCNIG paper appendix A, `prmkit.label.complexity.shepherd_tokens`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from prmkit.data.records import Pool, StepLabels
+from prmkit.label.base import LabelCost, Labeled
+from prmkit.label.complexity import shepherd_tokens
+from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+
+if TYPE_CHECKING:
+    from prmkit.generate.backends import PromptBackend
+
+__all__ = ["ESTIMATES", "MathShepherdLabeler", "mc_estimates"]
+
+
+def mc_estimates(verdicts: Sequence[Sequence[bool]]) -> tuple[list[float], list[float]]:
+    """(hard, soft) Monte Carlo estimates per step from the verdicts of each step's completions (Math-Shepherd
+    sec 3.3, eqs 3-4): hard_i = 1 if any completion after step i is correct, soft_i = the fraction correct.
+
+    Example: verdicts [[T, F, F, F], [F, F, F, F], [T, T, T, T]] -> hard [1, 0, 1], soft [0.25, 0, 1].
+    """
+    if any(len(v) == 0 for v in verdicts):
+        raise ValueError("every step needs at least one completion verdict")
+    hard = [1.0 if any(v) else 0.0 for v in verdicts]
+    soft = [sum(map(bool, v)) / len(v) for v in verdicts]
+    return hard, soft
+
+
+# method -> which of mc_estimates' two lists it stores
+ESTIMATES: dict[str, int] = {"math-shepherd": 1, "math-shepherd-hard": 0}
+
+
+class MathShepherdLabeler:
+    """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace (one batch run per
+    problem), soft and/or hard estimates. `backend` replaces loading `config.model`."""
+
+    config_class: ClassVar[type] = RolloutLabelConfig
+
+    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
+        if unknown := [m for m in methods if m not in ESTIMATES]:
+            raise ValueError(f"the Math-Shepherd labeler has no method {unknown}; it has {sorted(ESTIMATES)}")
+        self.config, self.methods = config, tuple(methods)
+        self.roller = PrefixRoller(config, backend)
+
+    def params(self, method: str) -> dict[str, Any]:
+        return self.config.params(method)
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        return self.roller.unreadable(pool, ids)
+
+    def skip_reason(self, pool: Pool, method: str) -> str | None:
+        return rollout_skip_reason(pool)
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        if reason := rollout_skip_reason(pool):
+            raise ValueError(f"Math-Shepherd cannot label problem {pool.problem.id}: {reason}")
+        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        rolled = self.roller.roll(pool, [(t, n) for t in traces for n in range(1, len(t.steps))])
+        cost, records = LabelCost(), {m: [] for m in todo}
+        for t in traces:
+            mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
+            verdicts = [[c.correct for c in r.continuations] for r in mine] + ([[bool(t.correct)]] if t.steps else [])
+            estimates = mc_estimates(verdicts)
+            ledger = self.roller.ledger(pool, t, mine)
+            paper = shepherd_tokens(len(t.steps), ledger["step_tokens"], self.config.rollouts)
+            cost.tokens_read += ledger["tokens_read"]
+            cost.tokens_generated += ledger["tokens_generated"]
+            for m in todo:
+                if t.id in todo[m]:
+                    records[m].append(StepLabels(t.id, m, estimates[ESTIMATES[m]], [], None, self.params(m),
+                                                 t.correct, pool.problem.id, ledger | {"paper_tokens": paper}))
+                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(paper)
+        return Labeled(records, cost)

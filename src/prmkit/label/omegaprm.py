@@ -1,0 +1,137 @@
+"""OmegaPRM step labels (Luo et al., 2024, "Improve Mathematical Reasoning in Language Models by Automated
+Process Supervision", sec 3.2): a binary search for the first error of a CoT over Monte Carlo prefix checks.
+
+A prefix r_1..r_n is "correct" when any of its M rollouts reaches the right answer (MC(prefix) > 0). Assuming
+correctness is monotone (a prefix holding an error stays wrong), the first error is the shortest incorrect prefix,
+found with about log2 N queries: the empty prefix is taken as correct and the whole CoT as its own verdict, so a
+correct CoT needs no query (all steps 1) and an incorrect one is searched between them. Labels: steps before the
+first error 1, the first error 0, and the steps after it 0, which is what the monotone assumption says of them
+(OmegaPRM itself keeps only the prefix up to the first error for training; a StepLabels record needs a score per
+step, and a 0 after the first error leaves the CoT-level min, and so tau, unchanged). This is the plain binary
+search over one CoT; OmegaPRM's MCTS over a tree of rollouts is not implemented. Cost O(N log N) tokens per CoT
+(MCNIG paper appendix A, `prmkit.label.complexity.omegaprm_tokens`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from prmkit.data.records import Pool, StepLabels
+from prmkit.label.base import LabelCost, Labeled
+from prmkit.label.complexity import omegaprm_tokens
+from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+
+if TYPE_CHECKING:
+    from prmkit.generate.backends import PromptBackend
+
+__all__ = ["FirstErrorSearch", "OmegaPRMLabeler", "first_error", "first_error_labels"]
+
+
+@dataclass
+class FirstErrorSearch:
+    """The binary search's state for one CoT of `n_steps` steps whose whole is `final_correct`: `lo` is the
+    longest prefix known correct, `hi` the shortest known incorrect (None: the CoT is correct, nothing to find).
+    Ask `next_query()` for a prefix length to check, give its verdict to `answer`, until it returns None."""
+
+    n_steps: int
+    final_correct: bool
+    lo: int = 0
+    hi: int | None = None
+    queried: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.n_steps < 0:
+            raise ValueError("a CoT has >= 0 steps")
+        self.hi = None if self.final_correct or self.n_steps == 0 else self.n_steps
+
+    def next_query(self) -> int | None:
+        if self.hi is None or self.hi - self.lo <= 1:
+            return None
+        return (self.lo + self.hi) // 2
+
+    def answer(self, n: int, correct: bool) -> None:
+        if n != self.next_query():
+            raise ValueError(f"prefix {n} was not the pending query {self.next_query()}")
+        self.queried.append(n)
+        if correct:
+            self.lo = n
+        else:
+            self.hi = n
+
+    @property
+    def first_error(self) -> int | None:
+        """The 1-based index of the first wrong step (None: none), once `next_query()` is None."""
+        return self.hi
+
+
+def first_error(n_steps: int, final_correct: bool, oracle: Callable[[int], bool]) -> tuple[int | None, list[int]]:
+    """(first wrong step, 1-based or None, the prefix lengths queried) by binary search over `oracle(n)`, whether
+    the prefix of n steps is still correct.
+
+    Example: 5 steps, the CoT wrong, prefixes correct up to 2 steps: queries 2 (correct), 3 (wrong) -> (3, [2, 3]).
+    """
+    search = FirstErrorSearch(n_steps, final_correct)
+    while (n := search.next_query()) is not None:
+        search.answer(n, oracle(n))
+    return search.first_error, search.queried
+
+
+def first_error_labels(n_steps: int, error: int | None) -> list[float]:
+    """Steps before the first error 1, the first error and later steps 0 (see the module doc).
+
+    Example: 5 steps, first error 3 -> [1, 1, 0, 0, 0]; no error -> [1, 1, 1, 1, 1].
+    """
+    if error is not None and not 1 <= error <= n_steps:
+        raise ValueError(f"first error {error} outside steps 1..{n_steps}")
+    cut = n_steps if error is None else error - 1
+    return [1.0] * cut + [0.0] * (n_steps - cut)
+
+
+class OmegaPRMLabeler:
+    """OmegaPRM labels (method `omegaprm`): the binary searches of a problem's pending CoTs run in lockstep, one
+    batch of M-rollout queries per round. `backend` replaces loading `config.model`."""
+
+    config_class: ClassVar[type] = RolloutLabelConfig
+
+    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
+        if unknown := [m for m in methods if m != "omegaprm"]:
+            raise ValueError(f"the OmegaPRM labeler has no method {unknown}; it has ['omegaprm']")
+        self.config, self.methods = config, tuple(methods)
+        self.roller = PrefixRoller(config, backend)
+
+    def params(self, method: str) -> dict[str, Any]:
+        return self.config.params(method)
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        return self.roller.unreadable(pool, ids)
+
+    def skip_reason(self, pool: Pool, method: str) -> str | None:
+        return rollout_skip_reason(pool)
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        if reason := rollout_skip_reason(pool):
+            raise ValueError(f"OmegaPRM cannot label problem {pool.problem.id}: {reason}")
+        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        searches = {t.id: FirstErrorSearch(len(t.steps), bool(t.correct)) for t in traces}
+        done: dict[str, list] = {t.id: [] for t in traces}
+        while asked := [(t, n) for t in traces if (n := searches[t.id].next_query()) is not None]:
+            rolled = self.roller.roll(pool, asked)
+            for t, n in asked:
+                searches[t.id].answer(n, rolled[(t.id, n)].solved > 0)
+                done[t.id].append(rolled[(t.id, n)])
+        cost, records = LabelCost(), {m: [] for m in todo}
+        for t in traces:
+            ledger = self.roller.ledger(pool, t, done[t.id]) | {"first_error": searches[t.id].first_error,
+                                                                "queried": searches[t.id].queried}
+            ledger["paper_tokens"] = omegaprm_tokens(len(t.steps), ledger["step_tokens"], self.config.rollouts)
+            cost.tokens_read += ledger["tokens_read"]
+            cost.tokens_generated += ledger["tokens_generated"]
+            for m in todo:
+                if t.id in todo[m]:
+                    labels = first_error_labels(len(t.steps), searches[t.id].first_error)
+                    records[m].append(StepLabels(t.id, m, labels, [], None, self.params(m), t.correct,
+                                                 pool.problem.id, ledger))
+                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
+        return Labeled(records, cost)

@@ -1,0 +1,117 @@
+"""What the rollout labelers (Math-Shepherd, OmegaPRM) share: their settings, the sampling of M continuations
+after step prefixes (the rollout primitive, `prmkit.generate.rollout`) and the per-trace cost ledger.
+
+A prefix of n steps of trace t is the rollout request `<t>@<n>`; its M continuations are validated against the
+problem's answer. The ledger of a trace counts, measured: `tokens_read` (prompt + prefix tokens, once per queried
+prefix, as the backend prefills them for its M continuations), `tokens_generated` (all continuation tokens),
+`prefixes` and `rollouts`; and `tokens_read_cached`: the prompt and the longest queried prefix once, what an engine
+with a prefix cache reads (the paper's KV-caching assumption, appendix A). `step_tokens` is the trace's mean tokens
+per step, the s of the paper's formulas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from prmkit.data.records import Pool, Trace
+from prmkit.generate.backends import PromptBackend, SamplingConfig
+from prmkit.generate.prompts import build_prompt
+from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefixes
+from prmkit.generate.rollout_records import Rollout
+from prmkit.models.loading import DEFAULT_MODEL
+
+__all__ = ["PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
+
+# settings that change no score (kept out of the records' params, so a re-run may change them)
+_NOT_PARAMS = ("batch_size",)
+
+
+@dataclass
+class RolloutLabelConfig:
+    """Settings of the rollout labelers. M = 8 rollouts per prefix as in the MCNIG paper's comparison (appendix A)
+    and Math-Shepherd (Wang et al. 2024, N = 8 completions); sampling at the generation defaults (MCNIG sec 4.2)."""
+
+    model: str = field(default=DEFAULT_MODEL, metadata={"help": "embedded model name or local HF directory"})
+    rollouts: int = field(default=8, metadata={"help": "Math-Shepherd/OmegaPRM: completions M per prefix"})
+    temperature: float = field(default=1.0, metadata={"help": "Math-Shepherd/OmegaPRM: sampling temperature"})
+    top_p: float = field(default=0.95, metadata={"help": "Math-Shepherd/OmegaPRM: nucleus sampling mass"})
+    max_new_tokens: int = field(default=512, metadata={"help": "Math-Shepherd/OmegaPRM: tokens per rollout at most"})
+    seed: int = field(default=0, metadata={"help": "Math-Shepherd/OmegaPRM: base seed of the rollouts"})
+    backend: str = field(default="transformers", metadata={"help": "Math-Shepherd/OmegaPRM: generation backend"})
+    chat: bool = field(default=True, metadata={"help": "Math-Shepherd/OmegaPRM: prompts in the chat template"})
+    batch_size: int = field(default=16, metadata={"help": "Math-Shepherd/OmegaPRM: sequences per generation batch"})
+
+    def params(self, method: str) -> dict[str, Any]:
+        return {"method": method} | {k: v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
+
+
+def rollout_skip_reason(pool: Pool) -> str | None:
+    """Rollout labels need the reference answer and each trace's own verdict (the final step's label)."""
+    if not pool.problem.answer.strip():
+        return "no reference answer"
+    if any(t.correct is None for t in pool.traces):
+        return "a trace without a verdict"
+    return None
+
+
+class PrefixRoller:
+    """M validated continuations after step prefixes, with the per-trace ledger (see the module doc).
+
+    `backend` replaces building one from `config` (e.g. a model already in memory).
+    """
+
+    def __init__(self, config: RolloutLabelConfig, backend: PromptBackend | None = None):
+        if config.rollouts < 1:
+            raise ValueError(f"rollouts must be >= 1, got {config.rollouts}")
+        if backend is None:
+            from prmkit.generate.backends import BackendOptions, make_backend
+
+            backend = make_backend(config.backend, config.model, BackendOptions(batch_size=config.batch_size,
+                                                                                chat=config.chat))
+        self.config, self.backend = config, backend
+        self.sampling = SamplingConfig(n=config.rollouts, temperature=config.temperature, top_p=config.top_p,
+                                       max_new_tokens=config.max_new_tokens, seed=config.seed)
+
+    def roll(self, pool: Pool, prefixes: Sequence[tuple[Trace, int]]) -> dict[tuple[str, int], Rollout]:
+        """{(trace id, n): its rollout} for each (trace, n) asked for, all sampled in shared batches."""
+        requests = [PrefixRequest(f"{t.id}@{n}", pool.problem, tuple(t.steps[:n])) for t, n in prefixes]
+        if not requests:
+            return {}
+        per_batch = max(1, self.config.batch_size // self.config.rollouts)
+        stats = rollout_prefixes(requests, self.backend, self.sampling, prefixes_per_batch=per_batch)
+        return {(t.id, n): r for (t, n), r in zip(prefixes, stats.records, strict=True)}
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        """{trace id: why} for the traces in `ids` whose longest rolled-out prefix (prompt + every step but the
+        last) leaves no room to generate in the model's context; tokenizer only."""
+        context = self.backend.context_length()
+        if not context:
+            return {}
+        prompt = self.backend.render(build_prompt(pool.problem))
+        out = {}
+        for t in pool.traces:
+            if t.id in ids and t.steps:
+                n = self.backend.count_tokens(partial_answer(prompt, t.steps[:-1])) or 0
+                if n + self.config.max_new_tokens > context:
+                    out[t.id] = (f"prompt and prefix have {n} tokens: with {self.config.max_new_tokens} new tokens "
+                                 f"that exceeds the model's context of {context}")
+        return out
+
+    def step_tokens(self, pool: Pool, trace: Trace) -> float:
+        """The mean tokens per step of `trace` as rolled out (its partial answer after the prompt)."""
+        if not trace.steps:
+            return 0.0
+        prompt = self.backend.render(build_prompt(pool.problem))
+        full = self.backend.count_tokens(partial_answer(prompt, trace.steps)) or 0
+        return max(0, full - (self.backend.count_tokens(prompt) or 0)) / len(trace.steps)
+
+    def ledger(self, pool: Pool, trace: Trace, rollouts: Sequence[Rollout]) -> dict[str, Any]:
+        """The measured cost of `trace`'s queried prefixes (paper_tokens is added by the labeler)."""
+        longest = max(rollouts, key=lambda r: r.prefix_steps, default=None)
+        return {"tokens_read": sum(r.tokens_read or 0 for r in rollouts),
+                "tokens_generated": sum(r.tokens_generated for r in rollouts),
+                "tokens_read_cached": (longest.tokens_read or 0) if longest else 0,
+                "prefixes": len(rollouts), "rollouts": sum(len(r.continuations) for r in rollouts),
+                "steps": len(trace.steps), "step_tokens": round(self.step_tokens(pool, trace), 2)}

@@ -1,0 +1,190 @@
+"""Math-Shepherd and OmegaPRM: their pure rules on worked examples (no model), then both labelers end to end on
+the tiny random model through the generic recipe (ledger, settings refused, bad input, kill -9 and resume)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import pool_dict, write_jsonl
+from prmkit.data.records import Pool, StepLabels
+from prmkit.data.trl import to_trl
+from prmkit.label import (
+    FirstErrorSearch,
+    LabelConfig,
+    RolloutLabelConfig,
+    first_error,
+    first_error_labels,
+    label_pools,
+    mc_estimates,
+    omegaprm_tokens,
+    shepherd_tokens,
+)
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory):
+    """A 2-layer random Llama with the embedded model's tokenizer and a context that holds the few-shot prompt."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from prmkit.models.loading import ModelNotFound, resolve_model
+
+    try:
+        tok = AutoTokenizer.from_pretrained(resolve_model("smollm2-135m"))
+    except ModelNotFound:
+        pytest.skip("embedded tokenizer not installed")
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    path = tmp_path_factory.mktemp("tiny-rollout-llama")
+    LlamaForCausalLM(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return str(path)
+
+
+def test_mc_estimates_worked_example():
+    hard, soft = mc_estimates([[True, False, False, False], [False] * 4, [True] * 4])
+    assert (hard, soft) == ([1.0, 0.0, 1.0], [0.25, 0.0, 1.0])
+    with pytest.raises(ValueError, match="at least one"):
+        mc_estimates([[True], []])
+
+
+@pytest.mark.parametrize("n, final, good_up_to, error, queried", [
+    (5, False, 2, 3, [2, 3]),        # the docstring's example
+    (8, False, 0, 1, [4, 2, 1]),     # wrong from the first step: log2 8 = 3 queries
+    (8, False, 7, 8, [4, 6, 7]),     # only the last step wrong
+    (8, True, 8, None, []),          # a correct CoT: no query, all steps 1
+    (1, False, 0, 1, []),            # one wrong step: nothing to search
+    (0, False, 0, None, []),
+])
+def test_first_error_binary_search(n, final, good_up_to, error, queried):
+    asked = []
+    oracle = lambda k: asked.append(k) or k <= good_up_to  # noqa: E731
+    assert first_error(n, final, oracle) == (error, queried)
+    assert asked == queried
+    # the search agrees with a linear scan for the first failing prefix (monotone oracle)
+    linear = next((k for k in range(1, n + 1) if not (k <= good_up_to if k < n else final)), None)
+    assert error == linear
+
+
+def test_first_error_labels_and_search_state():
+    assert first_error_labels(5, 3) == [1, 1, 0, 0, 0]
+    assert first_error_labels(3, None) == [1, 1, 1]
+    with pytest.raises(ValueError, match="outside"):
+        first_error_labels(3, 4)
+    search = FirstErrorSearch(4, False)
+    with pytest.raises(ValueError, match="pending query 2"):
+        search.answer(3, True)
+
+
+def test_appendix_a_formulas_worked_examples():
+    assert shepherd_tokens(4, 10, 8) == 480  # 8 * 10 * 4 * 3 / 2
+    assert omegaprm_tokens(4, 10, 8) == 320  # 8 * 10 * 4/2 * log2 4
+    assert omegaprm_tokens(1, 10, 8) == 0 and shepherd_tokens(1, 10, 8) == 0
+    # quadratic vs N log N: doubling N from 8 to 16 multiplies them by 120/28 and 2 * 4/3
+    assert shepherd_tokens(16, 1, 1) / shepherd_tokens(8, 1, 1) == pytest.approx(120 / 28)
+    assert omegaprm_tokens(16, 1, 1) / omegaprm_tokens(8, 1, 1) == pytest.approx(8 / 3)
+    with pytest.raises(ValueError):
+        shepherd_tokens(-1, 1, 1)
+
+
+POOLS = [
+    pool_dict("p0", "Tom has 3 apples and buys 4 more. How many apples?", "7",
+              [(["3 + 4 = 7", "so the answer is 7", "7"], "7", True),
+               (["Tom has 3 apples", "3 * 4 = 12", "the price is 12", "12"], "12", False)]),
+    pool_dict("p1", "Sam eats one of 5 apples. How many are left?", "4",
+              [(["5 - 1 = 4", "4"], "4", True), (["10 - 2 = 8", "8"], "8", False)]),
+]
+
+
+def _cfg(tiny_base, **kw):
+    return RolloutLabelConfig(model=tiny_base, rollouts=3, max_new_tokens=8, chat=False, **kw)
+
+
+def read(path) -> dict[str, dict]:
+    return {(d := json.loads(x))["trace_id"]: d for x in open(path)}
+
+
+def test_both_labelers_through_the_recipe(tiny_base, tmp_path):
+    pools = [Pool.from_dict(p) for p in POOLS]
+    out = str(tmp_path / "{method}.jsonl")
+    reports = label_pools(pools, LabelConfig(method="math-shepherd,math-shepherd-hard,omegaprm"), out,
+                          [_cfg(tiny_base)], progress=False)
+    soft, hard, omega = (read(tmp_path / f"{m}.jsonl") for m in ("math-shepherd", "math-shepherd-hard", "omegaprm"))
+    for tid, rec in soft.items():
+        n, correct = len(rec["scores"]), rec["correct"]
+        assert rec["scores"][-1] == hard[tid]["scores"][-1] == float(correct)  # the CoT is its last step's rollout
+        assert hard[tid]["scores"] == [float(s > 0) for s in rec["scores"]]
+        assert all(s * 3 == int(s * 3) for s in rec["scores"])  # fractions of M = 3
+        assert rec["cost"]["prefixes"] == n - 1 and rec["cost"]["rollouts"] == 3 * (n - 1)
+        assert rec["cost"]["tokens_generated"] > 0
+        assert (rec["cost"]["tokens_read"] > rec["cost"]["tokens_read_cached"]) == (n > 2)  # n - 1 prefixes read
+        assert rec["cost"]["paper_tokens"] == pytest.approx(shepherd_tokens(n, rec["cost"]["step_tokens"], 3))
+        o = omega[tid]
+        assert o["cost"]["prefixes"] == len(o["cost"]["queried"])
+        if correct:  # nothing to search
+            assert o["scores"] == [1.0] * n and o["cost"]["tokens_generated"] == o["cost"]["prefixes"] == 0
+        else:
+            assert o["scores"] == first_error_labels(n, o["cost"]["first_error"])
+            assert 1 <= o["cost"]["prefixes"] <= n - 1 and o["cost"]["rollouts"] == 3 * o["cost"]["prefixes"]
+    # the report sums the ledgers; soft labels thresholded into 0/1 labels, scores kept as floats for TRL
+    ms = reports["math-shepherd"]
+    assert ms.tokens_generated == sum(r["cost"]["tokens_generated"] for r in soft.values())
+    assert ms.paper_tokens == sum(round(r["cost"]["paper_tokens"]) for r in soft.values())
+    assert reports["omegaprm"].tokens_generated == sum(r["cost"]["tokens_generated"] for r in omega.values())
+    assert all(set(r["labels"]) <= {0, 1} and r["threshold"] is not None for r in soft.values())
+    trl = list(to_trl(pools, [StepLabels.from_dict(r) for r in soft.values()], soft=True))
+    assert [type(v) for t in trl for v in t["labels"]] == [float] * sum(len(r["scores"]) for r in soft.values())
+    # a re-run with another M is refused, naming the difference; batch_size changes no score
+    with pytest.raises(ValueError, match="rollouts: 3 -> 4"):
+        label_pools(pools, LabelConfig(method="omegaprm"), tmp_path / "omegaprm.jsonl",
+                    [RolloutLabelConfig(model=tiny_base, rollouts=4, max_new_tokens=8, chat=False)], progress=False)
+    again = label_pools(pools, LabelConfig(method="omegaprm"), tmp_path / "omegaprm.jsonl",
+                        [_cfg(tiny_base, batch_size=5)], progress=False)["omegaprm"]
+    assert (again.traces, again.resumed) == (0, 2)
+
+
+def test_bad_input_is_a_clear_error_and_unjudged_pools_are_skipped(tiny_base, tmp_path):
+    bad = Pool.from_dict(pool_dict("b", "q", "7", [(["3 [STEP] 4", "7"], "7", True)]))
+    with pytest.raises(ValueError, match=r"b/0@1: step 0 is empty or contains \[STEP\]"):
+        label_pools([bad], LabelConfig(method="math-shepherd"), tmp_path / "ms.jsonl", [_cfg(tiny_base)],
+                    progress=False)
+    unjudged = Pool.from_dict(pool_dict("u", "q", "7", [(["3 + 4 = 7", "7"], "7", None)]))
+    report = label_pools([unjudged], LabelConfig(method="omegaprm"), tmp_path / "o.jsonl", [_cfg(tiny_base)],
+                         progress=False)["omegaprm"]
+    assert report.skipped == {"a trace without a verdict": 1} and report.traces == 0
+
+
+def _env() -> dict[str, str]:
+    tests = str(Path(__file__).parents[1])
+    return os.environ | {"PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), tests])),
+                         "OMP_NUM_THREADS": "1"}
+
+
+def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
+    pools = [pool_dict(f"p{k}", f"Tom has {k} apples and buys 4 more.", str(k + 4),
+                       [([f"{k} + 4 = {k + 4}", "3 * 4 = 12", f"{k + 4}"], str(k + 4), j == 0) for j in range(2)])
+             for k in range(12)]
+    path = write_jsonl(tmp_path / "pools.jsonl", pools)
+    args = [sys.executable, "-m", "prmkit.cli.main", "label", "--method", "math-shepherd", "--input", path, "--quiet",
+            "--model", tiny_base, "--rollouts", "2", "--max-new-tokens", "3", "--no-chat", "--output"]
+    subprocess.run([*args, str(tmp_path / "clean.jsonl")], env=_env(), check=True, capture_output=True)
+    victim = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([*args, str(victim)], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300  # model loading alone takes long on a loaded machine
+    while time.time() < deadline and (not victim.exists() or victim.read_text().count("\n") < 2):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    written = victim.read_text().count("\n")
+    assert 2 <= written < 24, "the kill must land mid-run"
+    done = subprocess.run([*args, str(victim)], env=_env(), check=True, capture_output=True, text=True)
+    assert json.loads(done.stdout)["traces"] == 24 - written
+    assert read(victim) == read(tmp_path / "clean.jsonl")  # seeded per prefix: the same labels and ledgers

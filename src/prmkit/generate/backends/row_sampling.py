@@ -18,13 +18,19 @@ from typing import Any
 __all__ = ["RowSampler", "sample_rows"]
 
 
-def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any]) -> Any:
+def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any], candidates: int = 64) -> Any:
     """One token per row of `scores` (B, V): softmax(scores / T) cut to the smallest set of mass >= top_p (the
-    most likely token is always kept), sampled with row b's generator. Returns (B,) token ids."""
+    most likely token is always kept), sampled with row b's generator. Returns (B,) token ids.
+
+    The nucleus is searched among the `candidates` most likely tokens (a top-k, not a sort of the vocabulary);
+    only when their mass falls short of top_p in some row is the whole vocabulary sorted, so the result is the
+    nucleus either way."""
     import torch
 
     probs = (scores.float() / max(temperature, 1e-6)).softmax(-1)  # (B, V)
-    sorted_p, order = probs.sort(dim=-1, descending=True)
+    sorted_p, order = probs.topk(min(candidates, probs.shape[-1]), dim=-1)  # (B, C), descending
+    if (sorted_p.sum(-1) < top_p).any():  # some nucleus reaches past the candidates
+        sorted_p, order = probs.sort(dim=-1, descending=True)  # (B, V)
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
     sorted_p = sorted_p.masked_fill(drop, 0.0)

@@ -54,3 +54,38 @@ def test_conversion_is_cached(ct2_cache, tiny_base):
     stamp = (first / "model.bin").stat().st_mtime_ns
     assert convert_to_ct2(tiny_base, "int8") == first and (first / "model.bin").stat().st_mtime_ns == stamp
     assert first.parent == ct2_cache / "ct2" and not list(first.parent.glob(".*"))
+
+
+def test_rollouts_on_ct2_are_seeded_and_k_distinct(ct2_cache, tiny_model_dir):
+    from prmkit.data.demo_pools import demo_pools
+    from prmkit.generate import prefix_requests, rollout_prefixes
+
+    backend = make_backend("ct2", tiny_model_dir, BackendOptions())
+    requests = prefix_requests(demo_pools(1))[:3]
+    cfg = SamplingConfig(n=3, max_new_tokens=6, seed=5)
+
+    def texts(seed: int) -> dict[str, list[str]]:
+        stats = rollout_prefixes(requests, backend, SamplingConfig(**{**cfg.__dict__, "seed": seed}),
+                                 prefixes_per_batch=3)
+        assert stats.rollouts == 9 and 0 < stats.tokens_generated <= 9 * 6
+        return {r.prefix_id: [c.text for c in r.continuations] for r in stats.records}
+
+    first = texts(5)
+    assert list(first) == [r.prefix_id for r in requests] and texts(5) == first
+    assert all(len(set(ts)) > 1 for ts in first.values())  # K samples, not K copies
+    assert texts(6) != first
+
+
+def test_cli_rollout_with_ct2(ct2_cache, tiny_model_dir, tmp_path, capsys):
+    import json
+
+    from prmkit.cli.main import main
+
+    out = tmp_path / "rollouts.jsonl"
+    argv = ["rollout", "--input", "demo", "--limit", "1", "--positions", "0", "1", "--backend", "ct2", "--model",
+            tiny_model_dir, "--k", "2", "--max-new-tokens", "4", "--output", str(out), "--no-progress"]
+    assert main(argv) == 0
+    records = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert [r["prefix_steps"] for r in records] == [0] + [1] * (len(records) - 1) and len(records) > 1
+    assert all(len(r["continuations"]) == 2 for r in records)
+    assert f"{len(records)} prefixes, {2 * len(records)} rollouts" in capsys.readouterr().out

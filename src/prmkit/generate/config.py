@@ -31,7 +31,8 @@ class SamplerConfig:
     top_p: float = field(default=0.95, metadata=_help("nucleus sampling mass (MCNIG sec 4.2 and PUM: 0.95)."))
     max_new_tokens: int = field(default=512, metadata=_help("new tokens per sample at most."))
     seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend."))
-    backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai (generate.BACKENDS)."))
+    backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
+                                                                "(generate.BACKENDS)."))
     model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
     batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers)."))
     dtype: str | None = field(default=None, metadata=_help("weights dtype (None: float32 for transformers, the "

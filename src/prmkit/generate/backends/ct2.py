@@ -7,6 +7,14 @@ Prompts are rendered in the model's chat template exactly as in the transformers
 Prefix sharing: with `share_prefix` on, the K samples of one prompt are generated in one call whose
 `static_prompt` is the prompt minus its last token, so ctranslate2 runs the prefill once and copies its
 KV state K times; otherwise all prompts x K go in one batch (each copy prefilled on its own).
+
+Seeds: ctranslate2 seeds each worker thread's random generator once, from the global seed, at its first sample;
+it has no per-call or per-row seed. So every `generate`/`generate_rendered` call builds a fresh `Generator` after
+`set_random_seed` (a model load: 3.7 s for the embedded model, measured at load average 4.6 on a shared 2-core
+machine), and a call's samples are a function of its whole input. Rollouts (`generate_rendered`) seed the call from
+all its prompts' seeds: the same requests in the same batches give the same samples, but a prefix's K continuations
+are not independent of the other prefixes of its batch (unlike the transformers backend's per-row generators), and a
+resumed run batches differently.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import os
 import shutil
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +80,7 @@ class CT2Backend:
     def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None,
                  threads: int = 2, share_prefix: bool = True):
         import ctranslate2  # noqa: F401  (fails early when it is not installed)
-        from transformers import AutoTokenizer
+        from transformers import AutoConfig, AutoTokenizer
 
         from prmkit.models.loading import resolve_model
 
@@ -80,6 +89,7 @@ class CT2Backend:
             raise TypeError("the ct2 backend needs a model name or HF directory, not a loaded model")
         quantization = options.dtype or "int8"
         self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(model))
+        self._context = getattr(AutoConfig.from_pretrained(resolve_model(model)), "max_position_embeddings", None)
         self._path = str(convert_to_ct2(model, quantization))
         self._settings = dict(device="cpu", compute_type=quantization, intra_threads=threads, inter_threads=1)
         self.generator: Any = None  # made per generate() call, see there
@@ -90,14 +100,28 @@ class CT2Backend:
     def format_prompt(self, prompt: str) -> str:
         return in_chat_template(self.tokenizer, prompt, self.chat)
 
+    render = format_prompt
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text).input_ids)
+
+    def context_length(self) -> int | None:
+        return self._context
+
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
+        return self._sample([self.format_prompt(p) for p in prompts], cfg, cfg.seed)
+
+    def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
+        """cfg.n samples of each verbatim prompt; the call is seeded from all of `seeds` (see the module doc)."""
+        return self._sample(prompts, cfg, zlib.crc32(",".join(map(str, seeds)).encode()))
+
+    def _sample(self, texts: list[str], cfg: SamplingConfig, seed: int) -> list[list[Completion]]:
         import ctranslate2
 
-        # ctranslate2 seeds each worker thread's generator when the thread starts: new threads, so the seed holds
-        ctranslate2.set_random_seed(cfg.seed)
+        # a worker thread seeds its generator at its first sample: new threads, so the seed holds
+        ctranslate2.set_random_seed(seed)
         self.generator = ctranslate2.Generator(self._path, **self._settings)
-        tokens = [self.tokenizer.convert_ids_to_tokens(self.tokenizer(self.format_prompt(p)).input_ids)
-                  for p in prompts]
+        tokens = [self.tokenizer.convert_ids_to_tokens(self.tokenizer(t).input_ids) for t in texts]
         options = dict(max_length=cfg.max_new_tokens, include_prompt_in_result=False, sampling_topk=0,
                        sampling_topp=cfg.top_p, sampling_temperature=cfg.temperature,
                        end_token=self.tokenizer.eos_token)
@@ -107,7 +131,7 @@ class CT2Backend:
             flat = [t for t in tokens for _ in range(cfg.n)]
             results = self.generator.generate_batch(flat, max_batch_size=self.batch_size, **options)
             ids = [r.sequences_ids[0] for r in results]
-            rows = [ids[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
+            rows = [ids[k * cfg.n : (k + 1) * cfg.n] for k in range(len(texts))]
         return [[self._completion(r, cfg) for r in row] for row in rows]
 
     def _shared(self, tokens: list[str], n: int, options: dict[str, Any]) -> list[list[int]]:

@@ -18,17 +18,35 @@ from typing import Any
 __all__ = ["RowSampler", "sample_rows"]
 
 
-def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any]) -> Any:
+def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any], candidates: int = 1024) -> Any:
     """One token per row of `scores` (B, V): softmax(scores / T) cut to the smallest set of mass >= top_p (the
-    most likely token is always kept), sampled with row b's generator. Returns (B,) token ids."""
+    most likely token is always kept), sampled with row b's generator. Returns (B,) token ids.
+
+    A row's nucleus is searched among its `candidates` most likely tokens (a top-k, not a sort of the vocabulary);
+    only rows whose candidates hold less than top_p are sorted in full, so the result is the nucleus either way."""
     import torch
 
     probs = (scores.float() / max(temperature, 1e-6)).softmax(-1)  # (B, V)
-    sorted_p, order = probs.sort(dim=-1, descending=True)
+    top, order = probs.topk(min(candidates, probs.shape[-1]), dim=-1)  # (B, C), descending
+    picks = torch.empty(probs.shape[0], dtype=torch.long, device=probs.device)  # (B,)
+    short = top.sum(-1) < top_p  # (B,) rows whose nucleus reaches past their candidates
+    inside, outside = (~short).nonzero().squeeze(1), short.nonzero().squeeze(1)
+    if inside.numel():
+        picks[inside] = _pick(top[inside], order[inside], top_p, [generators[b] for b in inside.tolist()])
+    if outside.numel():
+        full, ids = probs[outside].sort(dim=-1, descending=True)  # (S, V)
+        picks[outside] = _pick(full, ids, top_p, [generators[b] for b in outside.tolist()])
+    return picks
+
+
+def _pick(sorted_p: Any, order: Any, top_p: float, generators: list[Any]) -> Any:
+    """Sample each row's nucleus from its probabilities sorted descending (R, C) and their token ids (R, C)."""
+    import torch
+
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
     sorted_p = sorted_p.masked_fill(drop, 0.0)
-    picks = [torch.multinomial(sorted_p[b], 1, generator=g) for b, g in enumerate(generators)]
+    picks = [torch.multinomial(sorted_p[r], 1, generator=g) for r, g in enumerate(generators)]
     return order.gather(1, torch.stack(picks)).squeeze(1)
 
 

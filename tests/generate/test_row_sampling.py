@@ -1,0 +1,34 @@
+"""The per-row nucleus sampler: its top-k shortcut keeps exactly the nucleus a full sort keeps (no model)."""
+
+from __future__ import annotations
+
+import torch
+
+from prmkit.generate.backends.row_sampling import sample_rows
+
+
+def _nucleus(probs: torch.Tensor, top_p: float) -> set[int]:
+    """The reference: sort the whole row, keep tokens until the mass before them reaches top_p."""
+    sorted_p, order = probs.sort(descending=True)
+    keep = (sorted_p.cumsum(0) - sorted_p) < top_p
+    return set(order[keep].tolist())
+
+
+def _drawn(scores: torch.Tensor, top_p: float, candidates: int) -> set[int]:
+    gens = [torch.Generator().manual_seed(s) for s in range(scores.shape[0])]
+    return {t for _ in range(400) for t in sample_rows(scores, 1.0, top_p, gens, candidates).tolist()}
+
+
+def test_top_k_shortcut_and_its_fallback_keep_the_nucleus():
+    probs = torch.tensor([0.4, 0.3, 0.2, 0.05, 0.03, 0.02])
+    scores = probs.log()[None].repeat(2, 1)  # (2, 6)
+    assert _nucleus(probs, 0.85) == {0, 1, 2}
+    assert _drawn(scores, 0.85, candidates=4) == {0, 1, 2}  # nucleus inside the 4 candidates (mass 0.95)
+    assert _drawn(scores, 0.97, candidates=2) == _nucleus(probs, 0.97) == {0, 1, 2, 3, 4}  # past them: full sort
+
+
+def test_same_generators_same_tokens():
+    scores = torch.randn(3, 50)
+    first = sample_rows(scores, 0.7, 0.95, [torch.Generator().manual_seed(s) for s in range(3)])
+    again = sample_rows(scores, 0.7, 0.95, [torch.Generator().manual_seed(s) for s in range(3)])
+    assert first.tolist() == again.tolist()

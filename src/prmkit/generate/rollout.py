@@ -124,7 +124,7 @@ def _records(batch: Sequence[PrefixRequest], outs: list[list[Completion]], token
     verdicts = iter(verify_answers(pairs))
     records = []
     for r, cs, ps, n_read, seed in zip(batch, outs, parsed, tokens, seeds, strict=True):
-        conts = [Continuation(c.text, steps, answer, (v := next(verdicts)).ok, v.reason, c.tokens)
+        conts = [Continuation(c.text, steps, answer, (v := next(verdicts)).ok, v.reason, c.tokens, c.stopped_at)
                  for c, (steps, answer) in zip(cs, ps, strict=True)]
         records.append(Rollout(r.prefix_id, r.problem.id, len(r.steps), seed, None if n_read < 0 else n_read, conts))
     return records
@@ -137,10 +137,14 @@ def rollout_prefixes(
     output: str | Path | None = None,
     prefixes_per_batch: int = 4,
     progress: Callable[[int], None] | None = None,
+    one_step: bool = False,
 ) -> RolloutStats:
     """cfg.n continuations after each prefix not yet in `output` (all of them without an output file).
 
     Every request is checked before anything is generated or written. `cfg.stop` defaults to the domain's stops.
+    `one_step`: each continuation also stops at the next `[STEP]` (one-step expansions for beam search); one that
+    stopped there has `stopped_at == "[STEP]"`, one that ended otherwise (an answer, end of sequence, the token
+    limit) finished its trace.
     """
     if not hasattr(backend, "generate_rendered"):
         raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
@@ -155,6 +159,7 @@ def rollout_prefixes(
         for i in range(0, len(todo), max(1, prefixes_per_batch)):
             batch = todo[i : i + max(1, prefixes_per_batch)]
             stop = cfg.stop or tuple(dict.fromkeys(s for r in batch for s in STOP.get(r.problem.domain, ())))
+            stop = (*stop, STEP) if one_step and STEP not in stop else stop
             seeds = [prefix_seed(cfg.seed, r.prefix_id) for r in batch]
             start = time.perf_counter()
             outs = backend.generate_rendered([rendered[r.prefix_id][0] for r in batch], replace(cfg, stop=stop), seeds)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop, row_seed
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, row_seed, split_at_stop
 from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend"]
@@ -151,5 +151,6 @@ class TransformersBackend:
             if tok.pad_token_id != tok.eos_token_id:
                 n = min(n, next((k for k, t in enumerate(row) if t == tok.pad_token_id), n))
             text = tok.decode(row[:n], skip_special_tokens=True)
-            result.append(Completion(cut_at_stop(text, cfg.stop), n))
+            kept, stopped_at = split_at_stop(text, cfg.stop)
+            result.append(Completion(kept, n, stopped_at))
         return result

@@ -14,7 +14,16 @@ from prmkit.generate.backends.hf import TransformersBackend
 from prmkit.generate.extract import extract_answer, split_steps
 from prmkit.generate.prompts import STEP, build_prompt
 from prmkit.generate.rollout import partial_answer
-from prmkit.search import SCORERS, SearchStats, beam_search, best_of_n, keep_best, majority_vote, prefix_scores
+from prmkit.search import (
+    SCORERS,
+    SearchStats,
+    beam_search,
+    best_of_n,
+    choose,
+    keep_best,
+    majority_vote,
+    prefix_scores,
+)
 
 PROBLEMS = [Problem("a", "What is 3 + 4?", "7"), Problem("b", "What is 2 + 6?", "8"), Problem("c", "1 + 6?", "7")]
 CFG = SamplingConfig(n=4, max_new_tokens=12, seed=1)
@@ -46,6 +55,7 @@ def test_keep_best_majority_vote_and_prefix_scores(short_steps):
     assert keep_best([0.2, 0.9, 0.5, 0.9], 2) == [1, 3] and keep_best([0.1], 3) == [0]
     assert majority_vote(["12", None, "12.0", "7", "7"]) == 0 and majority_vote([None, "3"]) == 1
     assert majority_vote([None, None]) is None
+    assert choose([0.9, 0.5, 0.7], [None, "3", "4"]) == 2 and choose([0.1, 0.4], [None, None]) == 1
     items = [("q", ["ab", "a"]), ("q", []), ("r", ["abcd"])]
     assert prefix_scores(short_steps, items, "min") == [pytest.approx(1 / 3), 0.0, pytest.approx(0.2)]
     assert short_steps.calls == 2  # one call per run of one question, the empty trace not sent
@@ -57,14 +67,15 @@ def _replay(backend: Recording, problems: list[Problem], width: int, max_steps: 
     steps_of = {backend.render(build_prompt(p)): (p, ()) for p in problems}
     finished: dict[str, list] = {p.id: [] for p in problems}
     expected_next = []
-    for depth, (prompts, _, out) in enumerate(backend.calls):
+    for depth, (prompts, cfg, out) in enumerate(backend.calls):
         open_: dict[str, list] = {}
         for prompt, completions in zip(prompts, out, strict=True):
             problem, steps = steps_of[prompt]
             for c in completions:
                 new = (*steps, *split_steps(c.text))
                 answer = extract_answer("math", c.text)
-                if answer is None and c.stopped_at == STEP and split_steps(c.text) and depth < max_steps - 1:
+                cut = c.stopped_at == STEP or c.tokens == cfg.max_new_tokens  # the trace goes on
+                if answer is None and cut and split_steps(c.text) and depth < max_steps - 1:
                     open_.setdefault(problem.id, []).append(new)
                 else:
                     finished[problem.id].append((new, answer))
@@ -96,7 +107,8 @@ def test_beam_keeps_the_best_prefixes_in_one_call_per_stage(backend, short_steps
     assert stats.samples == sum(r.samples for r in results) == sum(len(cs) for _, _, o in calls for cs in o)
     for r in results:
         cands = finished[r.problem_id]
-        best = cands[keep_best([_score(s) for s, _ in cands], 1)[0]]
+        best = cands[choose([_score(s) for s, _ in cands], [a for _, a in cands])]
+        assert best[1] is not None or all(a is None for _, a in cands)
         assert (tuple(r.steps), r.answer) == best and r.score == pytest.approx(_score(best[0]))
         assert r.correct == (r.answer == next(p.answer for p in PROBLEMS if p.id == r.problem_id))
         assert r.candidates == len(cands) and r.answered == sum(a is not None for _, a in cands)
@@ -104,8 +116,8 @@ def test_beam_keeps_the_best_prefixes_in_one_call_per_stage(backend, short_steps
 
 
 def test_a_problem_searches_the_same_whatever_its_batch(backend, short_steps):
-    together = beam_search(PROBLEMS, backend, short_steps, CFG, width=2, max_steps=4)
-    alone = beam_search(PROBLEMS[2:], backend, short_steps, CFG, width=2, max_steps=4)
+    together = beam_search(PROBLEMS, backend, short_steps, CFG, width=2, max_steps=3)
+    alone = beam_search(PROBLEMS[2:], backend, short_steps, CFG, width=2, max_steps=3)
     assert next(r for r in together if r.problem_id == "c") == alone[0]
 
 
@@ -117,7 +129,7 @@ def test_best_of_n_picks_the_best_scored_trace(backend, short_steps):
     assert len(prompts) == 3 and cfg.n == 4 and cfg.max_new_tokens == 48
     for r, completions in zip(results, out, strict=True):
         traces = [split_steps(c.text) for c in completions]
-        i = keep_best([_score(s) for s in traces], 1)[0]
+        i = choose([_score(s) for s in traces], [extract_answer("math", c.text) for c in completions])
         assert r.steps == traces[i] and r.tokens_generated == sum(c.tokens for c in completions)
         vote = majority_vote([extract_answer("math", c.text) for c in completions])
         assert r.majority_answer == (None if vote is None else extract_answer("math", completions[vote].text))
@@ -133,7 +145,7 @@ def test_cli_search_resumes_per_problem(step_policy_dir, tmp_path, monkeypatch, 
     monkeypatch.setitem(SCORERS, "short-steps", lambda path: short_steps)
     out = tmp_path / "{method}.jsonl"
     argv = ["search", "beam,bon", "--input", "demo", "--limit", "3", "--scorer", "short-steps", "--prm", "-",
-            "--model", step_policy_dir, "--k", "4", "--width", "2", "--max-steps", "3", "--max-new-tokens", "10",
+            "--model", step_policy_dir, "--k", "4", "--width", "2", "--max-steps", "2", "--max-new-tokens", "8",
             "--problems-per-batch", "2", "--output", str(out), "--no-progress"]
     assert main(argv) == 0
     beam = tmp_path / "beam.jsonl"

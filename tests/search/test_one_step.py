@@ -26,7 +26,9 @@ def test_one_step_rollouts_stop_at_the_next_step(step_policy_dir):
     one = rollout_prefixes(requests, backend, cfg, one_step=True)
     conts = [c for r in one.records for c in r.continuations]
     assert all(len(c.steps) <= 1 for c in conts)
-    assert any(c.stopped_at == "[STEP]" and not is_finished(c) for c in conts)
+    assert any(c.stopped_at == "[STEP]" and not is_finished(c, 12) for c in conts)
+    assert all(is_finished(c, 12) == (c.answer is not None or (c.stopped_at is None and c.tokens_generated < 12))
+               for c in conts)
     assert all(c.correct == (c.answer == "7") for c in conts) and any(c.correct for c in conts)
     whole = rollout_prefixes(requests, backend, cfg)  # without one_step a sample runs on over [STEP]
     assert any(len(c.steps) > 1 for r in whole.records for c in r.continuations)

@@ -6,7 +6,7 @@ from prmkit.search.bon import best_of_n
 from prmkit.search.config import SCORERS, BeamConfig
 from prmkit.search.records import SearchResult, SearchStats
 from prmkit.search.run import METHODS, SearchReport, run_search
-from prmkit.search.select import keep_best, majority_vote, prefix_scores
+from prmkit.search.select import choose, keep_best, majority_vote, prefix_scores
 
 __all__ = ["METHODS", "SCORERS", "BeamConfig", "SearchReport", "SearchResult", "SearchStats", "beam_search",
-           "best_of_n", "is_finished", "keep_best", "majority_vote", "prefix_scores", "run_search"]
+           "best_of_n", "choose", "is_finished", "keep_best", "majority_vote", "prefix_scores", "run_search"]

@@ -3,9 +3,10 @@
 For each problem: sample N first steps; score every prefix with the scorer (a PRM: the `aggregation` of its step
 scores, `min` in PUM); set the finished ones aside and keep the b best unfinished ones; expand each kept prefix
 with N/b one-step continuations; repeat until no prefix is unfinished or `max_steps` stages have run (the prefixes
-left then end there). The answer is the best-scoring finished trace. A continuation finished its trace when it
-holds an answer, or ended other than at the next `[STEP]` (end of sequence, the next few-shot item, the token
-limit), or added no step.
+left then end there). The answer is the best-scoring finished trace that has an answer (`choose`). A continuation
+finished its trace when it holds an answer, or added no step, or ended before the stage's token limit other than at
+the next `[STEP]` (end of sequence, the next few-shot item); one cut by the token limit is unfinished (its text
+becomes a step).
 
 Batching: the live prefixes of ALL problems of a batch are expanded by ONE `rollout_prefixes` call per stage (one
 `generate_rendered` call: shared prefill per prefix, N/b rows each), and all new prefixes are scored in one
@@ -32,7 +33,7 @@ from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Continuation
 from prmkit.models.scorer import StepScorer
 from prmkit.search.records import SearchResult, SearchStats
-from prmkit.search.select import keep_best, majority_vote, prefix_scores
+from prmkit.search.select import choose, keep_best, majority_vote, prefix_scores
 
 __all__ = ["beam_search", "is_finished"]
 
@@ -59,13 +60,19 @@ class _Search:
     tokens: int = 0
 
 
-def is_finished(c: Continuation) -> bool:
-    """A one-step continuation ends its trace: it has an answer, it stopped other than at `[STEP]`, or it is empty.
+def is_finished(c: Continuation, max_new_tokens: int) -> bool:
+    """A one-step continuation ends its trace: it has an answer, it is empty, or it ended before the stage's token
+    limit other than at `[STEP]` (end of sequence, the next few-shot item). One cut by the token limit goes on (PUM
+    D.3: the per-stage limit ends a stage, not the trajectory).
 
-    >>> is_finished(Continuation(" 3 * 4 = 12. ", ["3 * 4 = 12."], None, False, "no answer", 9, "[STEP]"))
+    >>> is_finished(Continuation(" 3 * 4 = 12. ", ["3 * 4 = 12."], None, False, "no answer", 9, "[STEP]"), 48)
     False
+    >>> is_finished(Continuation(" 3 * 4 = 12.", ["3 * 4 = 12."], None, False, "no answer", 8, None), 48)
+    True
     """
-    return c.answer is not None or c.stopped_at != STEP or not c.steps
+    if c.answer is not None or not c.steps:
+        return True
+    return c.stopped_at != STEP and c.tokens_generated < max_new_tokens
 
 
 def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingConfig, n: int, last: bool,
@@ -79,6 +86,7 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
     stats.samples += rolled.rollouts
     stats.tokens_generated += rolled.tokens_generated
     stats.sampling_seconds += rolled.seconds
+    n_tokens = sampling.max_new_tokens
     parents = {c.prefix_id: (s, c) for s in searches for c in s.live}
     out = []
     for record in rolled.records:
@@ -88,14 +96,14 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
         for k, c in enumerate(record.continuations):
             sep = "." if parent.steps else ""
             out.append((search, _Candidate(f"{parent.prefix_id}{sep}{k}", parent.steps + tuple(c.steps),
-                                           last or is_finished(c), c.answer, c.correct)))
+                                           last or is_finished(c, n_tokens), c.answer, c.correct)))
     for s in searches:
         s.stages += 1
     return out
 
 
 def _result(s: _Search) -> SearchResult:
-    best = s.done[keep_best([c.score for c in s.done], 1)[0]]
+    best = s.done[choose([c.score for c in s.done], [c.answer for c in s.done])]
     vote = majority_vote([c.answer for c in s.done])
     return SearchResult(
         s.problem.id, "beam", list(best.steps), best.answer, best.correct, best.score,

@@ -1,7 +1,7 @@
 """Best-of-N, the baseline of beam search at about the same token budget: N full traces per problem sampled with
 the rollout primitive from the empty prefix (all problems of a batch in one generation call), each scored by the
-same step scorer and aggregation; the best-scoring trace is the answer (ties: the earlier sample). The majority
-vote over the N answers is recorded beside it (PUM appendix D: ties broken by the earliest occurrence).
+same step scorer and aggregation; the best-scoring trace with an answer is chosen (`choose`, as beam search does).
+The majority vote over the N answers is recorded beside it (PUM appendix D: ties broken by the earliest occurrence).
 
 A trace may use `max_steps x max_new_tokens` tokens (beam search's most per path), so N traces cost at most what
 N expansions per stage over `max_steps` stages cost; the records count the tokens actually generated.
@@ -18,7 +18,7 @@ from prmkit.generate.backends import PromptBackend, SamplingConfig
 from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.models.scorer import StepScorer
 from prmkit.search.records import SearchResult, SearchStats
-from prmkit.search.select import keep_best, majority_vote, prefix_scores
+from prmkit.search.select import choose, majority_vote, prefix_scores
 
 __all__ = ["best_of_n"]
 
@@ -46,7 +46,7 @@ def best_of_n(problems: Sequence[Problem], backend: PromptBackend, scorer: StepS
     for r in rolled.records:
         conts = r.continuations
         mine = [next(scores) for _ in conts]
-        i = keep_best(mine, 1)[0]
+        i = choose(mine, [c.answer for c in conts])
         best = conts[i]
         vote = majority_vote([c.answer for c in conts])
         results.append(SearchResult(

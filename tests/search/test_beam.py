@@ -104,6 +104,7 @@ def test_beam_keeps_the_best_prefixes_in_one_call_per_stage(backend, short_steps
     assert not expected_next[len(calls) - 1]  # nothing left to expand after the last call
     tokens = sum(c.tokens for _, _, out in calls for cs in out for c in cs)
     assert stats.tokens_generated == sum(r.tokens_generated for r in results) == tokens
+    assert stats.tokens_read == sum(backend.count_tokens(p) for prompts, _, _ in calls for p in prompts)
     assert stats.samples == sum(r.samples for r in results) == sum(len(cs) for _, _, o in calls for cs in o)
     for r in results:
         cands = finished[r.problem_id]

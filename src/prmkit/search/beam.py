@@ -85,6 +85,7 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
     stats.prefixes_per_call.append(len(requests))
     stats.samples += rolled.rollouts
     stats.tokens_generated += rolled.tokens_generated
+    stats.tokens_read += rolled.tokens_read
     stats.sampling_seconds += rolled.seconds
     n_tokens = sampling.max_new_tokens
     parents = {c.prefix_id: (s, c) for s in searches for c in s.live}

@@ -36,6 +36,7 @@ def best_of_n(problems: Sequence[Problem], backend: PromptBackend, scorer: StepS
     stats.prefixes_per_call.append(len(requests))
     stats.samples += rolled.rollouts
     stats.tokens_generated += rolled.tokens_generated
+    stats.tokens_read += rolled.tokens_read
     stats.sampling_seconds += rolled.seconds
     question = {p.id: p.question for p in problems}
     start = time.perf_counter()

@@ -56,6 +56,7 @@ class SearchStats:
     generation_calls: int = 0
     samples: int = 0
     tokens_generated: int = 0
+    tokens_read: int = 0  # prompt + prefix tokens prefilled, once per prefix and generation call
     sampling_seconds: float = 0.0
     scoring_seconds: float = 0.0
     prefixes_per_call: list[int] = field(default_factory=list)  # prefixes (live beams) in each generation call

@@ -58,7 +58,8 @@ class SearchReport:
         s, n = self.stats, max(self.problems, 1)
         return [
             f"{self.method}: searched {s.problems} problems in {s.generation_calls} generation calls "
-            f"(prefixes per call: {s.prefixes_per_call}); {s.tokens_generated} tokens in {s.sampling_seconds:.1f}s "
+            f"(prefixes per call: {s.prefixes_per_call}); {s.tokens_read} prompt+prefix tokens read; "
+            f"{s.tokens_generated} tokens generated in {s.sampling_seconds:.1f}s "
             f"sampling = {s.tokens_per_second:.1f} tok/s; scoring {s.scoring_seconds:.1f}s; "
             f"{self.wall_seconds:.1f}s wall",
             f"{self.method}: {self.problems} problems in {self.output}: accuracy {self.correct}/{self.problems} = "

@@ -26,6 +26,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),
     "train": ("prmkit.cli.train", "train a reward model: prm | orm | prm3"),
     "score": ("prmkit.cli.score", "score candidate traces with a reward model"),
+    "search": ("prmkit.cli.search", "beam search with a step scorer (PUM sec 4.3), or best-of-N: beam | bon"),
     "evaluate": ("prmkit.cli.evaluate", "evaluate: best-of-K tables and plots"),
     "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
 }

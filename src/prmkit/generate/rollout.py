@@ -126,7 +126,7 @@ def _records(batch: Sequence[PrefixRequest], outs: list[list[Completion]], token
     verdicts = iter(verify_answers(pairs))
     records = []
     for r, cs, ps, n_read, seed in zip(batch, outs, parsed, tokens, seeds, strict=True):
-        conts = [Continuation(c.text, steps, answer, (v := next(verdicts)).ok, v.reason, c.tokens)
+        conts = [Continuation(c.text, steps, answer, (v := next(verdicts)).ok, v.reason, c.tokens, c.stopped_at)
                  for c, (steps, answer) in zip(cs, ps, strict=True)]
         records.append(Rollout(r.prefix_id, r.problem.id, len(r.steps), seed, None if n_read < 0 else n_read, conts))
     return records
@@ -136,12 +136,13 @@ class _RolloutBatch:
     """The work on one batch of (request, rendered text, tokens read): K continuations each, validated, as
     records, and the sampling seconds; the backend is built once where it runs."""
 
-    def __init__(self, backend: Resident[PromptBackend], cfg: SamplingConfig):
-        self.backend, self.cfg = backend, cfg
+    def __init__(self, backend: Resident[PromptBackend], cfg: SamplingConfig, one_step: bool = False):
+        self.backend, self.cfg, self.one_step = backend, cfg, one_step
 
     def __call__(self, batch: Sequence[tuple[PrefixRequest, str, int]]) -> tuple[list[Rollout], float]:
         requests = [r for r, _, _ in batch]
         stop = self.cfg.stop or tuple(dict.fromkeys(s for r in requests for s in STOP.get(r.problem.domain, ())))
+        stop = (*stop, STEP) if self.one_step and STEP not in stop else stop
         seeds = [prefix_seed(self.cfg.seed, r.prefix_id) for r in requests]
         start = time.perf_counter()
         outs = self.backend.get().generate_rendered([text for _, text, _ in batch], replace(self.cfg, stop=stop), seeds)
@@ -157,11 +158,15 @@ def rollout_prefixes(
     prefixes_per_batch: int = 4,
     progress: Callable[[int], None] | None = None,
     executor: Executor | None = None,
+    one_step: bool = False,
 ) -> RolloutStats:
     """cfg.n continuations after each prefix not yet in `output` (all of them without an output file).
 
     Every request is checked before anything is generated or written (here: a `Resident` backend is built here
     too). `cfg.stop` defaults to the domain's stops. The batches run through `executor` (default: here).
+    `one_step`: each continuation also stops at the next `[STEP]` (one-step expansions for beam search); one that
+    stopped there has `stopped_at == "[STEP]"`, one that ended otherwise (an answer, end of sequence, the token
+    limit) finished its trace.
     """
     resident = backend if isinstance(backend, Resident) else Resident(lambda: backend, backend)
     backend = resident.get()
@@ -177,7 +182,8 @@ def rollout_prefixes(
             progress(stats.skipped)
         size = max(1, prefixes_per_batch)
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
-        for _, (records, seconds) in (executor or LocalExecutor()).map(_RolloutBatch(resident, cfg), batches):
+        work = _RolloutBatch(resident, cfg, one_step)
+        for _, (records, seconds) in (executor or LocalExecutor()).map(work, batches):
             stats.seconds += seconds
             for record in records:
                 if writer:

@@ -4,7 +4,7 @@
      "tokens_read": 402,
      "continuations": [{"text": " 12 - 2 = 10. [STEP] The answer is $10$.", "steps": ["12 - 2 = 10.",
                         "The answer is $10$."], "answer": "10", "correct": true, "reason": "equal",
-                        "tokens_generated": 17}, ...]}
+                        "tokens_generated": 17, "stopped_at": null}, ...]}
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ class Continuation:
     correct: bool
     reason: str  # the validator's reason, e.g. "equal", "no extractable answer"
     tokens_generated: int
+    stopped_at: str | None = None  # the stop string that ended it ("[STEP]": a one-step expansion), else None
 
 
 @dataclass

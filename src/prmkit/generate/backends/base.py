@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Backend", "BackendOptions", "Completion", "PromptBackend", "SamplingConfig", "row_seed"]
+__all__ = ["Backend", "BackendOptions", "Completion", "PromptBackend", "SamplingConfig", "row_seed", "split_at_stop"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class BackendOptions:
 class Completion:
     text: str
     tokens: int  # generated tokens (for throughput)
+    stopped_at: str | None = None  # the stop string that ended it (None: end of sequence, token limit, or unknown)
 
 
 class Backend(Protocol):
@@ -81,7 +82,19 @@ def row_seed(seed: int, k: int) -> int:
     return zlib.crc32(f"{seed}:{k}".encode())
 
 
+def split_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, str | None]:
+    """(the text before the first stop string, that stop string or None); the stop string itself is dropped.
+
+    >>> split_at_stop("a = 1. [STEP] b", ("[STEP]", "\\nQuestion:"))
+    ('a = 1. ', '[STEP]')
+    """
+    found = [(i, s) for s in stop if (i := text.find(s)) >= 0]
+    if not found:
+        return text, None
+    cut, which = min(found, key=lambda f: f[0])
+    return text[:cut], which
+
+
 def cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
     """The text before the first stop string (the stop string itself is dropped)."""
-    cut = min((i for s in stop if (i := text.find(s)) >= 0), default=len(text))
-    return text[:cut]
+    return split_at_stop(text, stop)[0]

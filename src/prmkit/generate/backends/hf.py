@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop, row_seed
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, row_seed, split_at_stop
 from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend"]
@@ -144,6 +144,9 @@ class TransformersBackend:
         return cache
 
     def _decode(self, rows: list[list[int]], cfg: SamplingConfig) -> list[Completion]:
+        """Completions of generated rows; `tokens` counts what the model generated: up to its end of sequence, or
+        up to the stop string that ended it (the padding after a stopped row is not counted, also when the pad
+        token is the end-of-sequence token, so a row's count does not depend on when its batch ended)."""
         tok = self.tokenizer
         result = []
         for row in rows:
@@ -151,5 +154,8 @@ class TransformersBackend:
             if tok.pad_token_id != tok.eos_token_id:
                 n = min(n, next((k for k, t in enumerate(row) if t == tok.pad_token_id), n))
             text = tok.decode(row[:n], skip_special_tokens=True)
-            result.append(Completion(cut_at_stop(text, cfg.stop), n))
+            kept, stopped_at = split_at_stop(text, cfg.stop)
+            if stopped_at is not None and n and row[n - 1] == tok.eos_token_id:
+                n -= 1  # the row stopped at the stop string: this end-of-sequence id is padding
+            result.append(Completion(kept, n, stopped_at))
         return result

@@ -50,4 +50,5 @@ class VLLMBackend:
         one = len(set(seeds)) == 1  # one seed for every prompt: one SamplingParams, as `generate` had
         params = self._params(cfg, seeds[0]) if one else [self._params(cfg, s) for s in seeds]
         outputs = self.llm.generate(prompts, params)
-        return [[Completion(o.text, len(o.token_ids)) for o in out.outputs] for out in outputs]
+        return [[Completion(o.text, len(o.token_ids), o.stop_reason if isinstance(o.stop_reason, str) else None)
+                 for o in out.outputs] for out in outputs]

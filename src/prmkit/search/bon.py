@@ -1,0 +1,60 @@
+"""Best-of-N, the baseline of beam search at about the same token budget: N full traces per problem sampled with
+the rollout primitive from the empty prefix (all problems of a batch in one generation call), each scored by the
+same step scorer and aggregation; the best-scoring trace with an answer is chosen (`choose`, as beam search does).
+The majority vote over the N answers is recorded beside it (PUM appendix D: ties broken by the earliest occurrence).
+
+A trace may use `max_steps x max_new_tokens` tokens (beam search's most per path), so N traces cost at most what
+N expansions per stage over `max_steps` stages cost; the records count the tokens actually generated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from prmkit.data.records import Problem
+from prmkit.generate.backends import PromptBackend, SamplingConfig
+from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
+from prmkit.models.scorer import StepScorer
+from prmkit.search.records import SearchResult, SearchStats
+from prmkit.search.select import choose, majority_vote, prefix_scores
+
+__all__ = ["best_of_n"]
+
+
+def best_of_n(problems: Sequence[Problem], backend: PromptBackend, scorer: StepScorer, sampling: SamplingConfig,
+              max_steps: int, aggregation: str = "min", stats: SearchStats | None = None,
+              on_result: Callable[[SearchResult], None] | None = None) -> list[SearchResult]:
+    """Best-of-N for every problem (see the module doc); `sampling.n` is N, `sampling.max_new_tokens` the budget
+    of one step (a trace gets `max_steps` times it)."""
+    stats = stats if stats is not None else SearchStats()
+    requests = [PrefixRequest(f"{p.id}#", p) for p in problems]
+    trace_cfg = replace(sampling, max_new_tokens=sampling.max_new_tokens * max_steps)
+    rolled = rollout_prefixes(requests, backend, trace_cfg, prefixes_per_batch=len(requests))
+    stats.generation_calls += 1
+    stats.prefixes_per_call.append(len(requests))
+    stats.samples += rolled.rollouts
+    stats.tokens_generated += rolled.tokens_generated
+    stats.tokens_read += rolled.tokens_read
+    stats.sampling_seconds += rolled.seconds
+    question = {p.id: p.question for p in problems}
+    start = time.perf_counter()
+    items = [(question[r.problem_id], c.steps) for r in rolled.records for c in r.continuations]
+    scores = iter(prefix_scores(scorer, items, aggregation))
+    stats.scoring_seconds += time.perf_counter() - start
+    results = []
+    for r in rolled.records:
+        conts = r.continuations
+        mine = [next(scores) for _ in conts]
+        i = choose(mine, [c.answer for c in conts])
+        best = conts[i]
+        vote = majority_vote([c.answer for c in conts])
+        results.append(SearchResult(
+            r.problem_id, "bon", best.steps, best.answer, best.correct, mine[i],
+            None if vote is None else conts[vote].answer, vote is not None and conts[vote].correct,
+            len(conts), sum(c.answer is not None for c in conts), len(conts), 1, r.tokens_generated))
+        stats.problems += 1
+        if on_result:
+            on_result(results[-1])
+    return results

@@ -1,0 +1,69 @@
+"""`BeamConfig`: the settings of `prmkit search` (beam search and its best-of-N baseline).
+
+Defaults follow PUM (appendix D.3): N = 8 first-step samples, beam width b = 2 (N/b expansions per kept beam at
+every later stage, N divisible by b), at most 24 expansion stages, a PRM's prefix score is the minimum of its step
+scores. The generation budget per step (`max_new_tokens`) is smaller than PUM's 256 so that CPU runs stay short.
+Creating a config touches neither disk nor network; `make_backend()` loads the policy, `make_scorer()` the scorer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prmkit.generate.config import SamplerConfig
+from prmkit.models.scorer import StepScorer
+
+__all__ = ["SCORERS", "BeamConfig"]
+
+
+def _reward_model(path: str) -> StepScorer:
+    from prmkit.models.reward import RewardModel
+
+    return RewardModel.from_pretrained(path)
+
+
+# scorer kind -> loader of a `StepScorer` from a path (a PUM registers here once it exists)
+SCORERS = {"reward-model": _reward_model}
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class BeamConfig(SamplerConfig):
+    """`prmkit search`: beam search guided by a step scorer, and best-of-N at about the same token budget."""
+
+    k: int = field(default=8, metadata=_help("N: first-step samples per problem; every later stage also expands "
+                                             "N in all (N/b per kept beam); best-of-N samples N traces (PUM D.3)."))
+    max_new_tokens: int = field(default=48, metadata=_help("new tokens per expansion step (PUM D.3: 256); a "
+                                                           "best-of-N trace gets max_steps x this."))
+    input: str | None = field(default=None, metadata=_help("problems: demo, a GSM8K-style, Problem, Pool or GSM8K "
+                                                           "candidates jsonl (required)."))
+    limit: int | None = field(default=None, metadata=_help("search only the first N problems (None: all)."))
+    width: int = field(default=2, metadata=_help("b: unfinished prefixes kept per problem at each stage "
+                                                 "(PUM D.3: N=8 -> b in {8, 4, 2}); N must be divisible by b."))
+    max_steps: int = field(default=6, metadata=_help("expansion stages at most (PUM D.3: 24); a beam still "
+                                                     "unfinished after them ends there."))
+    scorer: str = field(default="reward-model", metadata=_help("kind of step scorer, a name in search.SCORERS."))
+    prm: str | None = field(default=None, metadata=_help("the scorer's checkpoint (`prmkit train` directory; "
+                                                         "required)."))
+    aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score, a name in "
+                                                           "AGGREGATIONS (PUM D.3 ranks PRM prefixes by min)."))
+    problems_per_batch: int = field(default=32, metadata=_help("problems searched together: all their live beams "
+                                                               "share one generation call per stage; results are "
+                                                               "written as each problem ends."))
+
+    def __post_init__(self) -> None:
+        if self.width < 1 or self.k % self.width:
+            raise ValueError(f"N = {self.k} must be a positive multiple of the beam width b = {self.width}")
+        if self.max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+
+    def make_scorer(self) -> StepScorer:
+        """The step scorer, loaded."""
+        if self.scorer not in SCORERS:
+            raise ValueError(f"unknown scorer '{self.scorer}'; choose from {', '.join(SCORERS)}")
+        if not self.prm:
+            raise ValueError("no scorer checkpoint: set --prm")
+        return SCORERS[self.scorer](self.prm)

@@ -1,0 +1,66 @@
+"""The search record: one JSON line per problem, the trace a search method chose and what it cost.
+
+    {"problem_id": "demo-0-0", "method": "beam", "steps": ["12 - 2 = 10.", "The answer is $10$."],
+     "answer": "10", "correct": true, "score": 0.81, "majority_answer": "10", "majority_correct": true,
+     "candidates": 6, "answered": 5, "samples": 12, "stages": 2, "tokens_generated": 311}
+
+`score` is the chosen trace's aggregated step score; `majority_*` is the vote over the finished candidates with an
+answer (ties: the earliest). `samples` counts the sampled continuations (expansions for beam search, traces for
+best-of-N), `tokens_generated` their tokens: the problem's generation budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from prmkit.data.records import RecordError
+
+__all__ = ["SearchResult", "SearchStats"]
+
+
+@dataclass
+class SearchResult:
+    problem_id: str
+    method: str  # "beam" | "bon"
+    steps: list[str]  # the chosen trace
+    answer: str | None
+    correct: bool
+    score: float
+    majority_answer: str | None
+    majority_correct: bool
+    candidates: int  # finished traces the choice was made among
+    answered: int  # of them, with an extractable answer
+    samples: int  # sampled continuations
+    stages: int  # generation calls this problem took part in (best-of-N: 1)
+    tokens_generated: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> SearchResult:
+        if not isinstance(data, dict):
+            raise RecordError(f"SearchResult: expected a JSON object, got {type(data).__name__}")
+        try:
+            return cls(**data)
+        except TypeError as e:
+            raise RecordError(f"SearchResult: {e}") from None
+
+
+@dataclass
+class SearchStats:
+    """Counts of one search run (across problems): generation calls, tokens, sampling and scoring seconds."""
+
+    problems: int = 0
+    generation_calls: int = 0
+    samples: int = 0
+    tokens_generated: int = 0
+    tokens_read: int = 0  # prompt + prefix tokens prefilled, once per prefix and generation call
+    sampling_seconds: float = 0.0
+    scoring_seconds: float = 0.0
+    prefixes_per_call: list[int] = field(default_factory=list)  # prefixes (live beams) in each generation call
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens_generated / self.sampling_seconds if self.sampling_seconds else 0.0

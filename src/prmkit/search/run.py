@@ -1,0 +1,126 @@
+"""The `search` recipe: read problems, run each search method on batches of them, append one record per problem,
+and summarise each output file (accuracy, majority accuracy, tokens per problem, generated tok/s).
+
+    reports = run_search(BeamConfig(input="demo", limit=20, k=4, prm="runs/prm"), ["beam", "bon"],
+                         "runs/search/{method}.jsonl")
+
+Methods run one after the other on the same loaded policy and scorer, so their tok/s are comparable. Output is
+append-only and keyed on the problem id: a re-run skips problems already written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.formats import read_pools
+from prmkit.data.jsonl import AppendOnlyWriter, read_records
+from prmkit.data.records import Problem
+from prmkit.search.beam import beam_search
+from prmkit.search.bon import best_of_n
+from prmkit.search.config import BeamConfig
+from prmkit.search.records import SearchResult, SearchStats
+
+__all__ = ["METHODS", "SearchReport", "run_search"]
+
+
+def _beam(problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig, **kw: Any) -> list[SearchResult]:
+    return beam_search(problems, backend, scorer, config.sampling(), config.width, config.max_steps,
+                       config.aggregation, **kw)
+
+
+def _bon(problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig, **kw: Any) -> list[SearchResult]:
+    return best_of_n(problems, backend, scorer, config.sampling(), config.max_steps, config.aggregation, **kw)
+
+
+# method name -> search over a batch of problems (each result handed to `on_result` when it is done)
+METHODS: dict[str, Callable[..., list[SearchResult]]] = {"beam": _beam, "bon": _bon}
+
+
+@dataclass
+class SearchReport:
+    """One method's run (`stats`: this run only) and the totals over the wanted problems in its output file."""
+
+    method: str
+    output: Path
+    stats: SearchStats
+    problems: int = 0
+    correct: int = 0
+    majority_correct: int = 0
+    tokens_generated: int = 0
+    wall_seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        s, n = self.stats, max(self.problems, 1)
+        return [
+            f"{self.method}: searched {s.problems} problems in {s.generation_calls} generation calls "
+            f"(prefixes per call: {s.prefixes_per_call}); {s.tokens_read} prompt+prefix tokens read; "
+            f"{s.tokens_generated} tokens generated in {s.sampling_seconds:.1f}s "
+            f"sampling = {s.tokens_per_second:.1f} tok/s; scoring {s.scoring_seconds:.1f}s; "
+            f"{self.wall_seconds:.1f}s wall",
+            f"{self.method}: {self.problems} problems in {self.output}: accuracy {self.correct}/{self.problems} = "
+            f"{self.correct / n:.1%}, majority vote {self.majority_correct}/{self.problems} = "
+            f"{self.majority_correct / n:.1%}, {self.tokens_generated / n:.1f} generated tokens per problem",
+        ]
+
+
+def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig,
+                output: Path, bar: Any) -> SearchReport:
+    report = SearchReport(method, output, SearchStats())
+    wall = time.perf_counter()
+    with AppendOnlyWriter(output, key=lambda d: d["problem_id"]) as writer:
+        todo = [p for p in problems if p.id not in writer.done]
+
+        def write(result: SearchResult) -> None:
+            writer.write(result)
+            if bar:
+                bar.update(1)
+
+        if bar:
+            bar.update(len(problems) - len(todo))
+        step = max(1, config.problems_per_batch)
+        for i in range(0, len(todo), step):
+            METHODS[method](todo[i : i + step], backend, scorer, config, stats=report.stats, on_result=write)
+    report.wall_seconds = time.perf_counter() - wall
+    wanted = {p.id for p in problems}
+    done = [r for r in read_records(output, SearchResult.from_dict) if r.problem_id in wanted]
+    report.problems, report.correct = len(done), sum(r.correct for r in done)
+    report.majority_correct = sum(r.majority_correct for r in done)
+    report.tokens_generated = sum(r.tokens_generated for r in done)
+    return report
+
+
+def run_search(config: BeamConfig, methods: list[str], output: str, progress: bool = True,
+               log: Callable[[str], None] = lambda _: None) -> list[SearchReport]:
+    """Run each of `methods` (names in METHODS) on `config.input`; `output` holds `{method}` when there are several."""
+    if unknown := [m for m in methods if m not in METHODS]:
+        raise ValueError(f"unknown search method(s) {unknown}; choose from {', '.join(METHODS)}")
+    if len(methods) > 1 and "{method}" not in output:
+        raise ValueError("with several methods, --output must contain {method}")
+    if not config.input:
+        raise ValueError("no input: set --input (demo or a problem file)")
+    problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
+    scorer = config.make_scorer()
+    backend = config.make_backend()
+    log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="
+        f"{config.max_steps}, {config.max_new_tokens} tokens per step, T={config.temperature}, scorer {config.prm} "
+        f"({config.aggregation}), policy {config.model}")
+    reports = []
+    for method in methods:
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(problems), unit="problem", desc=method)
+        try:
+            path = Path(output.replace("{method}", method))
+            reports.append(_search_one(method, problems, backend, scorer, config, path, bar))
+        finally:
+            if bar:
+                bar.close()
+        log("\n".join(reports[-1].lines()))
+    return reports

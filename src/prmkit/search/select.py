@@ -1,0 +1,56 @@
+"""Choosing among candidates: keep the b best prefixes (beam search), pick the best trace, vote on answers.
+
+    >>> keep_best([0.2, 0.9, 0.5, 0.9], 2)  # indices of the b highest scores; ties: the earlier candidate
+    [1, 3]
+    >>> choose([0.9, 0.5, 0.7], [None, "3", "4"])  # the best score among candidates with an answer
+    2
+    >>> majority_vote(["12", None, "12.0", "7", "7"])  # "12" == "12.0" by answer_key; ties: the earliest answer
+    0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prmkit.data.answers import answer_key
+from prmkit.models.aggregate import aggregate
+from prmkit.models.scorer import StepScorer, score_items
+
+__all__ = ["choose", "keep_best", "majority_vote", "prefix_scores"]
+
+
+def keep_best(scores: Sequence[float], b: int) -> list[int]:
+    """Indices of the `b` highest scores, best first (PUM D.3: the top-b unfinished prefixes are kept)."""
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:b]
+
+
+def choose(scores: Sequence[float], answers: Sequence[str | None]) -> int:
+    """Index of the best-scoring candidate that has an answer (all candidates when none has): a trace without an
+    extractable answer cannot be right, so it is not picked over one that can. Ties: the earlier candidate."""
+    answered = [i for i, a in enumerate(answers) if a is not None] or list(range(len(scores)))
+    return answered[keep_best([scores[i] for i in answered], 1)[0]]
+
+
+def majority_vote(answers: Sequence[str | None]) -> int | None:
+    """Index of the first candidate whose answer (by `answer_key`) is the most frequent; None when none has one
+    (PUM D: ties broken by the earliest occurrence)."""
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for i, a in enumerate(answers):
+        if a is not None:
+            key = answer_key(a)
+            counts[key] = counts.get(key, 0) + 1
+            first.setdefault(key, i)
+    if not counts:
+        return None
+    top = max(counts.values())
+    return min(first[k] for k, c in counts.items() if c == top)
+
+
+def prefix_scores(scorer: StepScorer, items: list[tuple[str, list[str]]], aggregation: str) -> list[float]:
+    """One aggregated score per (question, steps) item, batched across questions (`score_items`); no steps -> 0."""
+    out = [0.0] * len(items)
+    kept = [i for i, (_, steps) in enumerate(items) if steps]
+    for j, step_scores in score_items(scorer, [items[i] for i in kept]):
+        out[kept[j]] = aggregate(step_scores, aggregation)
+    return out

@@ -100,7 +100,8 @@ def test_beam_keeps_the_best_prefixes_in_one_call_per_stage(backend, short_steps
     assert stats.prefixes_per_call[0] == 3 and max(stats.prefixes_per_call[1:]) > 2  # beams of several problems
     expected_next, finished = _replay(backend, PROBLEMS, 2, 4)
     for nxt, (prompts, _, _) in zip(expected_next, calls[1:], strict=False):
-        assert sorted(prompts) == sorted(nxt)  # the kept beams are the b best unfinished prefixes
+        assert sorted(set(prompts)) == sorted(nxt)  # the kept beams are the b best unfinished prefixes (two beams
+        # may hold the same text: the replay keys them by prompt)
     assert not expected_next[len(calls) - 1]  # nothing left to expand after the last call
     tokens = sum(c.tokens for _, _, out in calls for cs in out for c in cs)
     assert stats.tokens_generated == sum(r.tokens_generated for r in results) == tokens

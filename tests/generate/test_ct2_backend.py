@@ -83,7 +83,7 @@ def test_cli_rollout_with_ct2(ct2_cache, tiny_model_dir, tmp_path, capsys):
 
     out = tmp_path / "rollouts.jsonl"
     argv = ["rollout", "--input", "demo", "--limit", "1", "--positions", "0", "1", "--backend", "ct2", "--model",
-            tiny_model_dir, "--k", "2", "--max-new-tokens", "4", "--output", str(out), "--no-progress"]
+            tiny_model_dir, "--k", "2", "--max-new-tokens", "4", "--output", str(out), "--quiet"]
     assert main(argv) == 0
     records = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert [r["prefix_steps"] for r in records] == [0] + [1] * (len(records) - 1) and len(records) > 1

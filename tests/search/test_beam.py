@@ -148,7 +148,7 @@ def test_cli_search_resumes_per_problem(step_policy_dir, tmp_path, monkeypatch, 
     out = tmp_path / "{method}.jsonl"
     argv = ["search", "beam,bon", "--input", "demo", "--limit", "3", "--scorer", "short-steps", "--prm", "-",
             "--model", step_policy_dir, "--k", "4", "--width", "2", "--max-steps", "2", "--max-new-tokens", "8",
-            "--problems-per-batch", "2", "--output", str(out), "--no-progress"]
+            "--problems-per-batch", "2", "--output", str(out), "--quiet"]
     assert main(argv) == 0
     beam = tmp_path / "beam.jsonl"
     first = beam.read_text().splitlines()

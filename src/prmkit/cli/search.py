@@ -19,12 +19,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("methods", help=f"search method(s), comma-separated: {', '.join(METHODS)} (bon = best-of-N)")
     p.add_argument("--output", required=True, help="search records jsonl, one line per problem (append-only, "
                                                    "resumable); with several methods it must contain {method}")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_config_arguments(p, BeamConfig)
 
 
 def run(args: argparse.Namespace) -> int:
     config = config_from_args(BeamConfig, args)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    run_search(config, methods, args.output, progress=not args.no_progress, log=lambda msg: print(msg, flush=True))
+    run_search(config, methods, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     return 0

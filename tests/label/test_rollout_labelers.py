@@ -25,6 +25,7 @@ from prmkit.label import (
     omegaprm_tokens,
     shepherd_tokens,
 )
+from prmkit.label.export import soft_values
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +141,7 @@ def test_both_labelers_through_the_recipe(tiny_base, tmp_path):
     assert ms.paper_tokens == sum(round(r["cost"]["paper_tokens"]) for r in soft.values())
     assert reports["omegaprm"].tokens_generated == sum(r["cost"]["tokens_generated"] for r in omega.values())
     assert all(set(r["labels"]) <= {0, 1} and r["threshold"] is not None for r in soft.values())
-    trl = list(to_trl(pools, [StepLabels.from_dict(r) for r in soft.values()], soft=True))
+    trl = list(to_trl(pools, [StepLabels.from_dict(r) for r in soft.values()], soft_values, keep_scores=True))
     assert [type(v) for t in trl for v in t["labels"]] == [float] * sum(len(r["scores"]) for r in soft.values())
     # a re-run with another M is refused, naming the difference; batch_size changes no score
     with pytest.raises(ValueError, match="rollouts: 3 -> 4"):

@@ -143,7 +143,7 @@ def test_unmatched_and_zero_step_traces_are_counted_and_can_be_required(tmp_path
     args = ["export", "--pools", path, "--labels", str(partial), "--output", str(tmp_path / "t.jsonl")]
     done = prmkit(*args)
     assert done.returncode == 0
-    assert "wrote 1 TRL records" in done.stdout and "unlabeled 1, no steps 1, orphan labels 1" in done.stdout
+    assert "wrote 1 trl records" in done.stdout and "unlabeled 1, no steps 1, orphan labels 1" in done.stdout
     done = prmkit(*args[:-2], "--output", str(tmp_path / "t2.jsonl"), "--require-all-labels")
     assert done.returncode == 2 and "1 traces have no labels and 1 label records match no trace" in done.stderr
     assert not (tmp_path / "t2.jsonl").exists()

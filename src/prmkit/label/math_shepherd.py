@@ -12,15 +12,15 @@ on either by balanced accuracy as for IG/MCNIG. Cost: M rollouts after N - 1 pre
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING
 
 from prmkit.data.records import Pool, StepLabels
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
-from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+from prmkit.label.rollout_labeling import RolloutLabeler
 
 if TYPE_CHECKING:
-    from prmkit.generate.backends import PromptBackend
+    pass
 
 __all__ = ["ESTIMATES", "MathShepherdLabeler", "mc_estimates"]
 
@@ -42,31 +42,15 @@ def mc_estimates(verdicts: Sequence[Sequence[bool]]) -> tuple[list[float], list[
 ESTIMATES: dict[str, int] = {"math-shepherd": 1, "math-shepherd-hard": 0}
 
 
-class MathShepherdLabeler:
+class MathShepherdLabeler(RolloutLabeler):
     """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace (one batch run per
     problem), soft and/or hard estimates. `backend` replaces loading `config.model`."""
 
-    config_class: ClassVar[type] = RolloutLabelConfig
-
-    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
-        if unknown := [m for m in methods if m not in ESTIMATES]:
-            raise ValueError(f"the Math-Shepherd labeler has no method {unknown}; it has {sorted(ESTIMATES)}")
-        self.config, self.methods = config, tuple(methods)
-        self.roller = PrefixRoller(config, backend)
-
-    def params(self, method: str) -> dict[str, Any]:
-        return self.config.params(method)
-
-    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
-        return self.roller.unreadable(pool, ids)
-
-    def skip_reason(self, pool: Pool, method: str) -> str | None:
-        return rollout_skip_reason(pool)
+    NAME = "Math-Shepherd"
+    METHODS = tuple(ESTIMATES)
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        if reason := rollout_skip_reason(pool):
-            raise ValueError(f"Math-Shepherd cannot label problem {pool.problem.id}: {reason}")
-        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        traces = self.pending(pool, todo)
         rolled = self.roller.roll(pool, [(t, n) for t in traces for n in range(1, len(t.steps))])
         cost, records = LabelCost(), {m: [] for m in todo}
         for t in traces:

@@ -14,17 +14,17 @@ search over one CoT; OmegaPRM's MCTS over a tree of rollouts is not implemented.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING
 
 from prmkit.data.records import Pool, StepLabels
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import omegaprm_tokens
-from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+from prmkit.label.rollout_labeling import RolloutLabeler
 
 if TYPE_CHECKING:
-    from prmkit.generate.backends import PromptBackend
+    pass
 
 __all__ = ["FirstErrorSearch", "OmegaPRMLabeler", "first_error", "first_error_labels"]
 
@@ -89,31 +89,15 @@ def first_error_labels(n_steps: int, error: int | None) -> list[float]:
     return [1.0] * cut + [0.0] * (n_steps - cut)
 
 
-class OmegaPRMLabeler:
+class OmegaPRMLabeler(RolloutLabeler):
     """OmegaPRM labels (method `omegaprm`): the binary searches of a problem's pending CoTs run in lockstep, one
     batch of M-rollout queries per round. `backend` replaces loading `config.model`."""
 
-    config_class: ClassVar[type] = RolloutLabelConfig
-
-    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
-        if unknown := [m for m in methods if m != "omegaprm"]:
-            raise ValueError(f"the OmegaPRM labeler has no method {unknown}; it has ['omegaprm']")
-        self.config, self.methods = config, tuple(methods)
-        self.roller = PrefixRoller(config, backend)
-
-    def params(self, method: str) -> dict[str, Any]:
-        return self.config.params(method)
-
-    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
-        return self.roller.unreadable(pool, ids)
-
-    def skip_reason(self, pool: Pool, method: str) -> str | None:
-        return rollout_skip_reason(pool)
+    NAME = "OmegaPRM"
+    METHODS = ("omegaprm",)
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        if reason := rollout_skip_reason(pool):
-            raise ValueError(f"OmegaPRM cannot label problem {pool.problem.id}: {reason}")
-        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        traces = self.pending(pool, todo)
         searches = {t.id: FirstErrorSearch(len(t.steps), bool(t.correct)) for t in traces}
         done: dict[str, list] = {t.id: [] for t in traces}
         while asked := [(t, n) for t in traces if (n := searches[t.id].next_query()) is not None]:

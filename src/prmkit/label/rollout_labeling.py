@@ -11,9 +11,9 @@ per step, the s of the paper's formulas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, Trace
 from prmkit.generate.backends import PromptBackend, SamplingConfig
@@ -115,3 +115,33 @@ class PrefixRoller:
                 "tokens_read_cached": (longest.tokens_read or 0) if longest else 0,
                 "prefixes": len(rollouts), "rollouts": sum(len(r.continuations) for r in rollouts),
                 "steps": len(trace.steps), "step_tokens": round(self.step_tokens(pool, trace), 2)}
+
+
+class RolloutLabeler:
+    """What the rollout labelers share: their settings, a `PrefixRoller`, the methods they serve, and the
+    recipe's questions (params, traces too long, skips). A subclass sets `NAME` and `METHODS` and writes `label`."""
+
+    config_class: ClassVar[type] = RolloutLabelConfig
+    NAME: ClassVar[str] = ""
+    METHODS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
+        if unknown := [m for m in methods if m not in self.METHODS]:
+            raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
+        self.config, self.methods = config, tuple(methods)
+        self.roller = PrefixRoller(config, backend)
+
+    def params(self, method: str) -> dict[str, Any]:
+        return self.config.params(method)
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        return self.roller.unreadable(pool, ids)
+
+    def skip_reason(self, pool: Pool, method: str) -> str | None:
+        return rollout_skip_reason(pool)
+
+    def pending(self, pool: Pool, todo: Mapping[str, Set[str]]) -> list[Trace]:
+        """The traces some method still owes; a pool the labeler cannot label is an error naming it."""
+        if reason := rollout_skip_reason(pool):
+            raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
+        return [t for t in pool.traces if any(t.id in ids for ids in todo.values())]

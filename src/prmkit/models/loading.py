@@ -13,12 +13,13 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
 import platformdirs
 
-__all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "load_model", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "convert_once", "load_model", "resolve_model"]
 
 DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
@@ -59,17 +60,27 @@ def _convert_gguf(folder: Path, filename: str, target: Path) -> None:
         delattr(model.config, "quantization_config")
     model.hf_quantizer = None
     model.is_quantized = False
+    def write(tmp: Path) -> None:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+
+    convert_once(target, "config.json", write)
+
+
+def convert_once(target: Path, marker: str, write: Callable[[Path], None]) -> None:
+    """Write a converted model into `target` atomically: `write` fills a temporary folder beside it, which is then
+    renamed into place (a parallel conversion that won the race is kept: `target/marker` exists). Leftovers of a
+    conversion killed an hour or more ago are removed."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    for stale in target.parent.glob(f".{target.name}-*"):  # left by a conversion killed an hour or more ago
+    for stale in target.parent.glob(f".{target.name}-*"):
         if time.time() - stale.stat().st_mtime > 3600:
             shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
     try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
+        write(tmp)
         os.replace(tmp, target)
     except OSError:
-        if not (target / "config.json").is_file():
+        if not (target / marker).is_file():
             raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

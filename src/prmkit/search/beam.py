@@ -81,12 +81,7 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
     requests = [PrefixRequest(c.prefix_id, s.problem, c.steps) for s in searches for c in s.live]
     rolled = rollout_prefixes(requests, backend, replace(sampling, n=n), prefixes_per_batch=len(requests),
                               one_step=True)
-    stats.generation_calls += 1
-    stats.prefixes_per_call.append(len(requests))
-    stats.samples += rolled.rollouts
-    stats.tokens_generated += rolled.tokens_generated
-    stats.tokens_read += rolled.tokens_read
-    stats.sampling_seconds += rolled.seconds
+    stats.add_call(len(requests), rolled)
     n_tokens = sampling.max_new_tokens
     parents = {c.prefix_id: (s, c) for s in searches for c in s.live}
     out = []

@@ -32,12 +32,7 @@ def best_of_n(problems: Sequence[Problem], backend: PromptBackend, scorer: StepS
     requests = [PrefixRequest(f"{p.id}#", p) for p in problems]
     trace_cfg = replace(sampling, max_new_tokens=sampling.max_new_tokens * max_steps)
     rolled = rollout_prefixes(requests, backend, trace_cfg, prefixes_per_batch=len(requests))
-    stats.generation_calls += 1
-    stats.prefixes_per_call.append(len(requests))
-    stats.samples += rolled.rollouts
-    stats.tokens_generated += rolled.tokens_generated
-    stats.tokens_read += rolled.tokens_read
-    stats.sampling_seconds += rolled.seconds
+    stats.add_call(len(requests), rolled)
     question = {p.id: p.question for p in problems}
     start = time.perf_counter()
     items = [(question[r.problem_id], c.steps) for r in rolled.records for c in r.continuations]

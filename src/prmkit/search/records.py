@@ -61,6 +61,15 @@ class SearchStats:
     scoring_seconds: float = 0.0
     prefixes_per_call: list[int] = field(default_factory=list)  # prefixes (live beams) in each generation call
 
+    def add_call(self, prefixes: int, rolled: Any) -> None:
+        """Count one generation call over `prefixes` prefixes whose rollouts are `rolled` (a `RolloutStats`)."""
+        self.generation_calls += 1
+        self.prefixes_per_call.append(prefixes)
+        self.samples += rolled.rollouts
+        self.tokens_generated += rolled.tokens_generated
+        self.tokens_read += rolled.tokens_read
+        self.sampling_seconds += rolled.seconds
+
     @property
     def tokens_per_second(self) -> float:
         return self.tokens_generated / self.sampling_seconds if self.sampling_seconds else 0.0

@@ -22,9 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
-import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -37,7 +34,7 @@ __all__ = ["CT2Backend", "convert_to_ct2"]
 
 def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8", cache: Path | None = None) -> Path:
     """The ctranslate2 model directory for an embedded name or HF directory, converted on first use only."""
-    from prmkit.models.loading import EMBEDDED, cache_dir, resolve_model
+    from prmkit.models.loading import EMBEDDED, cache_dir, convert_once, resolve_model
 
     source = resolve_model(model)
     digest = hashlib.sha1(str(source.resolve()).encode()).hexdigest()[:8]
@@ -47,21 +44,12 @@ def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8", ca
         return target
     from ctranslate2.converters import TransformersConverter
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for stale in target.parent.glob(f".{target.name}-*"):  # left by a conversion killed an hour or more ago
-        if time.time() - stale.stat().st_mtime > 3600:
-            shutil.rmtree(stale, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
-    try:
+    def write(tmp: Path) -> None:
         TransformersConverter(str(source), load_as_float16=False).convert(str(tmp), quantization=quantization,
                                                                           force=True)
         _fill_missing_tokens(tmp / "config.json")
-        os.replace(tmp, target)
-    except OSError:
-        if not (target / "model.bin").is_file():
-            raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+
+    convert_once(target, "model.bin", write)
     return target
 
 

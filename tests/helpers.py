@@ -40,3 +40,17 @@ def pool_dict(pid: str, question: str, answer: str, traces: list[tuple[list[str]
     return {"problem": {"id": pid, "question": question, "answer": answer},
             "traces": [{"id": f"{pid}/{k}", "problem_id": pid, "steps": s, "answer": a, "correct": c}
                        for k, (s, a, c) in enumerate(traces)]}
+
+
+def embedded_tokenizer_or_skip():
+    """The embedded SmolLM2 model's tokenizer (for tiny models that must read real prompts); the test is skipped
+    when the embedded model is not installed."""
+    import pytest
+    from transformers import AutoTokenizer
+
+    from prmkit.models.loading import ModelNotFound, resolve_model
+
+    try:
+        return AutoTokenizer.from_pretrained(resolve_model("smollm2-135m"))
+    except ModelNotFound:
+        pytest.skip("embedded tokenizer not installed")

@@ -3,6 +3,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from helpers import embedded_tokenizer_or_skip
+
 # the suite shares a small machine: one intra-op thread avoids spin-waiting when cores are oversubscribed
 torch.set_num_threads(1)
 
@@ -10,14 +12,9 @@ torch.set_num_threads(1)
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory):
     """A 2-layer random Llama with the embedded model's tokenizer, saved as a local HF dir (no download)."""
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
-    from prmkit.models.loading import ModelNotFound, resolve_model
-
-    try:
-        tok = AutoTokenizer.from_pretrained(resolve_model("smollm2-135m"))
-    except ModelNotFound:
-        pytest.skip("embedded tokenizer not installed")
+    tok = embedded_tokenizer_or_skip()
     torch.manual_seed(0)
     cfg = LlamaConfig(
         vocab_size=len(tok),

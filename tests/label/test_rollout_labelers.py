@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import pool_dict, write_jsonl
+from helpers import embedded_tokenizer_or_skip, pool_dict, write_jsonl
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import to_trl
 from prmkit.label import (
@@ -32,14 +32,9 @@ from prmkit.label.export import soft_values
 def tiny_base(tmp_path_factory):
     """A 2-layer random Llama with the embedded model's tokenizer and a context that holds the few-shot prompt."""
     import torch
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
-    from prmkit.models.loading import ModelNotFound, resolve_model
-
-    try:
-        tok = AutoTokenizer.from_pretrained(resolve_model("smollm2-135m"))
-    except ModelNotFound:
-        pytest.skip("embedded tokenizer not installed")
+    tok = embedded_tokenizer_or_skip()
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                       num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,

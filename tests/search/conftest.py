@@ -14,6 +14,8 @@ import math
 import pytest
 import torch
 
+from helpers import embedded_tokenizer_or_skip
+
 torch.set_num_threads(1)
 
 WORDS = {" cat": 2644, " dog": 2767, " sun": 2388}
@@ -32,14 +34,9 @@ def _transitions(eos: int) -> dict[int, dict[int, float]]:
 
 @pytest.fixture(scope="session")
 def step_policy_dir(tmp_path_factory):
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
-    from prmkit.models.loading import ModelNotFound, resolve_model
-
-    try:
-        tok = AutoTokenizer.from_pretrained(resolve_model("smollm2-135m"))
-    except ModelNotFound:
-        pytest.skip("embedded tokenizer not installed")
+    tok = embedded_tokenizer_or_skip()
     table = _transitions(tok.eos_token_id)
     rows = [None, *(t for t in table if t is not None)]  # hidden dimension i <- the i-th current-token class
     hidden = 32

@@ -11,7 +11,7 @@ re-run, or summarise what is done with --no-run), then reads the cost ledger on 
   reported on the second half), as `prmkit threshold --choose-on ... --apply-to ...` does.
 
     OMP_NUM_THREADS=1 python benchmarks/label_cost.py --pools runs/label_cost/pools.jsonl --out runs/label_cost \\
-        --max-new-tokens 96
+        --max-new-tokens 96 --backend ct2
 """
 
 from __future__ import annotations
@@ -116,13 +116,14 @@ def main() -> None:
     p.add_argument("--rollouts", type=int, default=8, help="M (appendix A)")
     p.add_argument("--max-new-tokens", type=int, default=96, help="tokens per rollout at most (short: CPU)")
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--backend", default="transformers", help="rollout backend (ct2: the fast int8 CPU engine)")
     p.add_argument("--no-run", action="store_true", help="only summarise the files already written")
     args = p.parse_args()
     out, methods = Path(args.out), [m.strip() for m in args.methods.split(",")]
     out.mkdir(parents=True, exist_ok=True)
     if not args.no_run:
         cfg = RolloutLabelConfig(rollouts=args.rollouts, max_new_tokens=args.max_new_tokens,
-                                 batch_size=args.batch_size)
+                                 batch_size=args.batch_size, backend=args.backend)
         for m, secs in run(args.pools, out, methods, cfg).items():
             print(f"{m}: {secs:.1f} s wall")
     summary(out, methods, [pool.problem.id for pool in read_pools(args.pools)])

@@ -100,10 +100,22 @@ def test_freeze_and_keep_layers(tiny_base, tmp_path):
     prm.truncate_layers(1)
     prepare_parameters(prm, TrainConfig(freeze_layers=1))
     trainable = {n for n, p in prm.model.named_parameters() if p.requires_grad}
-    assert trainable == {"model.norm.weight"}  # embeddings (tied head) and the one layer frozen
-    assert len(prm.parameters()) == 1
+    assert trainable == {"model.embed_tokens.weight", "model.norm.weight"}  # the one layer frozen
     prm.save_pretrained(tmp_path / "c")
     assert PRM.from_pretrained(tmp_path / "c").model.config.num_hidden_layers == 1
+
+
+def test_frozen_embeddings_keep_the_class_token_rows_training(tiny_base, tmp_path):
+    """freeze_layers freezes the embeddings but not the reserved rows: they are the (tied) head itself."""
+    torch.manual_seed(0)
+    prm = PRM.from_base(tiny_base, RewardModelConfig())
+    before = prm.model.get_input_embeddings().weight.detach().clone()
+    train(prm, TrainConfig(epochs=2, lr=1e-2, batch_traces=4, freeze_layers=1), tmp_path)
+    after = prm.model.get_input_embeddings().weight.detach()
+    changed = set((after - before).abs().sum(-1).nonzero().flatten().tolist())
+    assert set(prm.class_ids) <= changed <= {prm.sep_id, *prm.class_ids}
+    with pytest.raises(ValueError, match="weight_decay"):
+        prepare_parameters(prm, TrainConfig(freeze_layers=1, weight_decay=0.01))
 
 
 def test_loss_is_the_same_whatever_the_micro_batches(tiny_base, tmp_path):

@@ -45,7 +45,7 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
             seen.add(f.name)
             flag = "--" + f.name.replace("_", "-")
             tp = _scalar(hints[f.name])
-            help_text = f"{f.metadata.get('help', '')} (default: {_default_text(f)})"
+            help_text = f"{f.metadata.get('help', '')} (default: {_default_text(f)})".replace("%", "%%")
             if tp is bool:
                 p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
                                help=help_text)

@@ -27,7 +27,7 @@ from prmkit.models.reward import RewardModel
 from prmkit.train.batches import Encoded, ProblemBatchSampler, RewardCollator, TraceDataset
 from prmkit.train.config import TrainConfig
 
-__all__ = ["RewardForward", "RewardModelTrainer", "held_out_check", "prepare_parameters"]
+__all__ = ["RewardForward", "RewardModelTrainer", "freeze_embeddings_but", "held_out_check", "prepare_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
 
@@ -42,7 +42,11 @@ class RewardForward(torch.nn.Module):
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor,
                 **_: Any) -> torch.Tensor:
-        hidden = self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        decoder = self.model.get_decoder()
+        embeds = self.model.get_input_embeddings()(input_ids)  # (B, T, H)
+        if not any(p.requires_grad for p in decoder.layers[0].parameters()):
+            embeds = embeds.detach()  # frozen lower layers: no backward through them (the head rows still train)
+        hidden = decoder(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state
         h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
         return self.head(h, self.model.get_output_embeddings())  # (P, C)
 
@@ -57,9 +61,25 @@ def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:
                           target_modules="all-linear", trainable_token_indices=sorted({prm.sep_id, *prm.class_ids}))
         prm.model = get_peft_model(prm.model, lora)
     elif config.freeze_layers:
-        prm.model.get_input_embeddings().requires_grad_(False)
+        if config.weight_decay:
+            raise ValueError("freeze_layers with weight_decay > 0 would decay the frozen embedding rows: set "
+                             "weight_decay 0 or use lora_r")
+        freeze_embeddings_but(prm.model.get_input_embeddings(), sorted({prm.sep_id, *prm.class_ids}))
         for layer in prm.model.get_decoder().layers[: config.freeze_layers]:
             layer.requires_grad_(False)
+
+
+def freeze_embeddings_but(embeddings: torch.nn.Embedding, rows: list[int]) -> None:
+    """Freeze an embedding matrix except `rows` (the reserved separator and class tokens).
+
+    The class tokens' rows are the head (MCNIG sec 3.3: their LM-head logits, tied to the input embeddings in
+    SmolLM2) and new tokens start untrained, so freezing the whole matrix would freeze the head itself. The other
+    rows get a zero gradient (AdamW moves a parameter with zero gradient and zero weight decay by exactly 0).
+    """
+    mask = torch.zeros(embeddings.weight.shape[0], 1)
+    mask[rows] = 1.0
+    embeddings.weight.requires_grad_(True)
+    embeddings.weight.register_hook(lambda grad: grad * mask.to(grad.device, grad.dtype))
 
 
 @torch.inference_mode()

@@ -50,3 +50,12 @@ def test_to_dataset_and_parquet(tmp_path, files):
     assert back["completions"] == [["a", "b"], ["c"]] and back["labels"] == [[0, 1], [0]]
     conf.write_text("pools: x\nlabel: y\n")
     assert main(["export", "--config", str(conf), "--output", "z"]) == 2
+
+
+def test_labels_of_other_pools_are_an_error_and_write_nothing(tmp_path, files, capsys):
+    labels = write_jsonl(tmp_path / "other.jsonl", [{"trace_id": "q/0", "method": "mcnig", "scores": [1.0, 3.0],
+                                                     "labels": [0, 1], "threshold": 1.0}])
+    out = tmp_path / "x.jsonl"
+    assert main(["export", "--pools", files[0], "--labels", labels, "--output", str(out)]) == 2
+    assert "no labeled trace matches a pool trace (traces 2, labeled 0, unlabeled 2" in capsys.readouterr().err
+    assert not out.exists()

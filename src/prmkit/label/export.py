@@ -111,12 +111,15 @@ def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
     if not (cfg.pools and cfg.labels and cfg.output):
         raise ValueError("export needs pools, labels and output")
     check_output_path(cfg.output)
-    records = trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels, cfg.allow_duplicates)
+    report = report if report is not None else JoinReport()
+    rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels, cfg.allow_duplicates))
+    if not rows:
+        raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "
+                         f"{cfg.output}; are {cfg.labels} the labels of {cfg.pools}?")
     if EXPORT_FORMATS[cfg.format][2] == "jsonl":
-        return write_records(cfg.output, records)
+        return write_records(cfg.output, rows)
     from datasets import Dataset
 
-    rows = list(records)
     with atomic_path(cfg.output) as tmp:
         Dataset.from_list(rows).to_parquet(str(tmp))
     return len(rows)

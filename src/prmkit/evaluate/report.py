@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from prmkit.data.jsonl import iter_json
+from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, bok_curves
 from prmkit.evaluate.rank import rank_robustness
@@ -18,10 +18,18 @@ from prmkit.models.aggregate import aggregate
 __all__ = ["bok_report", "check_ks", "format_table", "rank_warnings", "read_scores"]
 
 
+SCORE_KEYS = ("problem_id", "index", "answer", "correct", "score")
+
+
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
-    """problem_id -> its score records in pool order (by `index`)."""
+    """problem_id -> its score records in pool order (by `index`); a record without the keys `prmkit score`
+    writes (e.g. a label file passed as scores) is a DataError naming its line."""
     by_problem: dict[str, list[dict]] = {}
-    for _, rec in iter_json(path):
+    for lineno, rec in iter_json(path):
+        missing = [k for k in SCORE_KEYS if k not in rec]
+        if missing:
+            raise DataError(f"{path}:{lineno}: not a score record (no {', '.join(missing)}): score files are "
+                            f"written by `prmkit score`")
         by_problem.setdefault(rec["problem_id"], []).append(rec)
     return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
 

@@ -23,6 +23,8 @@ def examples(n: int = 6) -> list[Example]:
 
 def test_targets_are_at_the_separators_only(tiny_base):
     prm = PRM.from_base(tiny_base, RewardModelConfig())
+    with torch.no_grad():  # distinct class rows: the neutral start has no gradient towards the hidden states
+        prm.model.get_output_embeddings().weight[prm.class_ids] = torch.randn(2, prm.model.config.hidden_size)
     ids, positions = prm.encode(Q, GOOD)
     assert [i for i, t in enumerate(ids) if t == prm.sep_id] == positions
     batch = prm.collate([(ids, positions)])
@@ -31,6 +33,12 @@ def test_targets_are_at_the_separators_only(tiny_base):
     torch.nn.functional.cross_entropy(logits, torch.tensor([0, 1])).backward()
     touched = hidden.grad[0].abs().sum(-1).nonzero().flatten().tolist()
     assert touched == positions
+
+
+def test_a_new_head_starts_neutral(tiny_base):
+    """Fresh class rows are near-equal: every step starts near p = 0.5 (loss ln 2), not at a random confident class."""
+    probs = [p for ps in PRM.from_base(tiny_base, RewardModelConfig()).step_probs([(Q, GOOD), (Q, BAD)]) for p in ps]
+    assert probs == pytest.approx([0.5] * 4, abs=0.1) and len(set(probs)) > 1
 
 
 def test_separator_count_must_equal_label_count(tiny_base):
@@ -88,9 +96,10 @@ def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
 def test_orm_has_one_target_and_prm3_scores_positive_class(tiny_base, tmp_path):
     orm = PRM.from_base(tiny_base, RewardModelConfig(kind="orm"))
     assert len(orm.encode(Q, GOOD)[1]) == 1 and len(orm.step_probs([(Q, GOOD)])[0]) == 1
+    torch.manual_seed(0)
     prm3 = PRM.from_base(tiny_base, RewardModelConfig(kind="prm3"))
     data = [Example("a", "a", Q, GOOD, [1, 1]), Example("b", "a", Q, BAD, [-1, 0])]
-    train(prm3, TrainConfig(epochs=8, lr=1e-2, batch_traces=2), tmp_path, data)
+    train(prm3, TrainConfig(epochs=16, lr=1e-2, batch_traces=2), tmp_path, data)
     good, bad = prm3.step_probs([(Q, GOOD), (Q, BAD)])
     assert min(good) > 0.5 > max(bad)
 
@@ -129,4 +138,5 @@ def test_loss_is_the_same_whatever_the_micro_batches(tiny_base, tmp_path):
                           data))
     assert runs[0][0]["loss"] != pytest.approx(runs[0][1]["loss"], abs=1e-3)  # it did train
     for other in runs[1:]:
-        assert [r["loss"] for r in other] == pytest.approx([r["loss"] for r in runs[0]], abs=1e-5)
+        # equal up to float rounding (Adam rescales the rounding of small gradients): a wrong weighting is ~1e-2
+        assert [r["loss"] for r in other] == pytest.approx([r["loss"] for r in runs[0]], abs=1e-4)

@@ -82,8 +82,7 @@ def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Itera
 
 
 def _add_rows(model: Any, size: int) -> None:
-    """Grow the embeddings; new rows = mean + per-dimension-std noise of the old rows, so that <pos> and <neg>
-    differ even when the head stays frozen (LoRA, frozen layers)."""
+    """Grow the embeddings; new rows = mean + per-dimension-std noise of the old rows (distinct tokens)."""
     old = model.get_input_embeddings().weight.shape[0]
     model.resize_token_embeddings(size, mean_resizing=False)
     for module in {id(m): m for m in (model.get_input_embeddings(), model.get_output_embeddings())}.values():
@@ -132,7 +131,26 @@ class RewardModel:
             _add_rows(model, len(tokenizer))
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
-        return cls(model, tokenizer, config)
+        prm = cls(model, tokenizer, config)
+        if config.class_tokens and set(config.class_tokens) <= set(missing):
+            prm.neutral_head()
+        return prm
+
+    def neutral_head(self, spread: float = 0.1) -> None:
+        """Pull the class-token rows of the LM head towards their mean (deviations x `spread`): every step starts
+        near p = 1/C (loss ~ln C).
+
+        Random rows would start each target at a random, often confident, class (an initial loss of ~3 nats on
+        SmolLM2), which a few hundred CPU-budget steps spend undoing. Exactly equal rows would be worse: the
+        hidden states' gradient is then zero up to rounding, and Adam scales that rounding noise into full-size
+        steps. The rows train in every mode: full fine-tuning, LoRA (`trainable_token_indices`) and
+        `freeze_layers` (their rows stay unfrozen)."""
+        head = self.model.get_output_embeddings()
+        with torch.no_grad():
+            rows = head.weight[self.class_ids]  # (C, H)
+            head.weight[self.class_ids] = rows.mean(0) + spread * (rows - rows.mean(0))
+            if getattr(head, "bias", None) is not None:
+                head.bias[self.class_ids] = 0.0
 
     def truncate_layers(self, keep: int) -> None:
         """Keep the lowest `keep` decoder layers (a smaller, cheaper backbone); the config follows."""

@@ -56,7 +56,7 @@ from prmkit.label.prefix_gain import (
 from prmkit.label.pum_plots import gain_by_position, plot_agreement, plot_gain_by_position
 from prmkit.label.students import StudentSpec, parse_students, read_rollouts, roll_student
 
-__all__ = ["PumConfig", "build_pairs", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
+__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 
@@ -216,6 +216,23 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -> None:
+    """A re-run may only extend a student's rollouts made with the same sampling: `<out>/settings.json` holds each
+    student's settings; a student already there with other settings is an error naming the difference."""
+    path = out / "settings.json"
+    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
+                    **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed")}}
+           for s in specs}
+    for name, settings in new.items():
+        if name in old and old[name] != settings:
+            was = old[name]
+            diff = ", ".join(f"{k}: {was.get(k)!r} -> {v!r}" for k, v in settings.items() if was.get(k) != v)
+            raise ValueError(f"{out}: student {name} was rolled out with other settings ({diff}); use a new "
+                             "--output-dir")
+    path.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")
+
+
 def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, progress: bool = True,
               backends: dict[str, Any] | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the pipeline (module doc) into `out_dir`; `backends` {student name: backend} replaces loading a model.
@@ -224,6 +241,7 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    check_settings(out, specs, config)
     pools = [p for p in pools if _usable(p)]
     backends = dict(backends or {})
     first = backends.get(specs[0].name) or _backend(specs[0], config)

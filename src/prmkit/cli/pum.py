@@ -32,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from prmkit.label.pum import label_pum
     from prmkit.train.data import select_range
 
+    config = config_from_args(PumConfig, args)  # a bad --config is reported before the input is read
     pools = select_range(list(read_pools(args.input, allow_duplicates=args.allow_duplicates)), args.problems_range)
-    report = label_pum(pools, config_from_args(PumConfig, args), args.output_dir, progress=not args.quiet,
-                       log=lambda msg: print(msg, flush=True))
+    report = label_pum(pools, config, args.output_dir, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     summary = {k: v for k, v in report.items() if k not in ("config", "gain_by_position")}
     print(json.dumps(summary, indent=2))
     return 0

@@ -72,6 +72,9 @@ def test_pum_pipeline_end_to_end(students, tmp_path, capsys):
     assert main(argv) == 0
     assert {n: (out / f"rollouts-{n}.jsonl").read_text() for n in names} == sizes
     assert '"pairs"' in capsys.readouterr().out
+    # --no-rollout rebuilds prefixes and pairs from the rollout files alone: the same pairs
+    pairs_text = (out / "pairs.jsonl").read_text()
+    assert main([*argv, "--no-rollout"]) == 0 and (out / "pairs.jsonl").read_text() == pairs_text
     # extending the rollouts with other sampling settings is refused before any model loads
     assert main([*argv[:-1], "--max-new-tokens", "5", "--quiet"]) == 2
     assert "other settings (max_new_tokens: 4 -> 5)" in capsys.readouterr().err

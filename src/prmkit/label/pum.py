@@ -93,6 +93,8 @@ class PumConfig:
     weighting: str = field(default="uniform", metadata={"help": "student weights: uniform (main PUM), weak "
                                                                 "(PUM-Weak 0.6/0.3/0.1), strong (PUM-Strong)"})
     norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation"})
+    rollout: bool = field(default=True, metadata={"help": "false: no new rollouts, only prefixes, pairs and figures "
+                                                          "from the rollouts already written (a stopped run)"})
 
     def sampling(self, spec: StudentSpec) -> SamplingConfig:
         temperature = self.temperature if spec.temperature is None else spec.temperature
@@ -254,8 +256,9 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     rolled = {}
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.rollouts}")
-        roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.options(),
-                     backends.get(spec.name), _bar(progress, len(requests), spec.name))
+        if config.rollout:
+            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.options(),
+                         backends.get(spec.name), _bar(progress, len(requests), spec.name))
         backends.pop(spec.name, None)  # one student's model in memory at a time
         rolled[spec.name] = read_rollouts(out / spec.rollout_file)
     rows = prefix_table(pools, points, rolled, config)

@@ -35,7 +35,7 @@ def main() -> None:
     k = report["config"]["rollouts"]
     students = report["students"]
     first = next(iter(students))
-    rolled = read_rollouts(run / f"rollouts-{first}.jsonl")
+    rolled = {k: r for k, r in read_rollouts(run / f"rollouts-{first}.jsonl").items() if r.problem_id in done}
     per_rollout = sum(r.tokens_generated for r in rolled.values()) / max(1, sum(len(r.continuations)
                                                                                 for r in rolled.values()))
     from transformers import AutoTokenizer

@@ -13,18 +13,19 @@ GOOD, BAD = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step"]
 
 
 def test_each_kind_decides_positions_truncation_and_labels():
-    assert list(HEADS) == ["prm", "orm", "prm3"]
+    assert list(HEADS) == ["prm", "orm", "prm3", "bt"]
     assert HEADS["prm"].target_positions(None, [5, 9, 14]) == [5, 9, 14]
     assert HEADS["orm"].target_positions(None, [5, 9, 14]) == [14]
     assert HEADS["prm3"].keep(None, [5, 9, 14], 10) == [0, 1]  # targets within max_length stay
     assert HEADS["prm"].keep(None, [12], 10) is None
     assert HEADS["orm"].keep(None, [14], 10) is None and HEADS["orm"].keep(None, [14], 15) == [0]
-    assert [h.label_source for h in HEADS.values()] == ["steps", "outcome", "three_class"]
+    assert [h.label_source for h in HEADS.values()] == ["steps", "outcome", "three_class", "pairs"]
+    assert HEADS["bt"].keep(None, [5, 9, 14], 15) == [2] and HEADS["bt"].keep(None, [5, 9, 14], 10) is None
     HEADS["prm"].check_labels([[0.0, 1.0]])
     with pytest.raises(ValueError, match="no step is labeled -1"):
         HEADS["prm3"].check_labels([[0.0, 1.0]])
-    with pytest.raises(ValueError, match="unknown reward model kind 'bt'"):
-        head_class("bt")
+    with pytest.raises(ValueError, match="unknown reward model kind 'pum'"):
+        head_class("pum")  # a name of `prmkit train` only (KIND_ALIASES), not a head
 
 
 def test_one_geometric_mean_and_length_batches():

@@ -1,9 +1,11 @@
-"""`prmkit train prm|orm|prm3`: train a reward model on step labels (or validator labels for orm).
+"""`prmkit train prm|orm|prm3|bt|pum`: train a reward model on step labels (validator labels for orm, PUM preference
+pairs for bt, alias pum).
 
     prmkit train prm --pools ../shared/data/gsm8k/candidates_dev.jsonl --labels runs/labels_mcnig.jsonl \\
         --problems-range 0:500 --output runs/prm_mcnig
     prmkit train orm --pools pools.jsonl --output runs/orm
     prmkit train prm --labels stepwise_trl.jsonl --output runs/prm   # TRL {prompt, completions, labels}
+    prmkit train pum --pairs runs/pum/pairs.jsonl --output runs/pum_model  # PrefixPair JSONL (prmkit pum)
 
 Every TrainConfig / RewardModelConfig field is a flag (`--lr`, `--epochs`, ...) and may come from
 `--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.HEADS`.
@@ -22,9 +24,14 @@ from prmkit.models.heads import HEADS
 from prmkit.models.reward import RewardModelConfig
 from prmkit.train.config import TrainConfig
 
+# other names of a head kind on this verb
+KIND_ALIASES = {"pum": "bt"}
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kind", choices=list(HEADS), help=" | ".join(f"{k}: {h.help}" for k, h in HEADS.items()))
+    parser.add_argument("kind", choices=[*HEADS, *KIND_ALIASES],
+                        help=" | ".join(f"{k}: {h.help}" for k, h in HEADS.items()) + " | pum: bt")
+    parser.add_argument("--pairs", help="bt/pum: PrefixPair JSONL written by `prmkit pum`")
     parser.add_argument("--pools", help="Pool JSONL or GSM8K candidates_dev.jsonl (traces to join labels to)")
     parser.add_argument("--labels", help="StepLabels JSONL (joined on trace_id), or a TRL stepwise file "
                                          "when --pools is not given")
@@ -60,23 +67,52 @@ def choose_recipe(args: argparse.Namespace) -> None:
     print(f"recipe {name}: {args.config} (no --config and no training flag given; flags override it)", flush=True)
 
 
-def run(args: argparse.Namespace) -> int:
+def _examples(args: argparse.Namespace, kind: str) -> tuple[list, dict]:
+    """Traces joined with their labels, and the Trainer's defaults for them (none)."""
     from prmkit.data.join import JoinReport
-    from prmkit.data.outputs import check_output_path
     from prmkit.train.data import read_training_set
-    from prmkit.train.recipe import default_held_out, train_reward_model
 
-    check_output_path(args.output, directory=True)
-    choose_recipe(args)
-    train_config = config_from_args(TrainConfig, args)
-    model_config = config_from_args(RewardModelConfig, args, kind=args.kind)
     report = JoinReport()
-    examples = read_training_set(args.kind, args.pools, args.labels, args.problems_range, args.soft,
+    examples = read_training_set(kind, args.pools, args.labels, args.problems_range, args.soft,
                                  args.neutral_band, report, args.allow_duplicates, args.require_all_labels)
     print(f"join: {report.line()}", flush=True)
     if not examples:
         raise ValueError("no training examples: check that --labels trace ids match --pools")
+    return examples, {}
+
+
+def _pairs(args: argparse.Namespace, kind: str) -> tuple[list, dict]:
+    """PUM preference pairs, trained with the pair sampler; a trace's score is its last prefix's utility."""
+    from prmkit.train.pairs import build_pair_trainer, read_pair_examples
+
+    if not args.pairs:
+        raise ValueError(f"train {args.kind} needs --pairs (a PrefixPair JSONL from `prmkit pum`)")
+    examples = read_pair_examples(args.pairs, args.problems_range)
+    print(f"pairs: {len(examples)} from {args.pairs}", flush=True)
+    if not examples:
+        raise ValueError(f"no pairs in {args.pairs} (within --problems-range)")
+    return examples, {"build": build_pair_trainer}
+
+
+# Head.label_source -> how this verb reads its training examples (traces with labels by default)
+INPUTS = {"pairs": _pairs}
+
+
+def run(args: argparse.Namespace) -> int:
+    from prmkit.data.outputs import check_output_path
+    from prmkit.models.heads import head_class
+    from prmkit.train.recipe import default_held_out, train_reward_model
+
+    check_output_path(args.output, directory=True)
+    choose_recipe(args)
+    kind = KIND_ALIASES.get(args.kind, args.kind)
+    head = head_class(kind)
+    train_config = config_from_args(TrainConfig, args)
+    model_config = config_from_args(RewardModelConfig, args, kind=kind)
+    if args.aggregation is None and head.aggregation:  # the head's own way to score a trace, unless given
+        model_config.aggregation = head.aggregation
+    examples, extra = INPUTS.get(head.label_source, _examples)(args, kind)
     held_out = default_held_out(examples) if args.held_out is None else args.held_out
     train_reward_model(examples, model_config, train_config, args.output, held_out,
-                       log=lambda msg: print(msg, flush=True))
+                       log=lambda msg: print(msg, flush=True), **extra)
     return 0

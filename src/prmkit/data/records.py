@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-__all__ = ["Pool", "Problem", "RecordError", "StepLabels", "Trace"]
+__all__ = ["Pool", "PrefixPair", "Problem", "RecordError", "StepLabels", "Trace"]
 
 
 class RecordError(ValueError):
@@ -21,6 +21,8 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "str | None": (str, type(None)),
     "bool | None": (bool, type(None)),
     "float | None": (int, float, type(None)),
+    "float": (int, float),
+    "int": (int,),
     "dict[str, Any]": (dict,),
     "list[str]": (list,),
     "list[float]": (list,),
@@ -45,7 +47,8 @@ def _check(cls: type, data: Any) -> dict[str, Any]:
             raise RecordError(f"{cls.__name__}: missing field '{f.name}'")
         value = data[f.name]
         allowed = _TYPES[str(f.type)]
-        if not isinstance(value, allowed) or (isinstance(value, bool) and str(f.type) == "float | None"):
+        numeric = str(f.type) in ("float | None", "float", "int")
+        if not isinstance(value, allowed) or (isinstance(value, bool) and numeric):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be {f.type}, got {type(value).__name__}")
         if str(f.type) == "list[str]" and not all(isinstance(v, str) for v in value):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of strings")
@@ -140,3 +143,35 @@ class Pool(_Record):
         except RecordError as e:
             raise RecordError(f"problem: {e}") from None
         return cls(problem=problem, traces=traces, origin=kw.get("origin", ""))
+
+
+@dataclass
+class PrefixPair(_Record):
+    """A PUM preference between two prefixes of one problem (pum_paper sec 3.3, A.4): `label` 1 = `prefix_a` is
+    more useful, -1 = `prefix_b`, 0 = a tie (uncertain pairs are dropped, never written). Prefixes are the first
+    steps of a trace (`id_a` = `<trace_id>@<n>`); the rest records how the label was reached."""
+
+    problem_id: str
+    question: str
+    prefix_a: list[str]
+    prefix_b: list[str]
+    label: int
+    id_a: str
+    id_b: str
+    kind: str = ""  # vertical | horizontal
+    within_model: bool | None = None  # both trajectories from the same generator
+    utility_a: float | None = None  # G_intr of each prefix (mean normalised gain)
+    utility_b: float | None = None
+    d_mean: float | None = None  # d̄ over the valid students
+    margin: float | None = None  # ε = max(ε_global, ε_floor)
+    conflict: float | None = None  # ρ
+    students: list[str] = field(default_factory=list)  # the valid students
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PrefixPair:
+        pair = cls(**_check(cls, data))
+        if pair.label not in (1, 0, -1):
+            raise RecordError(f"PrefixPair: label must be 1, 0 or -1, got {pair.label}")
+        if not pair.prefix_a or not pair.prefix_b:
+            raise RecordError("PrefixPair: prefix_a and prefix_b need at least one step")
+        return pair

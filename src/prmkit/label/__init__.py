@@ -11,7 +11,8 @@
 `apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
 The paper formulas have their own modules: `information_gain`, `mcnig`, `threshold`, `complexity`; the rollout
 labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) sample with `prmkit.generate.rollout` through
-`rollout_labeling`.
+`rollout_labeling`. PUM (pum_paper) is its own pipeline, `pum.label_pum` (pairs, not step labels): formulas in
+`prefix_gain` and `pairs`, the students in `students`, figures in `pum_plots`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
@@ -27,6 +28,9 @@ from prmkit.label.information_gain import information_gain
 from prmkit.label.math_shepherd import MathShepherdLabeler, mc_estimates
 from prmkit.label.mcnig import mcnig, net_information
 from prmkit.label.omegaprm import FirstErrorSearch, OmegaPRMLabeler, first_error, first_error_labels
+from prmkit.label.pairs import PrefixPoint, candidate_pairs, conflict_rate, global_margin, pair_label
+from prmkit.label.prefix_gain import capability_weights, gain, intrinsic_utility, normalisation, prefix_step_counts
+from prmkit.label.pum import PumConfig, label_pum
 from prmkit.label.recipe import (
     LabelConfig,
     LabelReport,
@@ -38,6 +42,7 @@ from prmkit.label.recipe import (
 )
 from prmkit.label.registry import LABELERS, labeler_configs
 from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig
+from prmkit.label.students import StudentSpec, parse_student
 from prmkit.label.threshold import balanced_accuracy, cot_scores, missing_classes, soft_labels, sweep_threshold
 from prmkit.label.threshold_files import (
     ThresholdConfig,
@@ -62,20 +67,30 @@ __all__ = [
     "Labeler",
     "MathShepherdLabeler",
     "OmegaPRMLabeler",
+    "PrefixPoint",
     "PrefixRoller",
+    "PumConfig",
     "RolloutLabelConfig",
+    "StudentSpec",
     "ThresholdConfig",
     "apply_threshold",
     "balanced_accuracy",
     "build_labelers",
+    "candidate_pairs",
+    "capability_weights",
     "check_same_settings",
+    "conflict_rate",
     "cot_scores",
     "export_labels",
     "first_error",
     "first_error_labels",
+    "gain",
+    "global_margin",
     "information_gain",
     "information_tokens",
+    "intrinsic_utility",
     "label_pools",
+    "label_pum",
     "labeler_configs",
     "make_scorer",
     "mc_estimates",
@@ -83,9 +98,13 @@ __all__ = [
     "method_list",
     "missing_classes",
     "net_information",
+    "normalisation",
     "omegaprm_tokens",
     "output_paths",
+    "pair_label",
     "paper_tokens",
+    "parse_student",
+    "prefix_step_counts",
     "read_settings",
     "read_tau",
     "run_labelers",

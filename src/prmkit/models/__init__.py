@@ -12,14 +12,15 @@ from prmkit.models.aggregate import AGGREGATIONS, aggregate, geometric_mean
 from prmkit.models.loading import DEFAULT_MODEL, ModelNotFound, load_model, resolve_model
 from prmkit.models.scorer import BatchStepScorer, StepScorer, score_items, score_traces
 
-_LAZY = {"HEADS": "heads", "Head": "heads", "class_targets": "heads", "head_class": "heads",
-         "grouped_cross_entropy": "losses", "soft_cross_entropy": "losses", "step_weights": "losses",
-         "PRM": "reward", "RewardModel": "reward", "RewardModelConfig": "reward", "length_batches": "reward"}
+_LAZY = {"HEADS": "heads", "Head": "heads", "BradleyTerryHead": "heads", "bradley_terry_loss": "losses",
+         "class_targets": "heads", "head_class": "heads", "grouped_cross_entropy": "losses", "soft_cross_entropy":
+         "losses", "step_weights": "losses", "PRM": "reward", "RewardModel": "reward", "RewardModelConfig": "reward",
+         "length_batches": "reward"}
 
-__all__ = ["AGGREGATIONS", "DEFAULT_MODEL", "HEADS", "PRM", "BatchStepScorer", "Head", "ModelNotFound",
-           "RewardModel", "RewardModelConfig", "StepScorer", "aggregate", "class_targets", "geometric_mean",
-           "grouped_cross_entropy", "head_class", "length_batches", "load_model", "resolve_model", "score_items",
-           "score_traces", "soft_cross_entropy", "step_weights"]
+__all__ = ["AGGREGATIONS", "DEFAULT_MODEL", "HEADS", "PRM", "BatchStepScorer", "BradleyTerryHead", "Head",
+           "ModelNotFound", "RewardModel", "RewardModelConfig", "StepScorer", "aggregate", "bradley_terry_loss",
+           "class_targets", "geometric_mean", "grouped_cross_entropy", "head_class", "length_batches", "load_model",
+           "resolve_model", "score_items", "score_traces", "soft_cross_entropy", "step_weights"]
 
 
 def __getattr__(name: str) -> Any:

@@ -11,10 +11,10 @@ A head owns everything that differs between kinds:
 - `keep`: the truncation policy (prm/prm3 keep the targets within max_length, orm skips the trace);
 - `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`.
 
-A head is a `torch.nn.Module`, so it may own parameters: the coming `bt` head (PUM sec 3.4 / appendix C)
-is an MLP value head on the hidden state of the last token (`target_positions` = the last delimiter, like orm),
-outputs (P, 1) utilities, and its `loss` is the Bradley-Terry CE of sigmoid(U(x, p_a) - U(x, p_b)) against the
-soft pair target t in {1, 0.5, 0} over the pairs of a batch. Its parameters train beside the model's
+A head is a `torch.nn.Module`, so it may own parameters (built in `attach`, which sees the model): the `bt` head
+(PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head read at every delimiter (so one pass
+scores every prefix of a trace: U(x, p_1..i) at step i), trained at the last delimiter of each prefix only, with
+the Bradley-Terry loss over the pairs of a batch. Its parameters train beside the model's
 (`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in
 `HEADS`.
 
@@ -29,9 +29,10 @@ from typing import Any, ClassVar
 
 import torch
 
-from prmkit.models.losses import soft_cross_entropy, step_weights
+from prmkit.models.losses import bradley_terry_loss, soft_cross_entropy, step_weights
 
-__all__ = ["HEADS", "BinaryHead", "ClassTokenHead", "Head", "OutcomeHead", "ThreeClassHead", "class_targets",
+__all__ = ["HEADS", "BinaryHead", "BradleyTerryHead", "ClassTokenHead", "Head", "OutcomeHead", "ThreeClassHead",
+           "class_targets",
            "head_class"]
 
 
@@ -39,13 +40,17 @@ class Head(torch.nn.Module):
     """The interface of a reward-model head; subclasses set the class attributes and what differs."""
 
     class_fields: ClassVar[tuple[str, ...]] = ()  # config fields of the reserved class tokens, positive first
-    label_source: ClassVar[str] = "steps"  # key of prmkit.train.data.LABEL_SOURCES
+    label_source: ClassVar[str] = "steps"  # key of prmkit.train.data.LABEL_SOURCES ("pairs": PUM pair files)
+    aggregation: ClassVar[str | None] = None  # how a trace is scored from its step outputs, when not the config's
     help: ClassVar[str] = ""
 
     def __init__(self, config: Any, token_id: Callable[[str], int]):
         """`token_id` resolves a reserved token to its single id (raises when it is not one token)."""
         super().__init__()
         self.class_ids = [token_id(getattr(config, name)) for name in self.class_fields]
+
+    def attach(self, model: Any) -> None:
+        """Build what depends on the model (e.g. a value head's width); the class-token heads need nothing."""
 
     def target_positions(self, separators: list[int]) -> list[int]:
         """The positions with a target among the step delimiters (one per step, in order)."""
@@ -155,10 +160,66 @@ class ThreeClassHead(ClassTokenHead):
                              "labels would read as neutral/positive); give -1/0/+1 labels or --neutral-band")
 
 
+class BradleyTerryHead(Head):
+    """bt (PUM sec 3.4, appendix C): U(x, p) = MLP(h) on the hidden state at a prefix's last delimiter.
+
+    Training items come in pairs, rows 2i (p_a) and 2i + 1 (p_b) of a batch, with targets (t,) and (1 - t,) for
+    the pair's soft label t (eq. 8); each row carries the pair's Bradley-Terry loss of Delta = U_a - U_b (eq. 9),
+    so the rows' mean is the pairs' mean. Scoring reads U at every delimiter: U(x, r_1..r_i) per step, so a trace's
+    score is its last value (`aggregation: last`) and a partial prefix is scored like a whole one (beam search).
+    """
+
+    label_source = "pairs"
+    aggregation = "last"
+    help = "prefix utility from preference pairs, Bradley-Terry (PUM sec 3.4)"
+
+    def attach(self, model: Any) -> None:
+        config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+        width = config.hidden_size
+        self.value = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.GELU(), torch.nn.Linear(width, 1))
+        torch.nn.init.zeros_(self.value[2].weight)  # Delta = 0 at the start: every pair's loss is log 2
+        torch.nn.init.zeros_(self.value[2].bias)
+
+    def keep(self, positions: list[int], max_length: int) -> list[int] | None:
+        """Train at the prefix's last delimiter only; a prefix cut by `max_length` is skipped (with its pair)."""
+        return [len(positions) - 1] if positions and positions[-1] < max_length else None
+
+    @classmethod
+    def targets(cls, labels: list[float]) -> list[list[float]]:
+        for t in labels:
+            if not 0.0 <= float(t) <= 1.0:
+                raise ValueError(f"Bradley-Terry targets lie in [0, 1], got {t}")
+        return [[float(t)] for t in labels]
+
+    def forward(self, hidden: torch.Tensor, lm_head: torch.nn.Module) -> torch.Tensor:
+        return self.value(hidden.to(self.value[0].weight.dtype))  # (P, 1)
+
+    def weights(self, groups: list[str]) -> torch.Tensor:
+        """Every row (half a pair) the same share: the loss is the mean over the pairs of the batch (eq. 9)."""
+        return torch.full((len(groups),), 1.0 / max(1, len(groups)))
+
+    def target_losses(self, outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        if outputs.shape[0] % 2:
+            raise ValueError(f"bt: rows come in pairs, got {outputs.shape[0]}")
+        delta = outputs[0::2, 0] - outputs[1::2, 0]  # (N,)
+        return bradley_terry_loss(delta, targets[0::2, 0]).repeat_interleave(2)  # (2N,)
+
+    def hits(self, outputs: torch.Tensor, targets: torch.Tensor) -> int:
+        """Rows of pairs whose predicted label matches: sigma(Delta) > 2/3 -> 1, < 1/3 -> 0, else a tie (0.5)."""
+        p = torch.sigmoid(outputs[0::2, 0].float() - outputs[1::2, 0].float())
+        predicted = torch.where(p > 2 / 3, 1.0, torch.where(p < 1 / 3, 0.0, 0.5))
+        return 2 * int((predicted == targets[0::2, 0].float()).sum())
+
+    def scores(self, outputs: torch.Tensor) -> list[float]:
+        """The utility U(x, p) (a real number, not a probability)."""
+        return outputs.float()[:, 0].tolist()
+
+
 HEADS: dict[str, type[Head]] = {
     "prm": BinaryHead,
     "orm": OutcomeHead,
     "prm3": ThreeClassHead,
+    "bt": BradleyTerryHead,
 }
 
 

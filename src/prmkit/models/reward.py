@@ -102,6 +102,7 @@ class RewardModel:
         self.model, self.tokenizer, self.config = model, tokenizer, config
         self.sep_id = self._single_id(config.sep_token)
         self.target_head = head_class(config.kind)(config, self._single_id)
+        self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids
         self.prefix = load_template(config.prefix_template)
         self.scored_tokens = 0  # real tokens scored by `score_steps` (a throughput counter)

@@ -1,4 +1,5 @@
-"""Training reward models on step labels: PRM (MCNIG sec 3.3), ORM (sec 3.4), 3-class PRM (PSPO).
+"""Training reward models on step labels: PRM (MCNIG sec 3.3), ORM (sec 3.4), 3-class PRM (PSPO); and PUM's value
+model on preference pairs (`pairs`: pum_paper sec 3.4).
 
 The reward model itself, its heads and its config live in `prmkit.models` (`RewardModel`, `HEADS`,
 `RewardModelConfig`); this package holds the training config, the examples, the problem-grouped batches and the
@@ -11,14 +12,16 @@ from typing import Any
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import LABEL_SOURCES, Example, build_examples, read_training_set
 
-__all__ = ["LABEL_SOURCES", "Encoded", "Example", "ProblemBatchSampler", "RewardCollator", "RewardModelTrainer",
-           "TrainConfig", "build_examples", "build_trainer", "encode_examples", "load_recipe", "problem_batches",
-           "read_training_set", "recipe_path", "train_reward_model", "training_arguments"]
+__all__ = ["LABEL_SOURCES", "Encoded", "Example", "PairBatchSampler", "PairExample", "ProblemBatchSampler",
+           "RewardCollator", "RewardModelTrainer", "TrainConfig", "build_examples", "build_pair_trainer",
+           "build_trainer", "encode_examples", "encode_pairs", "load_recipe", "problem_batches",
+           "read_pair_examples", "read_training_set", "recipe_path", "train_reward_model", "training_arguments"]
 
 _LAZY = {"Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
          "encode_examples": "batches", "problem_batches": "batches", "RewardModelTrainer": "trainer",
          "build_trainer": "recipe", "train_reward_model": "recipe", "training_arguments": "arguments",
-         "load_recipe": "recipes", "recipe_path": "recipes"}
+         "load_recipe": "recipes", "recipe_path": "recipes", "PairBatchSampler": "pairs", "PairExample": "pairs",
+         "build_pair_trainer": "pairs", "encode_pairs": "pairs", "read_pair_examples": "pairs"}
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -29,13 +30,13 @@ from prmkit.train.trainer import RewardModelTrainer, prepare_parameters
 __all__ = ["build_trainer", "default_held_out", "last_checkpoint", "split_held_out", "train_reward_model"]
 
 
-def default_held_out(examples: list[Example], fraction: float = 0.05) -> int:
+def default_held_out(examples: list[Any], fraction: float = 0.05) -> int:
     """Problems to hold out when the user says nothing: 5% of them, at least 1 when there are 2 or more."""
     problems = len({ex.problem_id for ex in examples})
     return 0 if problems < 2 else max(1, round(fraction * problems))
 
 
-def split_held_out(examples: list[Example], problems: int) -> tuple[list[Example], list[Example]]:
+def split_held_out(examples: list[Any], problems: int) -> tuple[list[Any], list[Any]]:
     """The traces of the last `problems` problems (file order) become the held-out check."""
     order = list(dict.fromkeys(ex.problem_id for ex in examples))
     held = set(order[len(order) - problems:]) if problems > 0 else set()
@@ -77,17 +78,20 @@ def last_checkpoint(output: str | os.PathLike[str]) -> str | None:
     return str(max(done, key=lambda p: int(p.name[11:]))) if done else None
 
 
-def train_reward_model(examples: list[Example], model_config: RewardModelConfig, train_config: TrainConfig,
+def train_reward_model(examples: list[Any], model_config: RewardModelConfig, train_config: TrainConfig,
                        output: str | os.PathLike[str], held_out_problems: int = 0,
-                       log: Callable[[str], None] = print) -> dict:
-    """Train on `examples` with the held-out problems checked per `eval_strategy`, save to `output`."""
+                       log: Callable[[str], None] = print, build: Callable[..., RewardModelTrainer] = build_trainer
+                       ) -> dict:
+    """Train on `examples` (anything with a `problem_id`: traces, or pairs with `build` =
+    `prmkit.train.pairs.build_pair_trainer`) with the held-out problems checked per `eval_strategy`, save to
+    `output`."""
     check_output_path(output, directory=True)  # before any model work: a bad path must not lose the training
     train, held = split_held_out(examples, held_out_problems)
     torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random
     prm = RewardModel.from_base(train_config.model, model_config)
     if train_config.keep_layers:
         prm.truncate_layers(train_config.keep_layers)
-    trainer = build_trainer(prm, train, held, train_config, output, log)
+    trainer = build(prm, train, held, train_config, output, log)
     last = last_checkpoint(output) if train_config.resume else None
     if train_config.resume:
         log(f"resuming from {last}" if last else f"--resume: no checkpoint in {output}, starting afresh")

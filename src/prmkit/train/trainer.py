@@ -109,10 +109,12 @@ class RewardModelTrainer(Trainer):
     """`transformers.Trainer` over a `RewardModel`: problem-grouped batches, the head's loss, prmkit checkpoints."""
 
     def __init__(self, prm: RewardModel, args: Any, train_items: list[Encoded], held_out: list[Encoded],
-                 batch_traces: int, seed: int, **kwargs: Any):
+                 batch_traces: int, seed: int, sampler: Any = None, **kwargs: Any):
+        """`sampler` replaces the problem-grouped batches (e.g. `prmkit.train.pairs.PairBatchSampler`)."""
         self.prm, self.held_out = prm, held_out
-        self.sampler = ProblemBatchSampler([it.problem_id for it in train_items], [len(it.ids) for it in train_items],
-                                           batch_traces, args.gradient_accumulation_steps, seed)
+        self.sampler = sampler or ProblemBatchSampler([it.problem_id for it in train_items],
+                                                      [len(it.ids) for it in train_items], batch_traces,
+                                                      args.gradient_accumulation_steps, seed)
         self.tokens, self.started = 0, time.time()
         super().__init__(model=RewardForward(prm), args=args, train_dataset=TraceDataset(train_items),
                          eval_dataset=TraceDataset(held_out) if held_out else None,

@@ -1,0 +1,40 @@
+"""`prmkit pum`: PUM preference data for a pool file: prefixes, student rollouts, gains, pairs, diagnostics.
+
+    prmkit pum --input demo --output-dir runs/pum_demo --students ct2:smollm2-135m ct2:gemma3-270m
+    prmkit pum --input ../shared/data/gsm8k/candidates_dev.jsonl --problems-range 0:500 --output-dir runs/pum \\
+        --backend ct2 --max-new-tokens 128
+
+Writes into `--output-dir` (see `prmkit.label.pum`): `rollouts-<student>.jsonl` (append-only: a re-run resumes),
+`prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the figures
+`fig6_gain_by_position.png`, `fig7_agreement.png`. Every PumConfig field is a flag and may come from `--config`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.label.pum import PumConfig
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input", required=True, help="pool file (prmkit pools, GSM8K candidates, ...) or `demo`")
+    p.add_argument("--output-dir", required=True, help="folder of the rollouts, pairs, report and figures")
+    p.add_argument("--problems-range", help="problems by index in --input, e.g. 0:500")
+    p.add_argument("--allow-duplicates", action="store_true",
+                   help="keep the first of repeated problem ids instead of refusing the input")
+    add_config_arguments(p, PumConfig)
+
+
+def run(args: argparse.Namespace) -> int:
+    from prmkit.data.formats import read_pools
+    from prmkit.label.pum import label_pum
+    from prmkit.train.data import select_range
+
+    config = config_from_args(PumConfig, args)  # a bad --config is reported before the input is read
+    pools = select_range(list(read_pools(args.input, allow_duplicates=args.allow_duplicates)), args.problems_range)
+    report = label_pum(pools, config, args.output_dir, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
+    summary = {k: v for k, v in report.items() if k not in ("config", "gain_by_position")}
+    print(json.dumps(summary, indent=2))
+    return 0

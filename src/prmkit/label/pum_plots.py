@@ -1,0 +1,132 @@
+"""PUM diagnostics (pum_paper.txt appendix B) from `<out>/prefixes.jsonl`: figure 6 and figure 7 as PNGs.
+
+- Figure 6 (`gain_by_position`): the mean normalised gain at each relative cut position, for prefixes of correct and
+  of incorrect trajectories, one curve per student and their mean (G_intr).
+- Figure 7 (`student_agreement`): for each pair of students, the Spearman correlation of their gains over the
+  prefixes both rolled out, against their capability gap |q̄_a(∅) - q̄_b(∅)| (mean no-prefix solve rates). It
+  needs two students or more; with two it is one point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+__all__ = ["gain_by_position", "plot_agreement", "plot_gain_by_position", "ranks", "spearman", "student_agreement"]
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks, ties given their mean rank. Example: (0.5, 0.1, 0.5) -> (2.5, 1, 2.5)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: the Pearson correlation of the (tie-averaged) ranks; nan when either side is constant.
+
+    Example: (1, 2, 3, 4) vs (10, 20, 40, 30) -> ranks (1, 2, 3, 4) vs (1, 2, 4, 3) -> 0.8.
+    """
+    if len(x) != len(y):
+        raise ValueError("spearman needs two sequences of one length")
+    rx, ry = ranks(x), ranks(y)
+    n = len(rx)
+    if n < 2:
+        return math.nan
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
+
+
+def gain_by_position(rows: Sequence[dict[str, Any]], positions: Sequence[float]) -> dict[str, dict[str, list]]:
+    """{"correct"|"incorrect": {curve: [mean normalised gain at each position, or nan]}}; curves are the students
+    and "G_intr" (the utility). A prefix counts at every position that snapped to it."""
+    students = sorted({s for row in rows for s in row["norm"]})
+    out: dict[str, dict[str, list]] = {}
+    for label, correct in (("correct", True), ("incorrect", False)):
+        mine = [row for row in rows if row["correct"] is correct]
+        curves: dict[str, list] = {}
+        for curve in [*students, "G_intr"]:
+            means = []
+            for r in positions:
+                vals = [(row["utility"] if curve == "G_intr" else row["norm"].get(curve)) for row in mine
+                        if r in row["positions"]]
+                vals = [v for v in vals if v is not None and not math.isnan(v)]
+                means.append(sum(vals) / len(vals) if vals else math.nan)
+            curves[curve] = means
+        out[label] = curves
+    return out
+
+
+def student_agreement(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For each pair of students: Spearman of their raw gains over the prefixes both have, their capability gap
+    (difference of mean baseline solve rates over those prefixes' problems) and the prefix count."""
+    students = sorted({s for row in rows for s in row["gain"]})
+    out = []
+    for a, b in combinations(students, 2):
+        both = [row for row in rows if a in row["gain"] and b in row["gain"]]
+        base = {}
+        for row in both:
+            base[row["problem_id"]] = (row["q0"][a], row["q0"][b])
+        gap = abs(sum(x for x, _ in base.values()) - sum(y for _, y in base.values())) / max(1, len(base))
+        rho = spearman([r["gain"][a] for r in both], [r["gain"][b] for r in both])
+        out.append({"students": [a, b], "spearman": rho, "capability_gap": gap, "prefixes": len(both)})
+    return out
+
+
+def plot_gain_by_position(rows: Sequence[dict[str, Any]], positions: Sequence[float], path: str | Path) -> None:
+    """Figure 6 as a PNG at `path`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = gain_by_position(rows, positions)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    for ax, (label, series) in zip(axes, curves.items(), strict=True):
+        n = sum(1 for row in rows if row["correct"] is (label == "correct"))
+        for name, ys in series.items():
+            style = {"lw": 2.5, "color": "black"} if name == "G_intr" else {"lw": 1, "alpha": 0.8}
+            ax.plot(positions, ys, marker="o", label=name, **style)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_title(f"{label} trajectories ({n} prefixes)")
+        ax.set_xlabel("relative prefix position")
+    axes[0].set_ylabel("mean normalised gain")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_agreement(rows: Sequence[dict[str, Any]], path: str | Path) -> list[dict[str, Any]]:
+    """Figure 7 as a PNG at `path` (nothing written with fewer than two students); returns the points."""
+    points = student_agreement(rows)
+    if not points:
+        return points
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.5, 3.6))
+    ax.scatter([p["capability_gap"] for p in points], [p["spearman"] for p in points])
+    for p in points:
+        ax.annotate(" vs ".join(p["students"]), (p["capability_gap"], p["spearman"]), fontsize=6)
+    ax.set_xlabel("capability gap |q(∅) difference|")
+    ax.set_ylabel("Spearman of prefix gains")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return points

@@ -24,7 +24,8 @@ import torch
 from prmkit.models.reward import RewardModel
 from prmkit.train.data import Example
 
-__all__ = ["Encoded", "ProblemBatchSampler", "RewardCollator", "TraceDataset", "encode_examples", "problem_batches"]
+__all__ = ["Encoded", "PlannedBatchSampler", "ProblemBatchSampler", "RewardCollator", "TraceDataset", "encode_examples",
+           "problem_batches"]
 
 Key = tuple[int, tuple[int, ...]]  # (trace index, the trace indices of its optimiser step; () = zero weight)
 
@@ -71,24 +72,25 @@ def problem_batches(items: list[Any], batch_traces: int, rng: random.Random,
     return batches + ([current] if current else [])
 
 
-class ProblemBatchSampler:
-    """Batch sampler of micro-batches of `Key`s; epoch e's order is the e-th draw of one `Random(seed)`, so a
-    resumed run (which sets the epoch and skips the micro-batches done) sees the same order."""
+class PlannedBatchSampler:
+    """A batch sampler whose epoch e is the e-th draw (`new_plan`) of one `Random(seed)`: a resumed run, which sets
+    the epoch and skips the micro-batches done, sees the same order. Subclasses draw the plan and cut its steps."""
 
-    def __init__(self, problems: list[str], lengths: list[int], batch_traces: int, accumulation: int, seed: int):
-        self.problems, self.lengths = problems, lengths
-        self.batch_traces, self.accumulation = batch_traces, accumulation
+    def __init__(self, accumulation: int, seed: int):
+        self.accumulation = accumulation
         self.rng, self.plans, self.epoch = random.Random(seed), [], 0
+
+    def new_plan(self) -> list[list[int]]:
+        """One epoch's optimiser steps (item indices), drawn with `self.rng`."""
+        raise NotImplementedError
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
 
     def plan(self, epoch: int) -> list[list[int]]:
-        """The optimiser steps of `epoch` (trace indices, shortest first: less padding per micro-batch)."""
+        """The optimiser steps of `epoch`."""
         while len(self.plans) <= epoch:
-            steps = problem_batches(list(range(len(self.problems))), self.batch_traces, self.rng,
-                                    key=self.problems.__getitem__)
-            self.plans.append([sorted(s, key=self.lengths.__getitem__) for s in steps])
+            self.plans.append(self.new_plan())
         return self.plans[epoch]
 
     def total_steps(self, epochs: float) -> int:
@@ -98,6 +100,20 @@ class ProblemBatchSampler:
 
     def __len__(self) -> int:
         return len(self.plan(self.epoch)) * self.accumulation
+
+
+class ProblemBatchSampler(PlannedBatchSampler):
+    """Batch sampler of micro-batches of `Key`s: steps of whole problems, shortest traces first."""
+
+    def __init__(self, problems: list[str], lengths: list[int], batch_traces: int, accumulation: int, seed: int):
+        super().__init__(accumulation, seed)
+        self.problems, self.lengths, self.batch_traces = problems, lengths, batch_traces
+
+    def new_plan(self) -> list[list[int]]:
+        """Trace indices, shortest first in a step: less padding per micro-batch."""
+        steps = problem_batches(list(range(len(self.problems))), self.batch_traces, self.rng,
+                                key=self.problems.__getitem__)
+        return [sorted(s, key=self.lengths.__getitem__) for s in steps]
 
     def __iter__(self) -> Iterator[list[Key]]:
         for step in self.plan(self.epoch):

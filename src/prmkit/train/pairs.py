@@ -14,9 +14,7 @@ reward-model Trainer's (`prmkit.train.trainer`).
 
 from __future__ import annotations
 
-import math
 import os
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -27,7 +25,7 @@ from prmkit.data.records import PrefixPair
 from prmkit.label.pairs import BT_TARGETS
 from prmkit.models.reward import RewardModel
 from prmkit.train.arguments import accumulation_steps, training_arguments
-from prmkit.train.batches import Encoded
+from prmkit.train.batches import Encoded, PlannedBatchSampler
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import parse_range
 from prmkit.train.trainer import RewardModelTrainer, prepare_parameters
@@ -76,32 +74,20 @@ def encode_pairs(prm: RewardModel, pairs: list[PairExample], max_length: int) ->
     return out, skipped
 
 
-class PairBatchSampler:
+class PairBatchSampler(PlannedBatchSampler):
     """Micro-batches of row `Key`s (`prmkit.train.batches`) for rows that come in pairs (2i, 2i + 1): each epoch
     shuffles the pairs (the e-th draw of one `Random(seed)`, so a resumed run sees the same order), steps of
     `batch_pairs` pairs, each cut into `accumulation` micro-batches of whole pairs."""
 
     def __init__(self, pairs: int, batch_pairs: int, accumulation: int, seed: int):
-        self.pairs, self.batch_pairs, self.accumulation = pairs, max(1, batch_pairs), accumulation
-        self.rng, self.plans, self.epoch = random.Random(seed), [], 0
+        super().__init__(accumulation, seed)
+        self.pairs, self.batch_pairs = pairs, max(1, batch_pairs)
 
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
-
-    def plan(self, epoch: int) -> list[list[int]]:
-        """The optimiser steps of `epoch`, as pair indices."""
-        while len(self.plans) <= epoch:
-            order = list(range(self.pairs))
-            self.rng.shuffle(order)
-            self.plans.append([order[i: i + self.batch_pairs] for i in range(0, len(order), self.batch_pairs)])
-        return self.plans[epoch]
-
-    def total_steps(self, epochs: float) -> int:
-        full = math.ceil(epochs)
-        return max(1, sum(math.ceil(len(self.plan(e)) * min(1.0, epochs - e)) for e in range(full)))
-
-    def __len__(self) -> int:
-        return len(self.plan(self.epoch)) * self.accumulation
+    def new_plan(self) -> list[list[int]]:
+        """Pair indices, shuffled."""
+        order = list(range(self.pairs))
+        self.rng.shuffle(order)
+        return [order[i: i + self.batch_pairs] for i in range(0, len(order), self.batch_pairs)]
 
     def __iter__(self) -> Iterator[list[tuple[int, tuple[int, ...]]]]:
         for step in self.plan(self.epoch):

@@ -65,6 +65,22 @@ def mean_logprob(model, tokenizer, prompts: list[str], samples: list[list[str]])
     return total / max(count, 1)
 
 
+def report(args, model, tokenizer, prompts: list[str], rates: dict[str, list[float]],
+           texts: dict[str, list[list[str]]], repeats: int) -> None:
+    """Print the table over the repeats done so far (mean tok/s of each backend)."""
+    forward = forward_tokens_per_second(model, tokenizer, prompts, 128)
+    base = sum(rates["transformers batched"]) / repeats
+    print(f"{args.prefixes} prefixes x K={args.k} x {args.max_new_tokens} new tokens, threads {args.threads}, "
+          f"repeats {repeats}; raw fp32 forward: {forward:.0f} tok/s")
+    print(f"{'backend':<24} {'tok/s':>8} {'vs transformers':>16} {'vs forward':>11} {'ref logp/token':>15}")
+    for name, values in rates.items():
+        rate = sum(values) / len(values)
+        quality = mean_logprob(model, tokenizer, prompts, texts[name])
+        print(f"{name:<24} {rate:8.1f} {rate / base:15.2f}x {rate / forward:10.3f}x {quality:15.3f}")
+    shared, plain = (sum(rates[n]) / repeats for n in ("ct2 int8 shared prefix", "ct2 int8 no sharing"))
+    print(f"prefix sharing vs none (ct2): {shared / plain:.2f}x", flush=True)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="smollm2-135m")
@@ -95,17 +111,7 @@ def main() -> int:
             out = backend.generate(prompts, SamplingConfig(**{**cfg.__dict__, "seed": repeat}))
             rates[name].append(sum(c.tokens for cs in out for c in cs) / (time.perf_counter() - start))
             texts[name] = [[c.text for c in cs[: args.quality_samples]] for cs in out]
-    forward = forward_tokens_per_second(model, tokenizer, prompts, 128)
-    base = sum(rates["transformers batched"]) / args.repeats
-    print(f"{args.prefixes} prefixes x K={args.k} x {args.max_new_tokens} new tokens, threads {args.threads}, "
-          f"repeats {args.repeats}; raw fp32 forward: {forward:.0f} tok/s")
-    print(f"{'backend':<24} {'tok/s':>8} {'vs transformers':>16} {'vs forward':>11} {'ref logp/token':>15}")
-    for name, values in rates.items():
-        rate = sum(values) / len(values)
-        quality = mean_logprob(model, tokenizer, prompts, texts[name])
-        print(f"{name:<24} {rate:8.1f} {rate / base:15.2f}x {rate / forward:10.3f}x {quality:15.3f}")
-    shared, plain = (sum(rates[n]) / args.repeats for n in ("ct2 int8 shared prefix", "ct2 int8 no sharing"))
-    print(f"prefix sharing vs none (ct2): {shared / plain:.2f}x")
+        report(args, model, tokenizer, prompts, rates, texts, repeat + 1)  # the table so far, after each repeat
     return 0
 
 

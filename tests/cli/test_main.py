@@ -10,7 +10,7 @@ REQUIRED = {  # the least each verb needs besides --config
     "data": ["corrupt"], "label": ["--input", "x", "--output", "y"], "threshold": [], "export": [],
     "generate": ["--output", "y"], "rollout": ["--output", "y"], "verify": ["x"], "train": ["prm", "--output", "y"],
     "score": ["--model", "m", "--input", "x", "--output", "y"], "evaluate": ["bok"], "view": [],
-    "search": ["beam", "--output", "y"],
+    "search": ["beam", "--output", "y"], "rl": ["grpo", "--output", "y"],
 }
 
 

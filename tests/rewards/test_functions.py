@@ -45,7 +45,7 @@ def test_outcome_is_the_validator_on_the_extracted_answer():
     assert out == [0.0, 1.0, 0.0, 0.0]
     (func,), _ = build_rewards("outcome")
     func(prompts=["q"] * 4, completions=COMPLETIONS, problem=[PROBLEM] * 4, log_metric=logged.__setitem__)
-    assert logged == {"accuracy": 0.25, "steps": pytest.approx((2 + 2 + 1 + 0) / 4)}
+    assert logged == {"accuracy": 0.25, "reasoning_steps": pytest.approx((2 + 2 + 1 + 0) / 4)}
 
 
 def test_step_score_rewards_on_the_worked_example():

@@ -29,7 +29,7 @@ __all__ = ["OutcomeReward", "StepScoreReward", "terminal_utility"]
 class OutcomeReward:
     """V_q(y) of the problem's validator on the completion's extracted answer: 1.0 correct, 0.0 otherwise.
 
-    Logs `accuracy` (the batch's fraction correct) and `steps` (mean steps per completion) through TRL's
+    Logs `accuracy` (the batch's fraction correct) and `reasoning_steps` (mean steps per completion) through TRL's
     `log_metric` when the trainer passes it."""
 
     __name__ = "outcome"
@@ -46,7 +46,7 @@ class OutcomeReward:
             steps.append(len(completion_steps(completion, p.domain)))
         if log := columns.get("log_metric"):
             log("accuracy", sum(rewards) / len(rewards))
-            log("steps", sum(steps) / len(steps))
+            log("reasoning_steps", sum(steps) / len(steps))
         return rewards
 
 

@@ -11,15 +11,17 @@ string, so TRL samples exactly what `generate` would; `problem` is the JSON that
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from prmkit.data.records import Problem
+from prmkit.data.templates import load_template
 from prmkit.generate.prompts import build_prompt, in_chat_template
 from prmkit.generate.sources import load_problems
 from prmkit.rewards.completions import problem_column
 from prmkit.train.data import parse_range
 
-__all__ = ["grpo_rows", "select_problems"]
+__all__ = ["grpo_rows", "prompt_template", "select_problems"]
 
 
 def select_problems(data: str, range_text: str | None) -> list[Problem]:
@@ -30,7 +32,15 @@ def select_problems(data: str, range_text: str | None) -> list[Problem]:
     return problems
 
 
-def grpo_rows(problems: list[Problem], tokenizer: Any, chat: bool = True) -> list[dict[str, str]]:
-    """Dataset rows {prompt, problem} (see module doc)."""
-    return [{"prompt": in_chat_template(tokenizer, build_prompt(p), chat), "problem": problem_column(p)}
+def prompt_template(name: str | None) -> str | None:
+    """The text of a template given by built-in name or file path; None keeps each domain's own."""
+    if name is None:
+        return None
+    return load_template(name, name if Path(name).is_file() else None)
+
+
+def grpo_rows(problems: list[Problem], tokenizer: Any, chat: bool = True,
+              template: str | None = None) -> list[dict[str, str]]:
+    """Dataset rows {prompt, problem} (see module doc); `template`: a template text (None: the domain's)."""
+    return [{"prompt": in_chat_template(tokenizer, build_prompt(p, template), chat), "problem": problem_column(p)}
             for p in problems]

@@ -19,8 +19,10 @@ __all__ = ["heldout_accuracy"]
 
 
 def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], samples: int, temperature: float,
-                     top_p: float, max_new_tokens: int, seed: int = 0, chat: bool = True) -> dict[str, float]:
-    """{"accuracy", "steps" (mean per completion), "answered" (fraction with an extractable answer), "samples"}."""
+                     top_p: float, max_new_tokens: int, seed: int = 0, chat: bool = True,
+                     template: str | None = None) -> dict[str, float]:
+    """{"accuracy", "steps" (mean per completion), "answered" (fraction with an extractable answer), "samples"};
+    `template`: the prompt template text (None: the domain's)."""
     was_training = model.training
     model.eval()
     side = tokenizer.padding_side
@@ -28,7 +30,7 @@ def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], sample
     correct = steps = answered = total = 0
     for problem in problems:
         cfg = SamplingConfig(samples, temperature, top_p, max_new_tokens, seed, STOP.get(problem.domain, ()))
-        for completion in backend.generate([build_prompt(problem)], cfg)[0]:
+        for completion in backend.generate([build_prompt(problem, template)], cfg)[0]:
             answer = extract_answer(problem.domain, completion.text)
             correct += verify_answer(problem, answer).ok
             answered += answer is not None

@@ -1,7 +1,8 @@
 """Training logs of an RL run: every Trainer log line appended to `<output>/metrics.jsonl`, and the curve PNG.
 
-A line: {"step": 3, "reward": 0.25, "kl": 0.0004, "rewards/outcome/mean": 0.25, "accuracy": 0.25, "steps": 4.1,
-"adv/grpo_abs": 0.31, "adv/process_abs": 0.12, "adv/segment_1": 0.02, ...} (TRL's metrics plus prmkit's).
+A line: {"step": 3, "reward": 0.25, "kl": 0.0004, "rewards/outcome/mean": 0.25, "accuracy": 0.25,
+"reasoning_steps": 4.1, "adv/grpo_abs": 0.31, "adv/process_abs": 0.12, "adv/segment_1": 0.02, ...}
+(TRL's metrics plus prmkit's).
 After a resume the steps redone since the last checkpoint appear again; the last line of a step wins.
 """
 
@@ -24,7 +25,7 @@ CURVES: dict[str, tuple[str, ...]] = {
     "reward (sum of weighted terms)": ("reward",),
     "accuracy (outcome reward)": ("accuracy",),
     "KL to the reference policy": ("kl",),
-    "steps per completion": ("steps",),
+    "reasoning steps per completion": ("reasoning_steps",),
     "mean |advantage| per token": ("adv/grpo_abs", "adv/process_abs"),
 }
 

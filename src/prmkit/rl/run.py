@@ -18,7 +18,7 @@ from typing import Any
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
-from prmkit.rl.data import grpo_rows, select_problems
+from prmkit.rl.data import grpo_rows, prompt_template, select_problems
 from prmkit.rl.heldout import heldout_accuracy
 from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
@@ -102,6 +102,7 @@ def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers 
     from prmkit.rl.trainer import ProcessGRPOTrainer
 
     out, scorers = Path(output), Scorers() if scorers is None else scorers
+    template = prompt_template(config.template)
     train = select_problems(config.data, config.problems_range)
     heldout = select_problems(config.data, config.heldout_range) if config.heldout_range else []
     funcs, weights = _rewards(config, scorers)
@@ -111,40 +112,41 @@ def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers 
     if not resume and _last_checkpoint(out):
         raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")
     out.mkdir(parents=True, exist_ok=True)
-    held_path, held = out / "heldout.json", {}
-    if held_path.exists():
-        held = json.loads(held_path.read_text(encoding="utf-8"))
-    evaluate = _heldout(config, heldout, tokenizer)
-    if heldout and "before" not in held:
-        held["before"] = evaluate(model)
-        held_path.write_text(json.dumps(held, indent=2) + "\n", encoding="utf-8")
-        log(f"held-out before: {held['before']}")
+    held = _Heldout(config, heldout, tokenizer, template, out / "heldout.json", log)
+    held.measure("before", model)
     trainer = ProcessGRPOTrainer(
-        model=model, reward_funcs=funcs, args=grpo_arguments(config, out, weights),
-        train_dataset=Dataset.from_list(grpo_rows(train, tokenizer, config.chat)), processing_class=tokenizer,
-        peft_config=lora, callbacks=[MetricsLog(out / "metrics.jsonl")], process=process)
+        model=model, reward_funcs=funcs, args=grpo_arguments(config, out, weights), processing_class=tokenizer,
+        train_dataset=Dataset.from_list(grpo_rows(train, tokenizer, config.chat, template)), peft_config=lora,
+        callbacks=[MetricsLog(out / "metrics.jsonl")], process=process)
     start = time.time()
     trainer.train(resume_from_checkpoint=resume)
     seconds = time.time() - start
-    policy = trainer.model
-    if heldout:
-        held["after"] = evaluate(policy)
-        held_path.write_text(json.dumps(held, indent=2) + "\n", encoding="utf-8")
-        log(f"held-out after: {held['after']}")
-    final = policy.merge_and_unload() if hasattr(policy, "merge_and_unload") else policy
+    held.measure("after", trainer.model, again=True)
+    final = trainer.model.merge_and_unload() if hasattr(trainer.model, "merge_and_unload") else trainer.model
     final.save_pretrained(out / "final")
     tokenizer.save_pretrained(out / "final")
     rows = read_metrics(out / "metrics.jsonl")
     plot_curves(rows, out / "curves.png", f"GRPO: reward {config.reward}, process {config.process or 'none'}")
-    report = {"config": config.__dict__, "train_seconds": seconds, "steps": len(rows), "heldout": held,
+    report = {"config": config.__dict__, "train_seconds": seconds, "steps": len(rows), "heldout": held.results,
               "train_problems": len(train), "heldout_problems": len(heldout)}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
 
 
-def _heldout(config: RLConfig, problems: list[Any], tokenizer: Any) -> Callable[[Any], dict[str, float]]:
-    def evaluate(model: Any) -> dict[str, float]:
-        return heldout_accuracy(model, tokenizer, problems, config.heldout_samples, config.temperature,
-                                config.top_p, config.max_new_tokens, config.seed, config.chat)
+class _Heldout:
+    """Held-out accuracy "before" / "after" training, kept in `path` (a resumed run keeps its "before")."""
 
-    return evaluate
+    def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, path: Path,
+                 log: Callable[[str], None]):
+        self.config, self.problems, self.tokenizer, self.template, self.path, self.log = (
+            config, problems, tokenizer, template, path, log)
+        self.results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def measure(self, when: str, model: Any, again: bool = False) -> None:
+        if not self.problems or (when in self.results and not again):
+            return
+        c = self.config
+        self.results[when] = heldout_accuracy(model, self.tokenizer, self.problems, c.heldout_samples,
+                                              c.temperature, c.top_p, c.max_new_tokens, c.seed, c.chat, self.template)
+        self.path.write_text(json.dumps(self.results, indent=2) + "\n", encoding="utf-8")
+        self.log(f"held-out {when}: {self.results[when]}")

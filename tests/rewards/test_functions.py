@@ -28,7 +28,7 @@ class ShortSteps:
         return [[1 / (1 + len(s)) for s in steps] for steps in step_lists]
 
 
-PROBLEM = problem_column(Problem("p1", "2+5?", "7"))
+PROBLEM = problem_column(Problem("p1", "2+5?", "7", meta={"timeout": 60.0}))  # math-verify: slow under load
 COMPLETIONS = ["ab [STEP] abcd", "5 + 2 = 7. [STEP] The answer is $7$.", "no steps here, answer $8$", "  "]
 
 

@@ -11,13 +11,14 @@ as keyword arguments (every field of the verb's config dataclasses; an unknown n
     prmkit.train("prm", "runs/prm", pools="demo", labels="runs/mcnig.jsonl")
     prmkit.score("runs/prm", "demo", "runs/scores.jsonl")
     print(prmkit.bok_table(prmkit.best_of_k({"PRM": "runs/scores.jsonl"})))
+    prmkit.rl("grpo", "runs/rl", reward="outcome+pspo_wrs:runs/prm", steps=30)
 
 Each imports its layer when called, so `import prmkit` stays fast. This module is the only one allowed to import
 every layer (tests/test_layering.py); the layers themselves hold the logic.
 
-`prmkit.label`, `prmkit.train` and `prmkit.generate` are also subpackages: those three names are callable verbs that
-read the subpackage's names through them (`prmkit.label.LabelConfig`, `prmkit.train.config`), and importing the
-subpackage does not replace them.
+`prmkit.label`, `prmkit.train`, `prmkit.generate` and `prmkit.rl` are also subpackages: those four names are
+callable verbs that read the subpackage's names through them (`prmkit.label.LabelConfig`, `prmkit.train.config`),
+and importing the subpackage does not replace them.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "best_of_k", "bok_table", "export", "generate", "label", "read_pools", "score",
+__all__ = ["__version__", "best_of_k", "bok_table", "export", "generate", "label", "read_pools", "rl", "score",
            "threshold", "to_dataset", "train"]
 
 PathLike = str | os.PathLike[str]
@@ -189,6 +190,22 @@ def bok_table(report: Mapping[str, Any]) -> str:
     return format_table(dict(report))
 
 
-for _name in ("generate", "label", "train"):
+def rl(algorithm: str, output: PathLike, scorers: Mapping[str, Any] | None = None,
+       log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
+    """`prmkit rl grpo`: train a policy with TRL's GRPO on the reward spec (`reward="outcome+pspo_wrs:runs/prm"`)
+    and optional step-level process advantages (`process="pum:runs/pum"`); settings are RLConfig fields.
+    `scorers`: ready StepScorers by the model names used in the specs (else checkpoints are loaded). Returns the
+    run's report (held-out accuracy before/after, steps, seconds)."""
+    from prmkit.rewards.spec import Scorers
+    from prmkit.rl.config import RLConfig
+    from prmkit.rl.run import run_grpo
+
+    if algorithm != "grpo":
+        raise ValueError(f"unknown RL algorithm '{algorithm}'; prmkit has grpo (TRL 1.16 has no PPO trainer)")
+    (config,) = _configs([RLConfig], settings)
+    return run_grpo(config, output, Scorers(scorers or {}), log=log)
+
+
+for _name in ("generate", "label", "train", "rl"):
     globals()[_name] = _Verb(globals()[_name], f"{__name__}.{_name}")
 sys.modules[__name__].__class__ = _Package

@@ -30,6 +30,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "search": ("prmkit.cli.search", "beam search with a step scorer (PUM sec 4.3), or best-of-N: beam | bon"),
     "evaluate": ("prmkit.cli.evaluate", "evaluate: best-of-K tables and plots"),
     "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
+    "rl": ("prmkit.cli.rl", "train a policy with GRPO on outcome and process rewards (PSPO-WRS, PUM/PRM)"),
 }
 QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"
 

@@ -1,0 +1,89 @@
+"""Reward specs: `outcome`, `outcome+pspo_wrs:runs/prm`, `outcome+0.5*pum:runs/pum` -> TRL reward functions.
+
+A spec is terms joined by `+`; a term is `[weight*]name[:model]`. `name` is a key of `REWARDS`; `model` is a
+reward-model checkpoint (any `StepScorer`: a PRM, an ORM, a PUM value model) for the names that score steps.
+Each model path is loaded once per `Scorers` cache, so a reward and the process advantages can share it.
+
+    >>> [(t.name, t.model, t.weight) for t in parse_reward_spec("outcome+0.5*pspo_wrs:runs/prm")]
+    [('outcome', None, 1.0), ('pspo_wrs', 'runs/prm', 0.5)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from prmkit.models.scorer import StepScorer
+from prmkit.rewards.functions import FORMULAS, OutcomeReward, StepScoreReward
+
+__all__ = ["REWARDS", "RewardTerm", "Scorers", "build_rewards", "parse_reward_spec", "parse_term"]
+
+
+class Scorers(dict[str, StepScorer]):
+    """Step scorers by model path, each loaded on first use (`RewardModel.from_pretrained`); put a ready scorer
+    under any key to use it without loading (tests, a judge)."""
+
+    def __missing__(self, path: str) -> StepScorer:
+        from prmkit.models.reward import RewardModel
+
+        self[path] = scorer = RewardModel.from_pretrained(path)
+        return scorer
+
+
+def _outcome(model: str | None, scorers: Scorers) -> Callable[..., list[float | None]]:
+    if model is not None:
+        raise ValueError(f"reward 'outcome' takes no model, got ':{model}'")
+    return OutcomeReward()
+
+
+def _scored(name: str) -> Callable[[str | None, Scorers], Callable[..., list[float | None]]]:
+    def factory(model: str | None, scorers: Scorers) -> Callable[..., list[float | None]]:
+        if not model:
+            raise ValueError(f"reward '{name}' needs a model: '{name}:PATH'")
+        return StepScoreReward(name, scorers[model], FORMULAS[name])
+
+    return factory
+
+
+REWARDS: dict[str, Callable[[str | None, Scorers], Callable[..., list[float | None]]]] = {
+    "outcome": _outcome,  # the problem's validator on the final answer (rule-based GRPO reward)
+    **{name: _scored(name) for name in FORMULAS},  # prm_prod | prm_min | prm_geomean | pspo_wrs | pum
+}
+
+
+@dataclass(frozen=True)
+class RewardTerm:
+    name: str
+    model: str | None = None
+    weight: float = 1.0
+
+
+def parse_term(text: str, known: dict[str, Any] | None = None) -> RewardTerm:
+    """`[weight*]name[:model]` -> RewardTerm; `name` must be in `known` (default: `REWARDS`)."""
+    known = REWARDS if known is None else known
+    head, star, tail = text.strip().partition("*")
+    weight, rest = (head, tail) if star else ("1", head)
+    name, colon, model = rest.strip().partition(":")
+    if name not in known:
+        raise ValueError(f"unknown name '{name}' in '{text}'; choose from {', '.join(known)}")
+    try:
+        value = float(weight) if star else 1.0
+    except ValueError:
+        raise ValueError(f"weight '{weight}' in '{text}' is not a number") from None
+    return RewardTerm(name, model.strip() or None if colon else None, value)
+
+
+def parse_reward_spec(spec: str) -> list[RewardTerm]:
+    """The terms of a spec `term+term+...` (see module doc); an empty spec is an error."""
+    terms = [parse_term(t) for t in spec.split("+") if t.strip()]
+    if not terms:
+        raise ValueError("empty reward spec; e.g. 'outcome' or 'outcome+pspo_wrs:runs/prm'")
+    return terms
+
+
+def build_rewards(spec: str, scorers: Scorers | None = None) -> tuple[list[Callable[..., Any]], list[float]]:
+    """(reward functions, weights) for `GRPOTrainer(reward_funcs=..., args=GRPOConfig(reward_weights=...))`."""
+    scorers = Scorers() if scorers is None else scorers
+    terms = parse_reward_spec(spec)
+    return [REWARDS[t.name](t.model, scorers) for t in terms], [t.weight for t in terms]

@@ -1,0 +1,106 @@
+"""Two-level credit assignment for GRPO (PUM paper, sec 4.4 and appendix D.4), as pure functions over lists.
+
+The outcome level is GRPO's group advantage of each whole completion (Shao et al., 2024; TRL's formula):
+
+    A_GRPO(i) = (r_i - mean(r_group)) / (std(r_group) + 1e-4)        std with Bessel's correction
+
+    rewards (1, 0, 0, 0) -> mean 0.25, std 0.5 -> (1.4997, -0.4999, -0.4999, -0.4999)
+
+The process level is one advantage per reasoning segment t (a group of consecutive steps, at most 8 per response),
+from the evaluator's value of the prefix p_t that ends with that segment (D.4):
+
+    PUM (nested prefix-utility difference):  A_t = U(x, p_t) - U(x, p_{t-1})
+        U(p_1..p_3) = (0.2, 0.5, 0.4), U(p_0) = 0.3 -> (-0.1, 0.3, -0.1)
+    PRM (step score shifted by one half):      A_t = s_t - 0.5
+        s = (0.9, 0.4) -> (0.4, -0.1)
+
+U(x, p_0), the utility of the bare question, is not a step score; we estimate it by the group mean of U(x, p_1)
+over the G completions of the prompt (the value of the empty prefix under the policy). Each token of segment t then
+gets (outcome-anchored setting; coefficient 0.5, no delta normalisation, D.4):
+
+    A(token) = A_GRPO(i) + 0.5 * A_t
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+__all__ = [
+    "MAX_SEGMENTS",
+    "PROCESS_ADVANTAGES",
+    "PROCESS_COEF",
+    "group_advantages",
+    "prefix_utility_advantages",
+    "prm_step_advantages",
+    "segment_ends",
+    "step_segments",
+    "token_advantages",
+]
+
+PROCESS_COEF = 0.5  # D.4: A = A_GRPO + 0.5 A_eval
+MAX_SEGMENTS = 8  # D.4: each response is split into at most 8 reasoning segments
+
+
+def group_advantages(rewards: list[float], group_size: int, eps: float = 1e-4) -> list[float]:
+    """GRPO's advantage of each reward within its group of `group_size` consecutive samples (see module doc)."""
+    if group_size < 1 or len(rewards) % group_size:
+        raise ValueError(f"{len(rewards)} rewards do not split into groups of {group_size}")
+    out = []
+    for g in range(0, len(rewards), group_size):
+        group = rewards[g : g + group_size]
+        mean = sum(group) / len(group)
+        std = math.sqrt(sum((r - mean) ** 2 for r in group) / (len(group) - 1)) if len(group) > 1 else 0.0
+        out += [(r - mean) / (std + eps) for r in group]
+    return out
+
+
+def step_segments(n_steps: int, max_segments: int = MAX_SEGMENTS) -> list[int]:
+    """The segment of each step: one segment a step up to `max_segments`, else near-equal runs of steps
+    (step i -> floor(i * S / n)). Example: 10 steps, S = 8 -> [0, 0, 1, 2, 3, 4, 4, 5, 6, 7]."""
+    if n_steps <= max_segments:
+        return list(range(n_steps))
+    return [i * max_segments // n_steps for i in range(n_steps)]
+
+
+def segment_ends(segments: list[int]) -> list[int]:
+    """The index of the last step of each segment: [0, 0, 1, 2, 2] -> [1, 2, 4]."""
+    return [i for i, s in enumerate(segments) if i + 1 == len(segments) or segments[i + 1] != s]
+
+
+def prefix_utility_advantages(values: list[float], baseline: float) -> list[float]:
+    """PUM D.4: A_t = U(p_t) - U(p_{t-1}) for prefix utilities U(p_1..p_n), with U(p_0) = `baseline`."""
+    return [v - prev for prev, v in zip([baseline, *values], values, strict=False)]
+
+
+def prm_step_advantages(scores: list[float], shift: float = 0.5) -> list[float]:
+    """PRM variant of D.4: each segment's step score minus 0.5 (a correct-looking step pushes up, a wrong one down)."""
+    return [s - shift for s in scores]
+
+
+def _pum_group(group: list[list[float]]) -> list[list[float]]:
+    firsts = [values[0] for values in group if values]
+    baseline = sum(firsts) / len(firsts) if firsts else 0.0
+    return [prefix_utility_advantages(values, baseline) for values in group]
+
+
+def _prm_group(group: list[list[float]]) -> list[list[float]]:
+    return [prm_step_advantages(values) for values in group]
+
+
+# name -> (prefix values of each completion of one prompt's group) -> per-segment advantages of each completion
+PROCESS_ADVANTAGES: dict[str, Callable[[list[list[float]]], list[list[float]]]] = {
+    "pum": _pum_group,  # nested prefix-utility differences, U(p_0) = the group mean of U(p_1)
+    "prm": _prm_group,  # step score - 0.5
+}
+
+
+def token_advantages(grpo: list[float], token_segments: list[list[int]], process: list[list[float]],
+                     coef: float = PROCESS_COEF) -> list[list[float]]:
+    """A(token) = A_GRPO(i) + coef * A_process(i, segment of the token); a token of segment -1 (padding, or a
+    completion without steps) gets A_GRPO(i) alone.
+
+    Example: grpo (1.5, -0.5), token segments ([0, 0, 1], [0, -1]), process ([0.4, -0.1], [0.2])
+    -> [[1.7, 1.7, 1.45], [-0.4, -0.5]]."""
+    return [[a + (coef * adv[s] if s >= 0 else 0.0) for s in segs]
+            for a, segs, adv in zip(grpo, token_segments, process, strict=True)]

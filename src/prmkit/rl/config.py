@@ -1,0 +1,67 @@
+"""The config of `prmkit rl grpo`: policy, rewards, process advantages, problems, and GRPO's settings.
+
+Defaults: PUM appendix D.4 for GRPO (temperature 1.0, top-p 1.0, 8 samples a prompt, KL coefficient 0.001,
+process coefficient 0.5, at most 8 segments), PSPO for LoRA (lr 1.41e-5). CPU-sized where the papers' settings
+cannot run on a CPU (group size 4, 2 prompts a step, 30 steps, 192 new tokens; the helps say so). Creating a config
+touches neither disk nor network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from prmkit.models.loading import DEFAULT_MODEL
+
+__all__ = ["RLConfig"]
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class RLConfig:
+    """GRPO with outcome and process rewards (TRL's GRPOTrainer; PUM sec 4.4 / appendix D.4, PSPO eq. 9-11)."""
+
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("policy: embedded name or local HF directory."))
+    reward: str = field(default="outcome", metadata=_help(
+        "reward spec: terms [w*]name[:model] joined by '+', names outcome | prm_prod | prm_min | prm_geomean | "
+        "pspo_wrs | pum (rewards.REWARDS), e.g. outcome+pspo_wrs:runs/prm; summed with their weights, then "
+        "group-normalised by GRPO."))
+    process: str | None = field(default=None, metadata=_help(
+        "step-level process advantages NAME:MODEL added on each step's tokens (PUM D.4): pum:runs/pum (nested "
+        "prefix-utility differences) or prm:runs/prm (step score - 0.5); None: GRPO's advantages only."))
+    process_coef: float = field(default=0.5, metadata=_help("A = A_GRPO + coef * A_process (PUM D.4: 0.5); 0 logs "
+                                                            "the process advantages without training on them."))
+    max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8)."))
+    data: str = field(default="demo", metadata=_help("problems: demo | a GSM8K-style, Problem or Pool JSONL file."))
+    problems_range: str = field(default="0:40", metadata=_help("training problems by index, START:END."))
+    heldout_range: str | None = field(default="40:50", metadata=_help(
+        "held-out problems START:END, accuracy measured before and after training (None: no held-out check)."))
+    heldout_samples: int = field(default=8, metadata=_help("samples per held-out problem (accuracy = mean over "
+                                                           "samples, at the training temperature)."))
+    steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch)."))
+    group_size: int = field(default=4, metadata=_help("completions per prompt G (PUM D.4: 8; 4 on CPU)."))
+    prompts_per_step: int = field(default=2, metadata=_help("prompts per optimiser step (PUM D.4: 64 on 8 GPUs)."))
+    lr: float = field(default=1.41e-5, metadata=_help("AdamW learning rate (PSPO, LoRA: 1.41e-5; PUM full "
+                                                      "fine-tuning: 1e-6)."))
+    beta: float = field(default=0.001, metadata=_help("KL coefficient against the reference policy (PUM D.4: "
+                                                      "0.001; 0 = no reference model and no KL logged)."))
+    temperature: float = field(default=1.0, metadata=_help("sampling temperature (PUM D.4: 1.0)."))
+    top_p: float = field(default=1.0, metadata=_help("nucleus sampling mass (PUM D.4: 1.0)."))
+    max_new_tokens: int = field(default=192, metadata=_help("tokens per completion at most (PUM: 4096; CPU: 192)."))
+    lora_r: int = field(default=16, metadata=_help("LoRA rank via peft on all linear layers (PSPO trains with "
+                                                   "LoRA); 0 = full fine-tuning."))
+    lora_alpha: int = field(default=32, metadata=_help("LoRA alpha."))
+    template: str | None = field(default=None, metadata=_help(
+        "prompt template: a built-in name (templates/, e.g. generate_math_1shot: one shot, a shorter prompt for CPU "
+        "runs) or a file; None: the domain's few-shot template of `prmkit generate`."))
+    chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as generate)."))
+    seed: int = field(default=0, metadata=_help("sampling, data order and initialisation seed."))
+    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)."))
+    save_steps: int = field(default=10, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))
+    save_total_limit: int = field(default=2, metadata=_help("checkpoints kept (oldest deleted; 0 = all)."))
+    resume: bool = field(default=False, metadata=_help("continue from the last <output>/checkpoint-N (a fresh start "
+                                                       "when there is none)."))
+    trainer_args: list[str] = field(default_factory=list, metadata=_help(
+        "further GRPOConfig arguments as KEY=VALUE (YAML value), e.g. loss_type=grpo scale_rewards=none."))

@@ -1,0 +1,46 @@
+"""Problems -> the GRPO dataset: one row per problem with the prompt the policy sees and the problem itself.
+
+A literal row (the prompt shortened):
+
+    {"prompt": "<|im_start|>system\\nSolve the problem step by step ...<|im_start|>assistant\\n",
+     "problem": "{\\"id\\": \\"demo-0-3\\", \\"question\\": \\"Mia has 4 boxes ...\\", \\"answer\\": \\"23\\", ...}"}
+
+The prompt is `prmkit generate`'s few-shot prompt in the policy's chat template (`in_chat_template`), as a plain
+string, so TRL samples exactly what `generate` would; `problem` is the JSON that reward functions read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.records import Problem
+from prmkit.data.templates import load_template
+from prmkit.generate.prompts import build_prompt, in_chat_template
+from prmkit.generate.sources import load_problems
+from prmkit.rewards.completions import problem_column
+from prmkit.train.data import parse_range
+
+__all__ = ["grpo_rows", "prompt_template", "select_problems"]
+
+
+def select_problems(data: str, range_text: str | None) -> list[Problem]:
+    """The problems of `data` (demo or a JSONL file, see `generate.sources`) in `range_text` ('0:40')."""
+    problems = load_problems(data)[parse_range(range_text)]
+    if not problems:
+        raise ValueError(f"no problems in {data!r} range {range_text!r}")
+    return problems
+
+
+def prompt_template(name: str | None) -> str | None:
+    """The text of a template given by built-in name or file path; None keeps each domain's own."""
+    if name is None:
+        return None
+    return load_template(name, name if Path(name).is_file() else None)
+
+
+def grpo_rows(problems: list[Problem], tokenizer: Any, chat: bool = True,
+              template: str | None = None) -> list[dict[str, str]]:
+    """Dataset rows {prompt, problem} (see module doc); `template`: a template text (None: the domain's)."""
+    return [{"prompt": in_chat_template(tokenizer, build_prompt(p, template), chat), "problem": problem_column(p)}
+            for p in problems]

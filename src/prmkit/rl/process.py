@@ -1,0 +1,62 @@
+"""Per-token process advantages of a batch of completions from a `StepScorer` (PUM appendix D.4).
+
+For each completion: split it into steps (`[STEP]`, as labeling does), group the steps into at most
+`max_segments` segments, score every step prefix with the scorer, keep the value at each segment's last step
+(the prefix p_t), turn the values of each prompt's group into per-segment advantages with
+`PROCESS_ADVANTAGES[name]`, and spread them over the tokens of their segment (`rl.spans`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from prmkit.generate.extract import split_steps
+from prmkit.models.scorer import StepScorer, score_items
+from prmkit.rl.advantages import MAX_SEGMENTS, PROCESS_ADVANTAGES, PROCESS_COEF, segment_ends, step_segments
+from prmkit.rl.spans import token_ends, token_steps
+
+__all__ = ["ProcessAdvantage", "ProcessBatch"]
+
+
+@dataclass
+class ProcessBatch:
+    """Per completion: the segment of each token (-1: no step) and the advantage of each segment."""
+
+    token_segments: list[list[int]]
+    segment_advantages: list[list[float]]
+
+
+@dataclass
+class ProcessAdvantage:
+    """`name` (a key of PROCESS_ADVANTAGES: pum | prm) computed with `scorer`; `coef` weighs it against GRPO's."""
+
+    name: str
+    scorer: StepScorer
+    coef: float = PROCESS_COEF
+    max_segments: int = MAX_SEGMENTS
+
+    def __post_init__(self) -> None:
+        if self.name not in PROCESS_ADVANTAGES:
+            raise ValueError(f"unknown process advantage '{self.name}'; choose from {', '.join(PROCESS_ADVANTAGES)}")
+
+    def batch(self, tokenizer: Any, ids: list[list[int]], texts: list[str], questions: list[str],
+              groups: list[Any]) -> ProcessBatch:
+        """`ids`: each completion's tokens (no padding); `texts`: its text cut at the stop strings; `questions`:
+        the scorer's question; `groups`: a key per completion, equal within a prompt's group of samples."""
+        steps = [split_steps(t) for t in texts]
+        segments = [step_segments(len(s), self.max_segments) for s in steps]
+        values: list[list[float]] = [[] for _ in texts]
+        todo = [i for i, s in enumerate(steps) if s]
+        for k, scores in score_items(self.scorer, [(questions[i], steps[i]) for i in todo]):
+            i = todo[k]
+            values[i] = [float(scores[e]) for e in segment_ends(segments[i])]
+        advantages: list[list[float]] = [[] for _ in texts]
+        for key in dict.fromkeys(groups):
+            members = [i for i, g in enumerate(groups) if g == key]
+            for i, adv in zip(members, PROCESS_ADVANTAGES[self.name]([values[i] for i in members]), strict=True):
+                advantages[i] = adv
+        token_segments = []
+        for row, text, segs in zip(ids, texts, segments, strict=True):
+            token_segments.append([segs[s] if s >= 0 else -1 for s in token_steps(token_ends(tokenizer, row), text)])
+        return ProcessBatch(token_segments, advantages)

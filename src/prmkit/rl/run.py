@@ -1,0 +1,152 @@
+"""`prmkit rl grpo`: the wiring of one GRPO run (the components are in rewards/ and rl/).
+
+    run_grpo(RLConfig(reward="outcome+pspo_wrs:runs/prm", steps=30), "runs/rl_pspo")
+
+Writes into `output`: `checkpoint-N/` (Trainer's, resumable), `metrics.jsonl` and `curves.png` (rl.logs),
+`heldout.json` (accuracy before and after), `final/` (the policy, LoRA merged) and `report.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
+from prmkit.rl.advantages import PROCESS_ADVANTAGES
+from prmkit.rl.config import RLConfig
+from prmkit.rl.data import grpo_rows, prompt_template, select_problems
+from prmkit.rl.heldout import heldout_accuracy
+from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
+from prmkit.rl.process import ProcessAdvantage
+from prmkit.train.arguments import _extra
+
+__all__ = ["grpo_arguments", "run_grpo"]
+
+
+def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: list[float]) -> Any:
+    """The `trl.GRPOConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
+    from trl import GRPOConfig
+
+    kwargs: dict[str, Any] = dict(
+        output_dir=str(output), max_steps=config.steps, num_generations=config.group_size,
+        per_device_train_batch_size=config.group_size * config.prompts_per_step, gradient_accumulation_steps=1,
+        learning_rate=config.lr, beta=config.beta, temperature=config.temperature, top_p=config.top_p,
+        max_completion_length=config.max_new_tokens, reward_weights=weights, seed=config.seed, logging_steps=1,
+        save_strategy="steps", save_steps=config.save_steps, save_total_limit=config.save_total_limit or None,
+        report_to=[], remove_unused_columns=False, dataloader_pin_memory=False, use_cpu=not _has_gpu(),
+    )
+    return GRPOConfig(**(kwargs | _extra(config.trainer_args)))
+
+
+def _has_gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def _last_checkpoint(output: Path) -> str | None:
+    found = sorted(output.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
+    return str(found[-1]) if found else None
+
+
+def _policy(config: RLConfig) -> tuple[Any, Any, Any]:
+    """(model, tokenizer, peft LoraConfig or None) of the policy."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from prmkit.models.loading import resolve_model
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    path = resolve_model(config.model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    lora = None
+    if config.lora_r:
+        from peft import LoraConfig
+
+        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules="all-linear",
+                          task_type="CAUSAL_LM")
+    return model, tokenizer, lora
+
+
+def _rewards(config: RLConfig, scorers: Scorers) -> tuple[list[Any], list[float]]:
+    """The spec's reward functions; `outcome` is added with weight 0 when absent, so accuracy is always logged."""
+    funcs, weights = build_rewards(config.reward, scorers)
+    if "outcome" not in {t.name for t in parse_reward_spec(config.reward)}:
+        extra, _ = build_rewards("outcome", scorers)
+        funcs, weights = [*funcs, *extra], [*weights, 0.0]
+    return funcs, weights
+
+
+def _process(config: RLConfig, scorers: Scorers) -> ProcessAdvantage | None:
+    if not config.process:
+        return None
+    term = parse_term(config.process, PROCESS_ADVANTAGES)
+    if not term.model:
+        raise ValueError(f"--process needs a model: '{term.name}:PATH'")
+    return ProcessAdvantage(term.name, scorers[term.model], config.process_coef, config.max_segments)
+
+
+def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None = None,
+             log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Train the policy with GRPO (+ process advantages); returns the report (also written to report.json)."""
+    from datasets import Dataset
+
+    from prmkit.rl.trainer import ProcessGRPOTrainer
+
+    out, scorers = Path(output), Scorers() if scorers is None else scorers
+    template = prompt_template(config.template)
+    train = select_problems(config.data, config.problems_range)
+    heldout = select_problems(config.data, config.heldout_range) if config.heldout_range else []
+    funcs, weights = _rewards(config, scorers)
+    process = _process(config, scorers)
+    model, tokenizer, lora = _policy(config)
+    resume = _last_checkpoint(out) if config.resume else None
+    if not resume and _last_checkpoint(out):
+        raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")
+    out.mkdir(parents=True, exist_ok=True)
+    held = _Heldout(config, heldout, tokenizer, template, out / "heldout.json", log)
+    held.measure("before", model)
+    trainer = ProcessGRPOTrainer(
+        model=model, reward_funcs=funcs, args=grpo_arguments(config, out, weights), processing_class=tokenizer,
+        train_dataset=Dataset.from_list(grpo_rows(train, tokenizer, config.chat, template)), peft_config=lora,
+        callbacks=[MetricsLog(out / "metrics.jsonl")], process=process)
+    start = time.time()
+    trainer.train(resume_from_checkpoint=resume)
+    seconds = time.time() - start
+    held.measure("after", trainer.model, again=True)
+    final = trainer.model.merge_and_unload() if hasattr(trainer.model, "merge_and_unload") else trainer.model
+    final.save_pretrained(out / "final")
+    tokenizer.save_pretrained(out / "final")
+    rows = read_metrics(out / "metrics.jsonl")
+    plot_curves(rows, out / "curves.png", f"GRPO: reward {config.reward}, process {config.process or 'none'}")
+    report = {"config": config.__dict__, "train_seconds": seconds, "steps": len(rows), "heldout": held.results,
+              "train_problems": len(train), "heldout_problems": len(heldout)}
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
+
+
+class _Heldout:
+    """Held-out accuracy "before" / "after" training, kept in `path` (a resumed run keeps its "before")."""
+
+    def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, path: Path,
+                 log: Callable[[str], None]):
+        self.config, self.problems, self.tokenizer, self.template, self.path, self.log = (
+            config, problems, tokenizer, template, path, log)
+        self.results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def measure(self, when: str, model: Any, again: bool = False) -> None:
+        if not self.problems or (when in self.results and not again):
+            return
+        c = self.config
+        self.results[when] = heldout_accuracy(model, self.tokenizer, self.problems, c.heldout_samples,
+                                              c.temperature, c.top_p, c.max_new_tokens, c.seed, c.chat, self.template)
+        self.path.write_text(json.dumps(self.results, indent=2) + "\n", encoding="utf-8")
+        self.log(f"held-out {when}: {self.results[when]}")

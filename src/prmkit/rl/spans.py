@@ -1,0 +1,58 @@
+"""Which step each completion token belongs to, so that a step's advantage lands on that step's tokens.
+
+The completion text is split on `[STEP]` the way `prmkit.generate.split_steps` splits it: a step is a non-empty
+piece between delimiters, and the delimiter belongs to the step it closes. A piece that is only whitespace joins
+the step before it (the first real step when it comes first). A token belongs to the piece that holds its last
+character; `token_ends[k]` is the length of the decoded text up to and including token k.
+
+    text "a [STEP] bc [STEP]", token ends (1, 8, 11, 18)  ->  steps [0, 0, 1, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prmkit.generate.prompts import STEP
+
+__all__ = ["piece_steps", "token_ends", "token_steps"]
+
+
+def piece_steps(text: str, sep: str = STEP) -> list[tuple[int, int]]:
+    """(end character, step index) of each piece of `text` split on `sep`, the delimiter counted in the piece it
+    closes; whitespace-only pieces take the step of their neighbour (previous, else next). Empty text: []."""
+    pieces = text.split(sep)
+    ends, real, pos = [], [], 0
+    for k, piece in enumerate(pieces):
+        pos += len(piece) + (len(sep) if k + 1 < len(pieces) else 0)
+        ends.append(pos)
+        real.append(bool(piece.strip()))
+    if not any(real):
+        return []
+    steps, current = [], 0
+    first = real.index(True)
+    for k, is_real in enumerate(real):
+        if is_real and k > first:
+            current += 1
+        steps.append(current)
+    return list(zip(ends, steps, strict=True))
+
+
+def token_steps(token_end: list[int], text: str, sep: str = STEP) -> list[int]:
+    """The step of each token (see module doc); -1 for every token when the text has no step. Tokens past the
+    end of `text` (e.g. a continuation cut off at a stop string) belong to the last step."""
+    pieces = piece_steps(text, sep)
+    if not pieces:
+        return [-1] * len(token_end)
+    out, k = [], 0
+    for end in token_end:
+        last_char = max(end - 1, 0)
+        while k + 1 < len(pieces) and last_char >= pieces[k][0]:
+            k += 1
+        out.append(pieces[k][1])
+    return out
+
+
+def token_ends(tokenizer: Any, ids: list[int]) -> list[int]:
+    """Length of the decoded text after each token (special tokens skipped, as TRL decodes completions); one decode
+    per prefix, which is cheap at completion lengths of a few hundred tokens."""
+    return [len(tokenizer.decode(ids[: k + 1], skip_special_tokens=True)) for k in range(len(ids))]

@@ -1,0 +1,48 @@
+"""`ProcessGRPOTrainer` against the worked formula: A[i, token] = A_GRPO[i] + coef * A_process[i, segment]."""
+
+import pytest
+import torch
+
+from prmkit.data.records import Problem
+from prmkit.rewards import OutcomeReward, completion_text, problem_column
+from prmkit.rl import ProcessAdvantage, ProcessGRPOTrainer, group_advantages, token_advantages
+
+
+class Prefixes:
+    """Value of prefix p_t = t / 10."""
+
+    def score_steps(self, question, step_lists):
+        return [[(t + 1) / 10 for t in range(len(steps))] for steps in step_lists]
+
+
+def test_token_advantages_are_grpo_plus_scaled_process(step_policy_dir, tmp_path):
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig
+
+    torch.manual_seed(0)
+    tok = AutoTokenizer.from_pretrained(step_policy_dir)
+    model = AutoModelForCausalLM.from_pretrained(step_policy_dir)
+    problems = [Problem(f"p{k}", "cats?", "7") for k in range(2)]
+    rows = [{"prompt": "Q:", "problem": problem_column(p)} for p in problems]
+    args = GRPOConfig(output_dir=str(tmp_path), num_generations=4, per_device_train_batch_size=8, max_steps=1,
+                      max_completion_length=24, report_to=[], use_cpu=True, beta=0.0)
+    process = ProcessAdvantage("pum", Prefixes(), coef=0.5)
+    trainer = ProcessGRPOTrainer(model=model, reward_funcs=[OutcomeReward()], args=args, processing_class=tok,
+                                 train_dataset=Dataset.from_list(rows), process=process)
+    inputs = [rows[0]] * 4 + [rows[1]] * 4
+    trainer.model.train()  # metrics go to the "train" log
+    out = trainer._generate_and_score_completions(inputs)
+    adv, mask = out["advantages"], out["completion_mask"].bool()
+    assert adv.shape == out["completion_ids"].shape  # (B, T)
+    ids = [row[m].tolist() for row, m in zip(out["completion_ids"], mask, strict=True)]
+    texts = [completion_text(tok.decode(r, skip_special_tokens=True)) for r in ids]
+    rewards = OutcomeReward()(prompts=[], completions=texts, problem=[r["problem"] for r in inputs])
+    grpo = group_advantages(rewards, 4)
+    batch = process.batch(tok, ids, texts, ["cats?"] * 8, [r["problem"] for r in inputs])
+    expected = token_advantages(grpo, batch.token_segments, batch.segment_advantages, 0.5)
+    for i in range(8):
+        assert adv[i][mask[i]].tolist() == pytest.approx(expected[i], abs=1e-4)
+    assert any(len(set(s)) > 1 for s in batch.token_segments)  # some completion has several steps
+    assert any(len(a) > 1 and max(a) != min(a) for a in batch.segment_advantages) or any(grpo)
+    assert trainer._metrics["train"]["adv/process_abs"] and trainer._metrics["train"]["adv/grpo_abs"]

@@ -22,7 +22,7 @@ from prmkit.rl.data import grpo_rows, prompt_template, select_problems
 from prmkit.rl.heldout import heldout_accuracy
 from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
-from prmkit.train.arguments import _extra
+from prmkit.train.arguments import trainer_overrides
 
 __all__ = ["grpo_arguments", "run_grpo"]
 
@@ -39,7 +39,7 @@ def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: li
         save_strategy="steps", save_steps=config.save_steps, save_total_limit=config.save_total_limit or None,
         report_to=[], remove_unused_columns=False, dataloader_pin_memory=False, use_cpu=not _has_gpu(),
     )
-    return GRPOConfig(**(kwargs | _extra(config.trainer_args)))
+    return GRPOConfig(**(kwargs | trainer_overrides(config.trainer_args)))
 
 
 def _has_gpu() -> bool:

@@ -20,7 +20,7 @@ import yaml
 
 from prmkit.train.config import TrainConfig
 
-__all__ = ["accumulation_steps", "report_to", "training_arguments"]
+__all__ = ["accumulation_steps", "report_to", "trainer_overrides", "training_arguments"]
 
 # TrainConfig field -> TrainingArguments keyword, for the fields that map one to one
 RENAMED = {"lr": "learning_rate", "weight_decay": "weight_decay", "grad_clip": "max_grad_norm", "seed": "seed",
@@ -40,7 +40,12 @@ def report_to(value: str) -> list[str]:
     return [] if value in ("", "none") else [v.strip() for v in value.split(",")]
 
 
-def _extra(pairs: list[str]) -> dict[str, Any]:
+def trainer_overrides(pairs: list[str]) -> dict[str, Any]:
+    """`--trainer-args KEY=VALUE ...` as keyword arguments (each VALUE read as YAML).
+
+    >>> trainer_overrides(["logging_first_step=true", "optim=adamw_torch"])
+    {'logging_first_step': True, 'optim': 'adamw_torch'}
+    """
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -65,4 +70,4 @@ def training_arguments(config: TrainConfig, output: str | os.PathLike[str], max_
         disable_tqdm=False, remove_unused_columns=False,
         dataloader_pin_memory=False, per_device_eval_batch_size=config.micro_batch,
     )
-    return TrainingArguments(**(kwargs | _extra(config.trainer_args)))
+    return TrainingArguments(**(kwargs | trainer_overrides(config.trainer_args)))

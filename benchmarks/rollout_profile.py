@@ -5,7 +5,8 @@ but every phase timed on its own, with the length forced (`min_length` = `max_le
 same number of steps whatever it samples:
 
 - ctranslate2 int8: `Generator` load; prefill only (1 new token) of all P*K rows; P*K rows x T tokens in one batch,
-  in batches of K, and with the prefix shared (`static_prompt`, one call of K per prefix); greedy vs full top-p.
+  in batches of K, in one batch of P prompts x K hypotheses (`num_hypotheses`: one prefill per prefix, the ct2
+  backend's default), and with the prefix shared (`static_prompt`, one call of K per prefix); greedy vs full top-p.
 - transformers fp32: prefill only; P*K rows x T tokens in batches of K (the rollout baseline).
 
 Per phase: seconds, and decoding ms per step = (full - prefill) / T. Ratios inside one run only.
@@ -51,6 +52,8 @@ def ct2_phases(path: str, tokens: list[list[str]], k: int, steps: int, threads: 
     out["full, batches of K"] = timed(run(rows, steps, max_batch_size=k))
     out["full, one batch, greedy"] = timed(lambda: gen.generate_batch(
         rows, max_length=steps, min_length=steps, max_batch_size=len(rows), include_prompt_in_result=False))
+    out["prefill only, one batch, K hypotheses per prefix"] = timed(run(tokens, 1, num_hypotheses=k))
+    out["full, one batch, K hypotheses per prefix"] = timed(run(tokens, steps, num_hypotheses=k))
     out["prefill only, shared prefix (K rows per call)"] = sum(timed(lambda t=t: gen.generate_batch(
         [t[-1:]] * k, static_prompt=t[:-1], cache_static_prompt=False, max_length=1, min_length=1, **sample))
         for t in tokens)
@@ -100,6 +103,8 @@ def main() -> int:
         rate = rows * steps / secs if "full" in name else float("nan")
         print(f"{name:<62} {secs:8.2f} {rate:10.1f}")
     for engine, prefill, full in (("ct2 int8", "prefill only, one batch", "full, one batch of P*K"),
+                                  ("ct2 int8", "prefill only, one batch, K hypotheses per prefix",
+                                   "full, one batch, K hypotheses per prefix"),
                                   ("ct2 int8", "prefill only, shared prefix (K rows per call)",
                                    "full, shared prefix (K rows per call)"),
                                   ("transformers fp32", "prefill only, batches of K", "full, batches of K")):

@@ -40,13 +40,18 @@ def test_n_completions_in_prompt_order_within_max_new_tokens(ct2_cache, tiny_bas
 def test_same_seed_same_output_and_stop_strings(ct2_cache, tiny_base):
     backend = make_backend("ct2", tiny_base, BackendOptions())
     cfg = SamplingConfig(n=6, max_new_tokens=12, seed=3)
-    first = [c.text for c in backend.generate(["Hello"], cfg)[0]]
+    whole = backend.generate(["Hello"], cfg)[0]
+    first = [c.text for c in whole]
     assert first == [c.text for c in backend.generate(["Hello"], cfg)[0]] and len(set(first)) > 1
     other = [c.text for c in backend.generate(["Hello"], SamplingConfig(n=6, max_new_tokens=12, seed=4))[0]]
     assert other != first
     stop = next(c for c in first if len(c) > 3)[2:4]
     cut = backend.generate(["Hello"], SamplingConfig(n=6, max_new_tokens=12, seed=3, stop=(stop,)))[0]
     assert all(stop not in c.text for c in cut) and any(len(c.text) < len(f) for c, f in zip(cut, first, strict=True))
+    # a row stops decoding at its stop string (it leaves the batch): fewer tokens, and it says which stop ended it
+    stopped = [c for c in cut if c.stopped_at == stop]
+    assert stopped and all(c.stopped_at in (None, stop) for c in cut)
+    assert sum(c.tokens for c in cut) < sum(c.tokens for c in whole)
 
 
 def test_conversion_is_cached(ct2_cache, tiny_base):

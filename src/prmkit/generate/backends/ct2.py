@@ -13,6 +13,9 @@ copied K times into one batch and each copy is prefilled on its own (the baselin
 used: in 4.8.5, with prompts of different lengths after it, the tokens past the shortest one are force-decoded,
 counted against `max_length` and returned as generated text.
 
+Stop strings: a row stops as soon as its text holds one (a step callback; see `_stopper`), so its tokens count
+up to the stop, and finished rows leave the batch.
+
 Seeds: ctranslate2 seeds each worker thread's random generator once, from the global seed, at its first sample;
 it has no per-call or per-row seed. So every `generate`/`generate_rendered` call builds a fresh `Generator` after
 `set_random_seed` (a model load: 3.7 s for the embedded model, measured at load average 4.6 on a shared 2-core
@@ -31,7 +34,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, split_at_stop
 from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["CT2Backend", "convert_to_ct2"]
@@ -118,6 +121,8 @@ class CT2Backend:
         options = dict(max_length=cfg.max_new_tokens, include_prompt_in_result=False, sampling_topk=0,
                        sampling_topp=cfg.top_p, sampling_temperature=cfg.temperature,
                        end_token=self.tokenizer.eos_token)
+        if cfg.stop:
+            options["callback"] = self._stopper(cfg.stop)
         if self.share_prefix:
             rows = self._shared(tokens, cfg.n, options)
         else:
@@ -132,6 +137,21 @@ class CT2Backend:
         results = self.generator.generate_batch(tokens, num_hypotheses=n, max_batch_size=self.batch_size, **options)
         return [list(r.sequences_ids) for r in results]
 
+    def _stopper(self, stops: tuple[str, ...]) -> Any:
+        """A ctranslate2 step callback that ends a row (one hypothesis) once its text holds a stop string, so
+        that finished rows leave the batch instead of decoding to `max_length` (measured: 40 rows x 100 tokens,
+        39 of them stopped after 10: 5.2 s instead of 23.4 s). The text is cut at the stop string afterwards."""
+        tails: dict[tuple[int, int], str] = {}
+        keep = max(map(len, stops)) + 32
+        to_text = self.tokenizer.convert_tokens_to_string
+
+        def callback(step: Any) -> bool:
+            key = (step.batch_id, step.hypothesis_id)
+            tails[key] = (tails.get(key, "") + to_text([step.token]))[-keep:]
+            return any(stop in tails[key] for stop in stops)
+
+        return callback
+
     def _completion(self, ids: list[int], cfg: SamplingConfig) -> Completion:
-        text = self.tokenizer.decode(ids, skip_special_tokens=True)
-        return Completion(cut_at_stop(text, cfg.stop), len(ids))
+        text, stopped_at = split_at_stop(self.tokenizer.decode(ids, skip_special_tokens=True), cfg.stop)
+        return Completion(text, len(ids), stopped_at)

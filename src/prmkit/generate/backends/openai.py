@@ -12,7 +12,7 @@ import os
 import urllib.request
 from dataclasses import replace
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, cut_at_stop
+from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, split_at_stop
 
 __all__ = ["OpenAIBackend"]
 
@@ -69,5 +69,13 @@ class OpenAIBackend:
             raise ValueError(f"{self.url}: expected {len(prompts) * cfg.n} choices, got {len(choices)}")
         total = int(data.get("usage", {}).get("completion_tokens", 0))
         per = [total // len(choices) + (k < total % len(choices)) for k in range(len(choices))]
-        texts = [Completion(cut_at_stop(c["text"], cfg.stop), t) for c, t in zip(choices, per, strict=True)]
+        texts = [_completion(c, cfg.stop, t) for c, t in zip(choices, per, strict=True)]
         return [texts[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
+
+
+def _completion(choice: dict, stop: tuple[str, ...], tokens: int) -> Completion:
+    """A choice as a Completion: its text cut at the first stop string; `stopped_at` is that string, or the server's
+    `stop_reason` (vLLM and sglang servers name the stop string that ended a choice whose text they cut)."""
+    text, stopped_at = split_at_stop(choice["text"], stop)
+    reason = choice.get("stop_reason")
+    return Completion(text, tokens, stopped_at or (reason if isinstance(reason, str) else None))

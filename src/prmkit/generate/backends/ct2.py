@@ -10,7 +10,7 @@ Prefix sharing: with `share_prefix` on (the default), all prompts of a call go i
 together in batches of about `batch_size` rows (`--batch-size`, default 16: on this 2-core CPU one batch of 128
 rows decoded at 31.8 tok/s and 16-row batches at 62.3, so large batches are not faster here; a beam-search stage of
 many short prefixes is still one call, not one call per prefix). Off: every prompt is
-copied K times into one batch and each copy is prefilled on its own (the baseline of
+copied K times, the copies go in batches of `batch_size` rows and each is prefilled on its own (the baseline of
 `benchmarks/rollout_throughput.py`). ctranslate2's `static_prompt` (the few-shot part common to all prompts) is not
 used: in 4.8.5, with prompts of different lengths after it, the tokens past the shortest one are force-decoded,
 counted against `max_length` and returned as generated text.

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import zlib
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,11 @@ class CT2Backend:
         if cfg.stop:
             options["callback"] = self._stopper(cfg.stop)
         if self.share_prefix:
+            # ctranslate2 returns a prompt's hypotheses sorted by likelihood; a seeded shuffle makes their order
+            # exchangeable again (the first k of them are then k random samples, not the k most likely)
             rows = self._shared(tokens, cfg.n, options)
+            for i, row in enumerate(rows):
+                random.Random(seed * 1_000_003 + i).shuffle(row)
         else:
             flat = [t for t in tokens for _ in range(cfg.n)]
             results = self.generator.generate_batch(flat, max_batch_size=self.batch_size, **options)

@@ -21,9 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.jsonl import read_records
 from prmkit.data.locks import output_lock
-from prmkit.data.records import RecordError
 from prmkit.generate.backends import BACKENDS, BackendOptions, PromptBackend, SamplingConfig, make_backend
 from prmkit.generate.rollout import PrefixRequest, RolloutStats, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
@@ -91,14 +90,7 @@ def roll_student(spec: StudentSpec, requests: Sequence[PrefixRequest], path: str
 
 
 def read_rollouts(path: str | Path) -> dict[str, Rollout]:
-    """{prefix id: Rollout} of a student's rollout file ({} when it does not exist)."""
-    out: dict[str, Rollout] = {}
+    """{prefix id: Rollout} of a student's rollout file ({} when it does not exist; a bad line: DataError)."""
     if not Path(path).is_file():
-        return out
-    for lineno, obj in iter_json(path):
-        try:
-            record = Rollout.from_dict(obj)
-        except RecordError as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
-        out[record.prefix_id] = record
-    return out
+        return {}
+    return {record.prefix_id: record for record in read_records(path, Rollout.from_dict)}

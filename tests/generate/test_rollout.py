@@ -121,3 +121,31 @@ def test_cli_rollout_end_to_end(tiny_model_dir, tmp_path, capsys):
     generated = sum(c["tokens_generated"] for r in records for c in r["continuations"])
     assert f"{len(records)} prefixes, {2 * len(records)} rollouts, {generated} tokens generated" in printed
     assert main(argv) == 0 and f"({len(records)} already in" in capsys.readouterr().out
+
+
+def test_prefix_cache_reuses_the_last_calls_rows_and_changes_no_greedy_output(tiny_model_dir):
+    cached = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=4, prefix_cache=True))
+    plain = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=4))
+    greedy = SamplingConfig(n=2, top_p=1e-9, max_new_tokens=6)
+    prompts = [cached.render("Question: what is 2 + 3?\nAnswer:"), "short", "a much longer prompt with more words"]
+    first = cached.generate_rendered(prompts, greedy, [1, 2, 3])
+    assert first == plain.generate_rendered(prompts, greedy, [1, 2, 3])
+    assert len(cached.prefix_cache.rows) == 6 and not cached.prefix_cache.pending
+    # the next stage: each prompt continued by its first completion (beam search), plus one unrelated prompt
+    nxt = [p + c[0].text for p, c in zip(prompts, first, strict=True)] + ["an unrelated prompt"]
+    before = (cached.tokens_prefilled, plain.tokens_prefilled)
+    again = cached.generate_rendered(nxt, greedy, [4, 5, 6, 7])
+    assert again == plain.generate_rendered(nxt, greedy, [4, 5, 6, 7])
+    assert cached.prefix_cache.tokens_reused > 0
+    assert cached.tokens_prefilled - before[0] < plain.tokens_prefilled - before[1]
+
+
+def test_cache_plan_shares_one_cached_span():
+    from prmkit.generate.backends.prefix_cache import cache_plan, common_prefix
+
+    assert cache_plan([10, 8, 6], [9, 2, 5]) == (4, [4, 2, 0])
+    assert cache_plan([5, 5], [4, 4]) == (4, [4, 4])  # all but the last token of each
+    assert cache_plan([7, 7], [0, 6]) == (0, [0, 0])
+    assert common_prefix([1, 2, 3], [1, 2, 3, 4]) == 3 and common_prefix([], [1]) == 0
+    with pytest.raises(ValueError, match="2 lengths but 1"):
+        cache_plan([3, 4], [1])

@@ -8,8 +8,9 @@ Creating a config touches neither disk nor network; `make_backend()` loads the p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
 from prmkit.models.scorer import StepScorer
 
@@ -50,6 +51,9 @@ class BeamConfig(SamplerConfig):
                                                          "required)."))
     aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score, a name in "
                                                            "AGGREGATIONS (PUM D.3 ranks PRM prefixes by min)."))
+    prefix_cache: bool = field(default=True, metadata=_help("transformers backend: keep each stage's KV cache and "
+                                                            "run only the new tokens of the next stage's prefixes "
+                                                            "(--no-prefix-cache: run every prefix again)."))
     problems_per_batch: int = field(default=32, metadata=_help("problems searched together: all their live beams "
                                                                "share one generation call per stage; results are "
                                                                "written as each problem ends."))
@@ -59,6 +63,9 @@ class BeamConfig(SamplerConfig):
             raise ValueError(f"N = {self.k} must be a positive multiple of the beam width b = {self.width}")
         if self.max_steps < 1:
             raise ValueError("max_steps must be at least 1")
+
+    def backend_options(self) -> BackendOptions:
+        return replace(super().backend_options(), prefix_cache=self.prefix_cache)
 
     def make_scorer(self) -> StepScorer:
         """The step scorer, loaded."""

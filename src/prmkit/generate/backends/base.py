@@ -35,6 +35,7 @@ class BackendOptions:
     api_key_env: str = "OPENAI_API_KEY"  # environment variable holding the key, if any (openai)
     timeout: float = 600.0  # seconds per HTTP request (openai)
     prompts_per_request: int = 8  # prompts sent in one /v1/completions request (openai)
+    prefix_cache: bool = False  # keep each call's KV cache for the next call's prefixes (transformers; beam search)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, row_seed, split_at_stop
+from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan
 from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend"]
@@ -37,6 +38,7 @@ class TransformersBackend:
         self.batch_size = options.batch_size
         self.chat = options.chat
         self.tokens_prefilled = 0
+        self.prefix_cache = PrefixCache() if options.prefix_cache else None
         self._stops: dict[tuple[str, ...], Any] = {}
 
     def format_prompt(self, prompt: str) -> str:
@@ -88,6 +90,8 @@ class TransformersBackend:
         out: list[list[Completion]] = []
         for i in range(0, len(prompts), per):
             out += self._prefilled_batch(prompts[i : i + per], cfg, seeds[i : i + per])
+        if self.prefix_cache is not None:
+            self.prefix_cache.commit()
         return out
 
     def _prefilled_batch(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
@@ -99,13 +103,22 @@ class TransformersBackend:
         tok, n = self.tokenizer, cfg.n
         enc = tok(prompts, return_tensors="pt", padding=True)
         ids, mask = enc["input_ids"], enc["attention_mask"]  # (P, T)
-        cache = DynamicCache(config=self.model.config)
-        if ids.shape[1] > 1:  # all but the last token, once per distinct prompt
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, :-1]
+        lengths = mask.sum(-1).tolist()
+        width = ids.shape[1]
+        real = [ids[i, width - t:].tolist() for i, t in enumerate(lengths)]
+        span, cache = 0, DynamicCache(config=self.model.config)
+        if self.prefix_cache is not None and self.prefix_cache.rows:
+            hits = [self.prefix_cache.lookup(r) for r in real]
+            span, used = cache_plan(lengths, [h[0] for h in hits])
+            if span:
+                cache = self.prefix_cache.build(self.model.config, [h[1] for h in hits], used, span, ids)
+        if ids.shape[1] - 1 > span:  # all but the last token, once per distinct prompt, past the cached span
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, span:-1]
             with torch.inference_mode():
-                self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=positions,
+                self.model(input_ids=ids[:, span:-1], attention_mask=mask[:, :-1], position_ids=positions,
                            past_key_values=cache, use_cache=True)
-            self.tokens_prefilled += int(mask[:, :-1].sum())
+            self.tokens_prefilled += int(mask[:, span:-1].sum())
+        if ids.shape[1] > 1:
             cache.batch_repeat_interleave(n)
         self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows
         sampler = RowSampler([row_seed(s, k) for s in seeds for k in range(n)], cfg.temperature, cfg.top_p)
@@ -119,8 +132,14 @@ class TransformersBackend:
                 max_new_tokens=cfg.max_new_tokens,
                 pad_token_id=tok.pad_token_id,
                 stopping_criteria=self._stopping(cfg.stop),
+                return_dict_in_generate=True,
             )
-        done = self._decode(out[:, ids.shape[1] :].tolist(), cfg)  # (P * n, T_new)
+        rows = out.sequences[:, width:].tolist()  # (P * n, T_new)
+        done = self._decode(rows, cfg)
+        if self.prefix_cache is not None and out.past_key_values is not None:
+            self.prefix_cache.store(out.past_key_values,
+                                    [real[r // n] + rows[r][:c.tokens] for r, c in enumerate(done)],
+                                    [width - lengths[r // n] for r in range(len(done))])
         return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
 
     def _stopping(self, stop: tuple[str, ...]) -> Any:

@@ -32,3 +32,16 @@ def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, ti
     report = json.loads((out / "report.json").read_text())
     assert report["steps"] == 2 and report["config"]["process"] == f"prm:{prm}"
     assert Path(out / "curves.png").stat().st_size > 1000
+
+
+def test_grpo_arguments_on_a_cpu_turn_off_bf16_and_checkpointing(tmp_path):
+    import torch
+
+    from prmkit.rl.config import RLConfig
+    from prmkit.rl.run import grpo_arguments
+
+    args = grpo_arguments(RLConfig(), tmp_path, [1.0])
+    gpu = torch.cuda.is_available()
+    assert args.bf16 is gpu and args.gradient_checkpointing is gpu  # TRL's defaults are True for both
+    forced = grpo_arguments(RLConfig(trainer_args=["gradient_checkpointing=true"]), tmp_path, [1.0])
+    assert forced.gradient_checkpointing is True  # --trainer-args still wins

@@ -38,6 +38,10 @@ def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: li
         max_completion_length=config.max_new_tokens, reward_weights=weights, seed=config.seed, logging_steps=1,
         save_strategy="steps", save_steps=config.save_steps, save_total_limit=config.save_total_limit or None,
         report_to=[], remove_unused_columns=False, dataloader_pin_memory=False, use_cpu=not _has_gpu(),
+        # TRL's GRPOConfig turns bf16 and gradient checkpointing on by default; on a CPU without native bf16 that
+        # autocasts every matmul to torch's generic bf16 gemm (py-spy: `cpublas`), and checkpointing recomputes
+        # the forward: both only on a GPU
+        bf16=_has_gpu(), gradient_checkpointing=_has_gpu(),
     )
     return GRPOConfig(**(kwargs | trainer_overrides(config.trainer_args)))
 

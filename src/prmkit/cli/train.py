@@ -10,7 +10,9 @@ pairs for bt, alias pum).
 Every TrainConfig / RewardModelConfig field is a flag (`--lr`, `--epochs`, ...) and may come from
 `--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.HEADS`.
 With no `--config` and no training flag, the recipe for the machine (`recipes/cpu.yaml` or `recipes/gpu.yaml`) is
-the config, named in the first printed line. `--resume` continues from the last `<output>/checkpoint-N`.
+the config, named in the first printed line; flags of how the run is carried out (`--threads`, `--seed`, the
+save/eval/logging ones, `--resume`) are not training flags and keep the recipe. `--resume` continues from the last
+`<output>/checkpoint-N`.
 Several GPUs: `accelerate launch -m prmkit.cli.main train ...` (the same flags).
 """
 
@@ -52,7 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser, TrainConfig, RewardModelConfig, skip=("kind",))
 
 
-NOT_SETTINGS = {"resume"}  # flags that do not count as choosing the training settings
+# flags that change how a run is carried out (threads, checkpoints, checks, logs, seed), not what it learns: they
+# do not count as choosing the training settings, so the machine's recipe still applies beside them
+NOT_SETTINGS = {"resume", "threads", "seed", "eval_strategy", "eval_steps", "save_strategy", "save_steps",
+                "save_total_limit", "logging_steps", "report_to"}
 
 
 def choose_recipe(args: argparse.Namespace) -> None:

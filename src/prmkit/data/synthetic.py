@@ -1,0 +1,158 @@
+"""Synthetic arithmetic word problems with step errors that can be checked, and their true step labels
+(`prmkit data synth`): training data for a small verifier of the policy's own traces.
+
+Why: on GSM8K a 135M reward model learns the class prior and nothing else (`docs/results.md`), and the demo's 20
+problems are too few to teach it anything. Here the problems come from the demo templates (`prmkit.data.demo`,
+another seed), so there are as many as wanted, and every wrong trace makes one slip that the text itself shows:
+
+- `arithmetic`: a wrong result (`6 * 9 = 64`), off by 1, 2 or 10, or a digit slip;
+- `operation`: the wrong operation for the question's words (`29 - 14` for "buys 14 more");
+- `operand`: a number that is not the question's (`29 + 41` for 14), a misread.
+
+The slip is carried to the end (later steps use the wrong value), so the final answer is wrong. The label of a step
+is 1 before the slip and 0 from it on; the final step ("The answer is N.") is 1 exactly when N is right. Steps are
+written in several phrasings, like the ones the embedded policy writes ("There are 29 + 14 = 43 apples."), so a
+verifier trained here can score that policy's traces on the demo problems. Problems whose question is one of the
+first `exclude_demo` demo problems (seed 0, the set `--input demo` and `prmkit generate --data demo` use) are
+skipped, so those stay held out.
+
+    >>> pools, labels, _ = build_synthetic(SynthConfig(problems=1, seed=1))
+    >>> [t.correct for t in pools[0].traces], len(labels)
+    ([True, False, False, False], 4)
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from prmkit.data.demo import demo_problems
+from prmkit.data.jsonl import write_records
+from prmkit.data.records import Pool, StepLabels, Trace
+
+__all__ = ["SLIPS", "SynthConfig", "build_synthetic", "solve_with_slip", "write_synthetic"]
+
+SLIPS = ("arithmetic", "operation", "operand")
+_APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
+_SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
+_PHRASES = (
+    "We compute {e}.",
+    "{name} has {e} {item}.",
+    "There are {e} {item}.",
+    "So {e}.",
+    "That makes {e} {item} in all.",
+)
+_ANSWERS = ("The answer is {r}.", "The answer is ${r}.", "The answer is {r} {item}.")
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class SynthConfig:
+    """`prmkit data synth`: synthetic arithmetic problems, one right and `wrong` slipped traces each, true labels."""
+
+    problems: int = field(default=300, metadata=_help("problems to write."))
+    seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
+    wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
+    slips: str = field(default="arithmetic,operation,operand", metadata=_help(
+        "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand."))
+    exclude_demo: int = field(default=200, metadata=_help(
+        "skip problems whose question is one of the first N demo problems (seed 0), which stay held out."))
+    output: str | None = field(default=None, metadata=_help("Pool JSONL to write (required)."))
+    labels: str | None = field(default=None, metadata=_help("StepLabels JSONL of the true labels (required)."))
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.slips.split(",") if s not in SLIPS]
+        if unknown:
+            raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
+        if self.problems < 1 or self.wrong < 0:
+            raise ValueError("problems must be at least 1 and wrong at least 0")
+
+
+def _operations(question: str, expression: str) -> tuple[int, list[tuple[str, int]]]:
+    """(first value, [(op, operand), ...]) of a demo expression; a sharing problem is `total / count`."""
+    tokens = expression.split()
+    if len(tokens) == 1:  # a sharing problem: its question holds the total and the count
+        total, count = re.findall(r"\d+", question)[:2]
+        return int(total), [("/", int(count))]
+    return int(tokens[0]), [(op, int(y)) for op, y in zip(tokens[1::2], tokens[2::2], strict=True)]
+
+
+def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str] | None,
+                    rng: random.Random) -> tuple[list[tuple[int, str, int, int]], list[int], int]:
+    """The computation left to right as (a, op, b, result) rows with `slip` = (row, kind) applied; the true label
+    of each row; the final value.
+
+    >>> rows, labels, value = solve_with_slip(29, [("+", 14), ("-", 2)], (1, "operation"), random.Random(0))
+    >>> rows, labels, value
+    ([(29, '+', 14, 43), (43, '+', 2, 45)], [1, 0], 45)
+    """
+    rows, labels, acc, wrong = [], [], first, False
+    for k, (op, b) in enumerate(ops):
+        a, o = acc, op
+        kind = slip[1] if slip and slip[0] == k else None
+        if kind == "operation":
+            o = _SWAP[op]
+        elif kind == "operand":
+            b = max(1, b + rng.choice([-3, -2, 2, 3, 5, 7]))
+        result = _APPLY[o](a, b)
+        if kind == "arithmetic" or (kind and result == _APPLY[op](acc, ops[k][1])):
+            result += rng.choice([-2, -1, 1, 2, 10])
+        wrong = wrong or kind is not None
+        rows.append((a, o, b, result))
+        labels.append(0 if wrong else 1)
+        acc = result
+    return rows, labels, acc
+
+
+def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dict[str, Any]]:
+    """The pools, their true StepLabels and a report (see the module doc)."""
+    rng = random.Random(cfg.seed)
+    held = {p.question for p in demo_problems(cfg.exclude_demo, 0)} if cfg.exclude_demo else set()
+    kinds = cfg.slips.split(",")
+    pools: list[Pool] = []
+    labels: list[StepLabels] = []
+    skipped, made = 0, 0
+    candidates = demo_problems(cfg.problems * 2 + cfg.exclude_demo, cfg.seed)
+    for problem in candidates:
+        if len(pools) == cfg.problems:
+            break
+        if problem.question in held:
+            skipped += 1
+            continue
+        first, ops = _operations(problem.question, problem.meta["expression"])
+        item = re.findall(r"[a-z]+(?= does| do| in each|\?)", problem.question)
+        words = {"name": problem.question.split()[0], "item": item[0] if item else "items"}
+        traces = []
+        for j in range(1 + cfg.wrong):
+            slip = None if j == 0 else (rng.randrange(len(ops)), rng.choice(kinds))
+            rows, step_labels, value = solve_with_slip(first, ops, slip, rng)
+            steps = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
+            steps.append(rng.choice(_ANSWERS).format(r=value, **words))
+            correct = str(value) == problem.answer
+            trace = Trace(f"{problem.id}/t{j}", problem.id, steps, str(value), correct, "synthetic")
+            traces.append(trace)
+            truth = [*step_labels, int(correct)]
+            labels.append(StepLabels(trace.id, "truth", [float(x) for x in truth], truth, None, {}, correct,
+                                     problem.id))
+            made += 1
+        pools.append(Pool(problem, traces))
+    report = {"problems": len(pools), "traces": made, "skipped_as_held_out": skipped,
+              "steps": sum(len(s.labels) for s in labels),
+              "positive_rate": round(sum(sum(s.labels) for s in labels) / max(1, sum(len(s.labels) for s in labels)),
+                                     4)}
+    return pools, labels, report
+
+
+def write_synthetic(cfg: SynthConfig) -> dict[str, Any]:
+    """Build and write the pools (`cfg.output`) and their true labels (`cfg.labels`); return the report."""
+    if not cfg.output or not cfg.labels:
+        raise ValueError("set --output (pools) and --labels (true step labels)")
+    pools, labels, report = build_synthetic(cfg)
+    write_records(cfg.output, pools)
+    write_records(cfg.labels, labels)
+    return report | {"output": cfg.output, "labels": cfg.labels}

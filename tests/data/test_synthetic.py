@@ -1,0 +1,61 @@
+"""`prmkit data synth`: slips that the text shows, true labels, demo problems held out, bad settings refused."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from prmkit.cli.main import main
+from prmkit.data.demo import demo_problems
+from prmkit.data.synthetic import SynthConfig, build_synthetic, solve_with_slip
+
+
+def _check_row(a: int, op: str, b: int, r: int) -> bool:
+    return {"+": a + b, "-": a - b, "*": a * b, "/": a // b}[op] == r
+
+
+def test_labels_are_the_truth_of_each_step():
+    pools, labels, report = build_synthetic(SynthConfig(problems=60, seed=3))
+    by_id = {s.trace_id: s for s in labels}
+    assert report["problems"] == 60 and report["traces"] == 240 == len(labels)
+    for pool in pools:
+        for trace in pool.traces:
+            truth = by_id[trace.id]
+            assert len(truth.labels) == len(trace.steps) and truth.correct == trace.correct
+            assert truth.labels[-1] == int(trace.correct) and trace.steps[-1].startswith("The answer is")
+            # once a step is wrong every later step is 0; a correct trace is all 1
+            assert truth.labels == sorted(truth.labels, reverse=True)
+            assert all(truth.labels) == trace.correct
+    correct = [t for p in pools for t in p.traces if t.correct]
+    assert len(correct) == 60  # one right trace per problem, every slip changes the answer
+
+
+def test_each_slip_kind_shows_in_the_text():
+    rng = random.Random(0)
+    ops = [("+", 14), ("-", 2)]
+    rows, labels, _ = solve_with_slip(29, ops, (0, "arithmetic"), rng)
+    assert not _check_row(*rows[0]) and labels == [0, 0]
+    rows, labels, _ = solve_with_slip(29, ops, (1, "operand"), rng)
+    assert rows[1][2] != 2 and _check_row(*rows[1]) and labels == [1, 0]
+    rows, _, value = solve_with_slip(29, ops, None, rng)
+    assert value == 41 and all(_check_row(*r) for r in rows)
+
+
+def test_demo_problems_stay_held_out_and_same_seed_same_data():
+    held = {p.question for p in demo_problems(200, 0)}
+    pools, _, report = build_synthetic(SynthConfig(problems=100, seed=0, exclude_demo=200))
+    assert not {p.problem.question for p in pools} & held and report["skipped_as_held_out"] > 0
+    again, _, _ = build_synthetic(SynthConfig(problems=100, seed=0, exclude_demo=200))
+    assert [p.to_dict() for p in again] == [p.to_dict() for p in pools]
+
+
+def test_bad_settings_are_refused_and_the_cli_writes_both_files(tmp_path, capsys):
+    with pytest.raises(ValueError, match="unknown slip kind"):
+        SynthConfig(slips="arithmetic,typo")
+    assert main(["data", "synth", "--problems", "4", "--slips", "operand", "--output", str(tmp_path / "p.jsonl"),
+                 "--labels", str(tmp_path / "l.jsonl")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["traces"] == 16 == len((tmp_path / "l.jsonl").read_text().splitlines())
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 4

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from prmkit.data.answers import answer_key
-from prmkit.evaluate.bok import Candidate, bok_curves, bootstrap_ci, expected_accuracy
+from prmkit.evaluate.bok import Candidate, bok_curves, bootstrap_ci, difference_rows, expected_accuracy
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
 
 # (answer, correct, score): the docstring's worked example
@@ -62,3 +62,18 @@ def test_rank_percentiles_worked_example():
     assert r["worst_correct"] == pytest.approx((1 / 3 + 1) / 2)
     assert r["best_incorrect"] == pytest.approx((1 + 2 / 3) / 2)
     assert rank_percentiles([0.5, 0.5]) == [0.5, 0.5]
+
+
+def test_difference_against_majority_is_paired_by_problem():
+    # 20 problems: two wrong candidates agree on "7", the right one "5" scores highest -> the model always wins
+    # at K=3 and majority always loses; at K=1 both are single samples of the same subsets: difference exactly 0
+    win = [Candidate("7", False, 0.1), Candidate("7", False, 0.2), Candidate("5", True, 0.9)]
+    pools = [win] * 20
+    methods = {"majority": ("majority", pools), "RM": ("best", pools)}
+    rows = {r["k"]: r for r in difference_rows(methods, "majority", [1, 3], n_boot=200)}
+    assert rows[3]["mean"] == pytest.approx(1.0) and rows[3]["lo"] > 0
+    assert rows[1]["mean"] == 0 and rows[1]["method"] == "RM"  # best of 1 = majority of 1 = the same sample
+    # with a scorer that prefers a wrong answer, the interval lies below 0
+    lose = [Candidate("7", False, 0.1), Candidate("7", True, 0.2), Candidate("5", False, 0.9)]
+    bad = {"majority": ("majority", [lose] * 20), "RM": ("best", [lose] * 20)}
+    assert difference_rows(bad, "majority", [3], n_boot=200)[0]["hi"] < 0

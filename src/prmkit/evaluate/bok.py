@@ -31,7 +31,7 @@ import numpy as np
 
 from prmkit.data.answers import answer_key
 
-__all__ = ["SELECTORS", "Candidate", "bok_curves", "bootstrap_ci", "expected_accuracy"]
+__all__ = ["SELECTORS", "Candidate", "bok_curves", "bootstrap_ci", "difference_rows", "expected_accuracy"]
 
 
 @dataclass
@@ -109,4 +109,23 @@ def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[i
             lo, hi = bootstrap_ci(values, n_boot, seed)
             rows.append({"method": name, "k": k, "mean": float(values.mean()), "lo": lo, "hi": hi,
                          "problems": len(values)})
+    return rows
+
+
+def difference_rows(methods: dict[str, tuple[str, list[list[Candidate]]]], against: str, ks: list[int],
+                    max_subsets: int = 256, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+    """Each method's accuracy minus `against`'s (e.g. majority voting), paired by problem: the same K-subsets of
+    the same pools (one seed), so the 95% interval is of the per-problem difference, resampling problems. Rows
+    {method, against, k, mean, lo, hi, problems}; a lower bound above 0 means the method beats `against`."""
+    base_selector, base_pools = methods[against]
+    rows = []
+    for k in ks:
+        base = expected_accuracy(base_pools, base_selector, k, max_subsets, seed)
+        for name, (selector, pools) in methods.items():
+            if name == against:
+                continue
+            diff = expected_accuracy(pools, selector, k, max_subsets, seed) - base
+            lo, hi = bootstrap_ci(diff, n_boot, seed)
+            rows.append({"method": name, "against": against, "k": k, "mean": float(diff.mean()), "lo": lo, "hi": hi,
+                         "problems": len(diff)})
     return rows

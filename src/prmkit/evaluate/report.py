@@ -11,7 +11,7 @@ import os
 
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.warn import warn
-from prmkit.evaluate.bok import Candidate, bok_curves
+from prmkit.evaluate.bok import Candidate, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.models.aggregate import aggregate
 
@@ -63,10 +63,13 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
     methods |= {n: ("best", pools) for n, pools in scored.items()}
     methods["oracle"] = ("oracle", base)
     rows = bok_curves(methods, ks, max_subsets, n_boot, seed)
+    models = {n: m for n, m in methods.items() if n not in ("single", "majority", "oracle")}
+    differences = difference_rows(models | {"majority": methods["majority"]}, "majority", ks, max_subsets, n_boot,
+                                  seed)
     ranks = {n: rank_robustness(pools) for n, pools in scored.items()}
     warnings += [w for n, r in ranks.items() for w in rank_warnings(n, r)]
-    return {"problems": len(common), "ks": ks, "rows": rows, "rank_robustness": ranks, "k_capped": capped,
-            "warnings": warnings}
+    return {"problems": len(common), "ks": ks, "rows": rows, "differences": differences, "rank_robustness": ranks,
+            "k_capped": capped, "warnings": warnings}
 
 
 def check_ks(ks: list[int], sizes: list[int]) -> tuple[dict[int, int], list[str]]:
@@ -103,6 +106,13 @@ def format_table(report: dict) -> str:
         cell = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
         lines.append(f"| {method} | " + " | ".join(cell(cells[k]) for k in ks) + " |")
     lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
+    if report.get("differences"):
+        lines += ["", "| minus majority voting (paired by problem) | " + " | ".join(head) + " |",
+                  "|---" * (len(ks) + 1) + "|"]
+        for method in dict.fromkeys(r["method"] for r in report["differences"]):
+            cells = {r["k"]: r for r in report["differences"] if r["method"] == method}
+            diff = lambda r: f"{100 * r['mean']:+.1f} [{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]"  # noqa: E731
+            lines.append(f"| {method} | " + " | ".join(diff(cells[k]) for k in ks) + " |")
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
     pct = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731

@@ -31,7 +31,7 @@ import numpy as np
 
 from prmkit.data.answers import answer_key
 
-__all__ = ["SELECTORS", "Candidate", "bok_curves", "bootstrap_ci", "difference_rows", "expected_accuracy"]
+__all__ = ["SELECTORS", "Candidate", "accuracies", "bok_curves", "bootstrap_ci", "difference_rows", "expected_accuracy"]
 
 
 @dataclass
@@ -99,32 +99,42 @@ def bootstrap_ci(values: np.ndarray, n_boot: int = 1000, seed: int = 0) -> tuple
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
+def accuracies(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,
+               seed: int = 0) -> dict[tuple[str, int], np.ndarray]:
+    """{(method, K): per-problem expected accuracy}, computed once for `bok_curves` and `difference_rows`."""
+    return {(name, k): expected_accuracy(pools, selector, k, max_subsets, seed)
+            for name, (selector, pools) in methods.items() for k in ks}
+
+
 def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,
-               n_boot: int = 1000, seed: int = 0) -> list[dict]:
-    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi}."""
+               n_boot: int = 1000, seed: int = 0, values: dict[tuple[str, int], np.ndarray] | None = None
+               ) -> list[dict]:
+    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi}. `values`:
+    the `accuracies` of these methods when already computed."""
+    values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
     rows = []
-    for name, (selector, pools) in methods.items():
+    for name in methods:
         for k in ks:
-            values = expected_accuracy(pools, selector, k, max_subsets, seed)
-            lo, hi = bootstrap_ci(values, n_boot, seed)
-            rows.append({"method": name, "k": k, "mean": float(values.mean()), "lo": lo, "hi": hi,
-                         "problems": len(values)})
+            lo, hi = bootstrap_ci(values[name, k], n_boot, seed)
+            rows.append({"method": name, "k": k, "mean": float(values[name, k].mean()), "lo": lo, "hi": hi,
+                         "problems": len(values[name, k])})
     return rows
 
 
 def difference_rows(methods: dict[str, tuple[str, list[list[Candidate]]]], against: str, ks: list[int],
-                    max_subsets: int = 256, n_boot: int = 1000, seed: int = 0) -> list[dict]:
+                    max_subsets: int = 256, n_boot: int = 1000, seed: int = 0,
+                    values: dict[tuple[str, int], np.ndarray] | None = None) -> list[dict]:
     """Each method's accuracy minus `against`'s (e.g. majority voting), paired by problem: the same K-subsets of
     the same pools (one seed), so the 95% interval is of the per-problem difference, resampling problems. Rows
-    {method, against, k, mean, lo, hi, problems}; a lower bound above 0 means the method beats `against`."""
-    base_selector, base_pools = methods[against]
+    {method, against, k, mean, lo, hi, problems}; a lower bound above 0 means the method beats `against`.
+    `values`: the `accuracies` of these methods when already computed."""
+    values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
     rows = []
     for k in ks:
-        base = expected_accuracy(base_pools, base_selector, k, max_subsets, seed)
-        for name, (selector, pools) in methods.items():
+        for name in methods:
             if name == against:
                 continue
-            diff = expected_accuracy(pools, selector, k, max_subsets, seed) - base
+            diff = values[name, k] - values[against, k]
             lo, hi = bootstrap_ci(diff, n_boot, seed)
             rows.append({"method": name, "against": against, "k": k, "mean": float(diff.mean()), "lo": lo, "hi": hi,
                          "problems": len(diff)})

@@ -11,7 +11,7 @@ import os
 
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.warn import warn
-from prmkit.evaluate.bok import Candidate, bok_curves, difference_rows
+from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.models.aggregate import aggregate
 
@@ -62,10 +62,10 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
         methods |= {f"weighted:{n}": ("weighted", pools) for n, pools in scored.items()}
     methods |= {n: ("best", pools) for n, pools in scored.items()}
     methods["oracle"] = ("oracle", base)
-    rows = bok_curves(methods, ks, max_subsets, n_boot, seed)
-    models = {n: m for n, m in methods.items() if n not in ("single", "majority", "oracle")}
-    differences = difference_rows(models | {"majority": methods["majority"]}, "majority", ks, max_subsets, n_boot,
-                                  seed)
+    values = accuracies(methods, ks, max_subsets, seed)
+    rows = bok_curves(methods, ks, max_subsets, n_boot, seed, values)
+    compared = {n: m for n, m in methods.items() if n not in ("single", "oracle")}  # the models and majority
+    differences = difference_rows(compared, "majority", ks, max_subsets, n_boot, seed, values)
     ranks = {n: rank_robustness(pools) for n, pools in scored.items()}
     warnings += [w for n, r in ranks.items() for w in rank_warnings(n, r)]
     return {"problems": len(common), "ks": ks, "rows": rows, "differences": differences, "rank_robustness": ranks,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -32,6 +33,31 @@ def test_labels_are_the_truth_of_each_step():
     assert len(correct) == 60  # one right trace per problem, every slip changes the answer
 
 
+@pytest.mark.parametrize("style", ["plain", "policy"])
+def test_steps_labeled_right_hold_right_computations(style):
+    pools, labels, _ = build_synthetic(SynthConfig(problems=80, seed=5, style=style))
+    by_id = {s.trace_id: s for s in labels}
+    forms = {"merged": 0, "restated": 0, "answer equation": 0}
+    for pool in pools:
+        for trace in pool.traces:
+            truth = by_id[trace.id]
+            assert len(truth.labels) == len(trace.steps) and truth.labels[-1] == int(trace.correct)
+            assert truth.labels == sorted(truth.labels, reverse=True) and all(truth.labels) == trace.correct
+            for step, label in zip(trace.steps, truth.labels, strict=True):
+                rows = re.findall(r"(-?\d+) ([-+*/]) (\d+) = (-?\d+)", step)
+                if label:
+                    assert all(_check_row(int(a), o, int(b), int(r)) for a, o, b, r in rows), step
+                forms["merged"] += len(rows) == 2
+                forms["restated"] += not rows and not step.startswith("The answer")
+                forms["answer equation"] += bool(rows) and step.startswith("The answer")
+    if style == "plain":
+        assert forms == {"merged": 0, "restated": 0, "answer equation": 0}
+    else:
+        assert all(n > 5 for n in forms.values()), forms
+        wrong = " ".join(step for p in pools for t in p.traces if not t.correct for step in t.steps)
+        assert set(re.findall(r" ([-+*/]) ", wrong)) == {"+", "-", "*", "/"}
+
+
 def test_each_slip_kind_shows_in_the_text():
     rng = random.Random(0)
     ops = [("+", 14), ("-", 2)]
@@ -54,6 +80,8 @@ def test_demo_problems_stay_held_out_and_same_seed_same_data():
 def test_bad_settings_are_refused_and_the_cli_writes_both_files(tmp_path, capsys):
     with pytest.raises(ValueError, match="unknown slip kind"):
         SynthConfig(slips="arithmetic,typo")
+    with pytest.raises(ValueError, match="unknown style"):
+        SynthConfig(style="fancy")
     assert main(["data", "synth", "--problems", "4", "--slips", "operand", "--output", str(tmp_path / "p.jsonl"),
                  "--labels", str(tmp_path / "l.jsonl")]) == 0
     report = json.loads(capsys.readouterr().out)

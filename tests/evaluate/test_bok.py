@@ -32,6 +32,14 @@ def test_reward_beats_majority_when_it_ranks_the_correct_one_first():
     assert acc(GOOD, "single", 1) == pytest.approx(0.25)
 
 
+def test_best_skips_unanswered_candidates_like_majority_voting():
+    # a truncated sample with no answer scores highest; it cannot be right, so best-of-K takes the next one
+    pool = [Candidate(None, False, 0.9), Candidate("4", True, 0.6), Candidate("3", False, 0.2)]
+    assert acc(pool, "best", 3) == 1.0
+    assert acc(pool, "best", 2) == pytest.approx(2 / 3)  # {None, 4}: 4; {None, 3}: 3; {4, 3}: 4
+    assert acc([Candidate(None, False, 0.9), Candidate(None, True, 0.1)], "best", 2) == 0.0  # none answers: any
+
+
 def test_ties_go_to_the_earliest_sample_and_answers_are_normalised():
     pool = [Candidate("1,000", True), Candidate("7", False), Candidate("1000.0", True), Candidate("9", False)]
     assert answer_key("1,000") == answer_key("1000.0") == "1000"

@@ -12,7 +12,13 @@ another seed), so there are as many as wanted, and every wrong trace makes one s
 The slip is carried to the end (later steps use the wrong value), so the final answer is wrong. The label of a step
 is 1 before the slip and 0 from it on; the final step ("The answer is N.") is 1 exactly when N is right. Steps are
 written in several phrasings, like the ones the embedded policy writes ("There are 29 + 14 = 43 apples."), so a
-verifier trained here can score that policy's traces on the demo problems. Problems whose question is one of the
+verifier trained here can score that policy's traces on the demo problems.
+
+`style="policy"` makes the traces look more like that policy's own samples (`render_policy_style`): any wrong
+operation (the policy multiplies where it should subtract), wider arithmetic slips, two computations in one step,
+a step that restates a sentence of the question, and the last computation written into the answer line
+("The answer is 24 - 3 = 21 marbles."). Labels follow the same rule: a step is 1 until the slip, restated facts
+included, and the answer line is 1 exactly when its number is right. Problems whose question is one of the
 first `exclude_demo` demo problems (seed 0, the set `--input demo` and `prmkit generate --data demo` use) are
 skipped, so those stay held out.
 
@@ -32,9 +38,11 @@ from prmkit.data.demo import demo_problems
 from prmkit.data.jsonl import write_records
 from prmkit.data.records import Pool, StepLabels, Trace
 
-__all__ = ["SLIPS", "SynthConfig", "build_synthetic", "solve_with_slip", "write_synthetic"]
+__all__ = ["SLIPS", "STYLES", "SynthConfig", "build_synthetic", "render_policy_style", "solve_with_slip",
+           "write_synthetic"]
 
 SLIPS = ("arithmetic", "operation", "operand")
+STYLES = ("plain", "policy")
 _APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
 _SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
 _PHRASES = (
@@ -60,6 +68,9 @@ class SynthConfig:
     wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
     slips: str = field(default="arithmetic,operation,operand", metadata=_help(
         "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand."))
+    style: str = field(default="plain", metadata=_help(
+        "plain: one computation per step, one answer line | policy: also merged steps, restated facts, answer "
+        "lines with the last computation, any wrong operation, wider slips (like the embedded policy's samples)."))
     exclude_demo: int = field(default=200, metadata=_help(
         "skip problems whose question is one of the first N demo problems (seed 0), which stay held out."))
     output: str | None = field(default=None, metadata=_help("Pool JSONL to write (required)."))
@@ -69,6 +80,8 @@ class SynthConfig:
         unknown = [s for s in self.slips.split(",") if s not in SLIPS]
         if unknown:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
+        if self.style not in STYLES:
+            raise ValueError(f"unknown style '{self.style}'; choose from {', '.join(STYLES)}")
         if self.problems < 1 or self.wrong < 0:
             raise ValueError("problems must be at least 1 and wrong at least 0")
 
@@ -82,10 +95,25 @@ def _operations(question: str, expression: str) -> tuple[int, list[tuple[str, in
     return int(tokens[0]), [(op, int(y)) for op, y in zip(tokens[1::2], tokens[2::2], strict=True)]
 
 
+def _wrong_operation(op: str, a: int, b: int, rng: random.Random, any_op: bool) -> str:
+    if not any_op:
+        return _SWAP[op]
+    return rng.choice([o for o in _APPLY if o != op and (o != "/" or (b and a % b == 0))])
+
+
+def _slipped_result(result: int, rng: random.Random, wide: bool) -> int:
+    if not wide:
+        return result + rng.choice([-2, -1, 1, 2, 10])
+    digits = str(abs(result))
+    if len(digits) > 1 and digits[0] != digits[-1] and rng.random() < 0.3:  # swapped digits: 43 -> 34
+        return int(digits[::-1]) * (1 if result >= 0 else -1)
+    return result + rng.choice([-10, -9, -5, -3, -2, -1, 1, 2, 3, 5, 9, 10])
+
+
 def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str] | None,
-                    rng: random.Random) -> tuple[list[tuple[int, str, int, int]], list[int], int]:
+                    rng: random.Random, wide: bool = False) -> tuple[list[tuple[int, str, int, int]], list[int], int]:
     """The computation left to right as (a, op, b, result) rows with `slip` = (row, kind) applied; the true label
-    of each row; the final value.
+    of each row; the final value. `wide`: any wrong operation and wider arithmetic slips (the policy style).
 
     >>> rows, labels, value = solve_with_slip(29, [("+", 14), ("-", 2)], (1, "operation"), random.Random(0))
     >>> rows, labels, value
@@ -96,17 +124,56 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
         a, o = acc, op
         kind = slip[1] if slip and slip[0] == k else None
         if kind == "operation":
-            o = _SWAP[op]
+            o = _wrong_operation(op, a, b, rng, wide)
         elif kind == "operand":
             b = max(1, b + rng.choice([-3, -2, 2, 3, 5, 7]))
         result = _APPLY[o](a, b)
         if kind == "arithmetic" or (kind and result == _APPLY[op](acc, ops[k][1])):
-            result += rng.choice([-2, -1, 1, 2, 10])
+            result = _slipped_result(result, rng, wide)
         wrong = wrong or kind is not None
         rows.append((a, o, b, result))
         labels.append(0 if wrong else 1)
         acc = result
     return rows, labels, acc
+
+
+def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int], value: int, correct: bool,
+                        question: str, words: dict[str, str], rng: random.Random) -> tuple[list[str], list[int]]:
+    """Steps and their true labels in the policy style (module doc): each computation row is one phrase; a
+    sentence of the question may be restated before a row (label: the trace's state before that row); two rows
+    may share a step (label: the later row's); the last row may be written into the answer line.
+
+    >>> steps, labels = render_policy_style([(4, "*", 6, 24), (24, "-", 3, 21)], [1, 1], 21, True,
+    ...     "Jon eats 3 marbles. How many?", {"name": "Jon", "item": "marbles"}, random.Random(3))
+    >>> len(steps) == len(labels) and steps[-1].startswith("The answer is") and labels[-1] == 1
+    True
+    """
+    facts = [f.strip() + "." for f in re.split(r"[.?]", question)[:-1] if f.strip() and "How many" not in f]
+    phrases = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
+    in_answer = rng.random() < 0.35
+    last = len(rows) - 1 if in_answer else len(rows)
+    steps: list[str] = []
+    out: list[int] = []
+    k = 0
+    while k < last:
+        if facts and rng.random() < 0.25:
+            steps.append(rng.choice(facts))
+            out.append(labels[k - 1] if k else 1)
+        if k + 1 < last and rng.random() < 0.3:
+            steps.append(f"{phrases[k]} {phrases[k + 1]}")
+            out.append(labels[k + 1])
+            k += 2
+            continue
+        steps.append(phrases[k])
+        out.append(labels[k])
+        k += 1
+    if in_answer:
+        a, o, b, r = rows[-1]
+        steps.append(f"The answer is {a} {o} {b} = {r}" + rng.choice([".", " {item}.".format(**words)]))
+    else:
+        steps.append(rng.choice(_ANSWERS).format(r=value, **words))
+    out.append(int(correct))
+    return steps, out
 
 
 def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dict[str, Any]]:
@@ -130,13 +197,16 @@ def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dic
         traces = []
         for j in range(1 + cfg.wrong):
             slip = None if j == 0 else (rng.randrange(len(ops)), rng.choice(kinds))
-            rows, step_labels, value = solve_with_slip(first, ops, slip, rng)
-            steps = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
-            steps.append(rng.choice(_ANSWERS).format(r=value, **words))
+            rows, step_labels, value = solve_with_slip(first, ops, slip, rng, wide=cfg.style == "policy")
             correct = str(value) == problem.answer
+            if cfg.style == "policy":
+                steps, truth = render_policy_style(rows, step_labels, value, correct, problem.question, words, rng)
+            else:
+                steps = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
+                steps.append(rng.choice(_ANSWERS).format(r=value, **words))
+                truth = [*step_labels, int(correct)]
             trace = Trace(f"{problem.id}/t{j}", problem.id, steps, str(value), correct, "synthetic")
             traces.append(trace)
-            truth = [*step_labels, int(correct)]
             labels.append(StepLabels(trace.id, "truth", [float(x) for x in truth], truth, None, {}, correct,
                                      problem.id))
             made += 1

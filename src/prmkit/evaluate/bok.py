@@ -7,7 +7,9 @@ Selectors (`SELECTORS`), each over one subset:
 - single: a random candidate (the mean correctness of the subset), i.e. single sampling;
 - majority: the most frequent answer (answers grouped by `prmkit.data.answers.answer_key`, the normaliser
   MCNIG uses), ties to the earliest; weighted: the answer with the largest sum of scores;
-- best: the highest score (ties to the earliest); oracle: any candidate correct (pass@K).
+- best: the highest score among the candidates that give an answer (ties to the earliest; all candidates when none
+  does): an unanswered candidate cannot be right, and majority voting skips those too; oracle: any candidate
+  correct (pass@K).
 
 "Earliest" means earliest in sampling order. A K-subset stands for K independent samples, which come in a random
 order, so a tie goes to each tied candidate with equal chance, and its expected success is the mean correctness of
@@ -62,8 +64,9 @@ def _vote(cands: list[Candidate], weight: Callable[[Candidate], float]) -> float
 
 
 def _best(cands: list[Candidate]) -> float:
-    top = max(c.score for c in cands)
-    return _mean_correct([c for c in cands if c.score == top])
+    answered = [c for c in cands if c.answer is not None] or cands
+    top = max(c.score for c in answered)
+    return _mean_correct([c for c in answered if c.score == top])
 
 
 SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {

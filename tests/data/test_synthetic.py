@@ -10,7 +10,7 @@ import pytest
 
 from prmkit.cli.main import main
 from prmkit.data.demo import demo_problems
-from prmkit.data.synthetic import SynthConfig, build_synthetic, solve_with_slip
+from prmkit.data.synthetic import SLIPS, SynthConfig, build_synthetic, solve_with_slip
 
 
 def _check_row(a: int, op: str, b: int, r: int) -> bool:
@@ -35,9 +35,9 @@ def test_labels_are_the_truth_of_each_step():
 
 @pytest.mark.parametrize("style", ["plain", "policy"])
 def test_steps_labeled_right_hold_right_computations(style):
-    pools, labels, _ = build_synthetic(SynthConfig(problems=80, seed=5, style=style))
+    pools, labels, _ = build_synthetic(SynthConfig(problems=80, seed=5, style=style, slips=",".join(SLIPS)))
     by_id = {s.trace_id: s for s in labels}
-    forms = {"merged": 0, "restated": 0, "answer equation": 0}
+    forms = {"merged": 0, "restated": 0, "answer equation": 0, "misstated": 0}
     for pool in pools:
         for trace in pool.traces:
             truth = by_id[trace.id]
@@ -49,9 +49,10 @@ def test_steps_labeled_right_hold_right_computations(style):
                     assert all(_check_row(int(a), o, int(b), int(r)) for a, o, b, r in rows), step
                 forms["merged"] += len(rows) == 2
                 forms["restated"] += not rows and not step.startswith("The answer")
+                forms["misstated"] += not rows and not step.startswith("The answer") and not label
                 forms["answer equation"] += bool(rows) and step.startswith("The answer")
     if style == "plain":
-        assert forms == {"merged": 0, "restated": 0, "answer equation": 0}
+        assert forms == {"merged": 0, "restated": 0, "answer equation": 0, "misstated": 0}
     else:
         assert all(n > 5 for n in forms.values()), forms
         wrong = " ".join(step for p in pools for t in p.traces if not t.correct for step in t.steps)
@@ -67,6 +68,9 @@ def test_each_slip_kind_shows_in_the_text():
     assert rows[1][2] != 2 and _check_row(*rows[1]) and labels == [1, 0]
     rows, _, value = solve_with_slip(29, ops, None, rng)
     assert value == 41 and all(_check_row(*r) for r in rows)
+    for seed in range(20):  # every row right, another number reported
+        rows, labels, value = solve_with_slip(29, ops, (0, "answer"), random.Random(seed))
+        assert all(_check_row(*r) for r in rows) and labels == [1, 1] and value != 41
 
 
 def test_demo_problems_stay_held_out_and_same_seed_same_data():

@@ -7,7 +7,9 @@ another seed), so there are as many as wanted, and every wrong trace makes one s
 
 - `arithmetic`: a wrong result (`6 * 9 = 64`), off by 1, 2 or 10, or a digit slip;
 - `operation`: the wrong operation for the question's words (`29 - 14` for "buys 14 more");
-- `operand`: a number that is not the question's (`29 + 41` for 14), a misread.
+- `operand`: a number that is not the question's (`29 + 41` for 14), a misread;
+- `answer`: every computation right, but the answer line states another number (`5 * 2 = 10.` then
+  `The answer is 15.`), as the policy often does.
 
 The slip is carried to the end (later steps use the wrong value), so the final answer is wrong. The label of a step
 is 1 before the slip and 0 from it on; the final step ("The answer is N.") is 1 exactly when N is right. Steps are
@@ -16,8 +18,9 @@ verifier trained here can score that policy's traces on the demo problems.
 
 `style="policy"` makes the traces look more like that policy's own samples (`render_policy_style`): any wrong
 operation (the policy multiplies where it should subtract), wider arithmetic slips, two computations in one step,
-a step that restates a sentence of the question, and the last computation written into the answer line
-("The answer is 24 - 3 = 21 marbles."). Labels follow the same rule: a step is 1 until the slip, restated facts
+a step that restates a sentence of the question (with the misread number before an `operand` slip: a step that is
+wrong without an equation), and the last computation written into the answer line ("The answer is 24 - 3 = 21
+marbles."). Labels follow the same rule: a step is 1 until the slip, restated facts
 included, and the answer line is 1 exactly when its number is right. Problems whose question is one of the
 first `exclude_demo` demo problems (seed 0, the set `--input demo` and `prmkit generate --data demo` use) are
 skipped, so those stay held out.
@@ -41,7 +44,7 @@ from prmkit.data.records import Pool, StepLabels, Trace
 __all__ = ["SLIPS", "STYLES", "SynthConfig", "build_synthetic", "render_policy_style", "solve_with_slip",
            "write_synthetic"]
 
-SLIPS = ("arithmetic", "operation", "operand")
+SLIPS = ("arithmetic", "operation", "operand", "answer")
 STYLES = ("plain", "policy")
 _APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
 _SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
@@ -67,7 +70,7 @@ class SynthConfig:
     seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
     wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
     slips: str = field(default="arithmetic,operation,operand", metadata=_help(
-        "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand."))
+        "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand | answer."))
     style: str = field(default="plain", metadata=_help(
         "plain: one computation per step, one answer line | policy: also merged steps, restated facts, answer "
         "lines with the last computation, any wrong operation, wider slips (like the embedded policy's samples)."))
@@ -118,11 +121,14 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
     >>> rows, labels, value = solve_with_slip(29, [("+", 14), ("-", 2)], (1, "operation"), random.Random(0))
     >>> rows, labels, value
     ([(29, '+', 14, 43), (43, '+', 2, 45)], [1, 0], 45)
+
+    An `answer` slip leaves every row right and returns another number as the final value (a number of the
+    question or an intermediate result when there is one that differs, else the result off by 1 or 10).
     """
     rows, labels, acc, wrong = [], [], first, False
     for k, (op, b) in enumerate(ops):
         a, o = acc, op
-        kind = slip[1] if slip and slip[0] == k else None
+        kind = slip[1] if slip and slip[0] == k and slip[1] != "answer" else None
         if kind == "operation":
             o = _wrong_operation(op, a, b, rng, wide)
         elif kind == "operand":
@@ -134,14 +140,20 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
         rows.append((a, o, b, result))
         labels.append(0 if wrong else 1)
         acc = result
+    if slip and slip[1] == "answer":
+        others = sorted({first, *(b for _, b in ops), *(r for *_, r in rows[:-1])} - {acc})
+        return rows, labels, rng.choice(others) if others and rng.random() < 0.7 else acc + rng.choice([-1, 1, 10])
     return rows, labels, acc
 
 
 def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int], value: int, correct: bool,
-                        question: str, words: dict[str, str], rng: random.Random) -> tuple[list[str], list[int]]:
+                        question: str, words: dict[str, str], rng: random.Random,
+                        asked: list[int] | None = None) -> tuple[list[str], list[int]]:
     """Steps and their true labels in the policy style (module doc): each computation row is one phrase; a
-    sentence of the question may be restated before a row (label: the trace's state before that row); two rows
-    may share a step (label: the later row's); the last row may be written into the answer line.
+    sentence of the question may be restated before a row (label: the trace's state before that row); before a
+    row whose operand is not `asked[k]` (an `operand` slip) the sentence holding that number may be restated with
+    the misread one (label 0); two rows may share a step (label: the later row's); the last row may be written
+    into the answer line when the answer is its result.
 
     >>> steps, labels = render_policy_style([(4, "*", 6, 24), (24, "-", 3, 21)], [1, 1], 21, True,
     ...     "Jon eats 3 marbles. How many?", {"name": "Jon", "item": "marbles"}, random.Random(3))
@@ -150,13 +162,18 @@ def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int]
     """
     facts = [f.strip() + "." for f in re.split(r"[.?]", question)[:-1] if f.strip() and "How many" not in f]
     phrases = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
-    in_answer = rng.random() < 0.35
+    in_answer = value == rows[-1][3] and rng.random() < 0.35
     last = len(rows) - 1 if in_answer else len(rows)
     steps: list[str] = []
     out: list[int] = []
     k = 0
     while k < last:
-        if facts and rng.random() < 0.25:
+        told = asked[k] if asked else rows[k][2]
+        holding = [f for f in facts if re.search(rf"\b{told}\b", f)]
+        if told != rows[k][2] and holding and rng.random() < 0.5:
+            steps.append(re.sub(rf"\b{told}\b", str(rows[k][2]), rng.choice(holding), count=1))
+            out.append(0)
+        elif facts and rng.random() < 0.25:
             steps.append(rng.choice(facts))
             out.append(labels[k - 1] if k else 1)
         if k + 1 < last and rng.random() < 0.3:
@@ -200,7 +217,8 @@ def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dic
             rows, step_labels, value = solve_with_slip(first, ops, slip, rng, wide=cfg.style == "policy")
             correct = str(value) == problem.answer
             if cfg.style == "policy":
-                steps, truth = render_policy_style(rows, step_labels, value, correct, problem.question, words, rng)
+                steps, truth = render_policy_style(rows, step_labels, value, correct, problem.question, words, rng,
+                                                   [b for _, b in ops])
             else:
                 steps = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
                 steps.append(rng.choice(_ANSWERS).format(r=value, **words))

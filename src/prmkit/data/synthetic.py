@@ -20,10 +20,11 @@ verifier trained here can score that policy's traces on the demo problems.
 operation (the policy multiplies where it should subtract), wider arithmetic slips, two computations in one step,
 a step that restates a sentence of the question (with the misread number before an `operand` slip: a step that is
 wrong without an equation), and the last computation written into the answer line ("The answer is 24 - 3 = 21
-marbles."). Labels follow the same rule: a step is 1 until the slip, restated facts
-included, and the answer line is 1 exactly when its number is right. Problems whose question is one of the
-first `exclude_demo` demo problems (seed 0, the set `--input demo` and `prmkit generate --data demo` use) are
-skipped, so those stay held out.
+marbles."). Labels follow the same rule: a step is 1 until the slip, restated facts included, and the answer line
+is 1 exactly when its number is right.
+
+Problems whose question is one of the first `exclude_demo` demo problems (seed 0, the set `--input demo` and
+`prmkit generate --data demo` use) are skipped, so those stay held out.
 
     >>> pools, labels, _ = build_synthetic(SynthConfig(problems=1, seed=1))
     >>> [t.correct for t in pools[0].traces], len(labels)

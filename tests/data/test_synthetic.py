@@ -43,6 +43,7 @@ def test_steps_labeled_right_hold_right_computations(style):
             truth = by_id[trace.id]
             assert len(truth.labels) == len(trace.steps) and truth.labels[-1] == int(trace.correct)
             assert truth.labels == sorted(truth.labels, reverse=True) and all(truth.labels) == trace.correct
+            assert (truth.params.get("slip") is None) == trace.correct  # the slip's kind is kept for analyses
             for step, label in zip(trace.steps, truth.labels, strict=True):
                 rows = re.findall(r"(-?\d+) ([-+*/]) (\d+) = (-?\d+)", step)
                 if label:

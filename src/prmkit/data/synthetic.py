@@ -227,7 +227,8 @@ def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dic
                 truth = [*step_labels, int(correct)]
             trace = Trace(f"{problem.id}/t{j}", problem.id, steps, str(value), correct, "synthetic")
             traces.append(trace)
-            labels.append(StepLabels(trace.id, "truth", [float(x) for x in truth], truth, None, {}, correct,
+            params = {"slip": slip[1], "row": slip[0]} if slip else {}
+            labels.append(StepLabels(trace.id, "truth", [float(x) for x in truth], truth, None, params, correct,
                                      problem.id))
             made += 1
         pools.append(Pool(problem, traces))

@@ -1,8 +1,9 @@
 """How much could a perfect *local* step checker gain over majority voting on a set of pools? (issue 15)
 
 A local checker sees what a small verifier can learn from `prmkit data synth`: whether each written computation
-`a op b = c` is arithmetically right, and whether its operands are numbers of the question or results computed
-before (no misread number). It cannot judge whether the operation fits the question's words. Selection: majority
+`a op b = c` is arithmetically right, whether its operands are numbers of the question or results computed before
+(no misread number), and whether the answer is the last computed result. It cannot judge whether the computations
+are the ones the question asks for (an operation too many or too few, the wrong numbers paired). Selection: majority
 voting among the answered samples that pass the checker (all answered samples when none passes), computed with
 `prmkit.evaluate.bok` (same K-subsets, same paired bootstrap as `prmkit evaluate bok`). The printed difference is
 an upper bound for any verifier that learns only these checks.
@@ -18,6 +19,7 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+from prmkit.data.answers import answer_key
 from prmkit.evaluate.bok import Candidate, accuracies, difference_rows
 
 _EQUATION = re.compile(r"(\d+(?:\.\d+)?)\s*([-+*/x×])\s*(\d+(?:\.\d+)?)\s*=\s*\$?(-?\d+(?:\.\d+)?)")
@@ -30,14 +32,16 @@ def _right(a: str, op: str, b: str, result: str) -> bool:
     return {"+": x + y, "-": x - y}.get(op, x * y) == r
 
 
-def passes(question: str, steps: list[str]) -> bool:
-    """Every computation is right and uses only the question's numbers or earlier results."""
+def passes(question: str, steps: list[str], answer: str | None) -> bool:
+    """Every computation is right and uses only the question's numbers or earlier results, and the answer is the
+    last result (when there is a computation)."""
     known = set(re.findall(r"\d+", question))
+    result = None
     for a, op, b, result in _EQUATION.findall(" ".join(steps)):
         if not _right(a, op, b, result) or a not in known or b not in known:
             return False
         known.add(result)
-    return True
+    return result is None or answer is None or answer_key(result) == answer_key(answer)
 
 
 def main() -> None:
@@ -55,7 +59,7 @@ def main() -> None:
             majority.append([Candidate(t["answer"], bool(t["correct"])) for t in pool["traces"]])
             row = []
             for t in pool["traces"]:
-                ok = passes(question, t["steps"])
+                ok = passes(question, t["steps"], t["answer"])
                 passed[bool(t["correct"])] += ok
                 row.append(Candidate(t["answer"], bool(t["correct"]), 1.0 + 1000.0 * ok))  # votes of passers win
             checked.append(row)

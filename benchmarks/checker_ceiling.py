@@ -4,7 +4,7 @@ A local checker sees what a small verifier can learn from `prmkit data synth`: w
 `a op b = c` is arithmetically right, whether its operands are numbers of the question or results computed before
 (no misread number), and whether the answer is the last computed result. It cannot judge whether the computations
 are the ones the question asks for (an operation too many or too few, the wrong numbers paired). Selection: majority
-voting among the answered samples that pass the checker (all answered samples when none passes), computed with
+voting among the samples that pass the checker (all answered samples when none passes), computed with
 `prmkit.evaluate.bok` (same K-subsets, same paired bootstrap as `prmkit evaluate bok`). The printed difference is
 an upper bound for any verifier that learns only these checks.
 
@@ -33,15 +33,17 @@ def _right(a: str, op: str, b: str, result: str) -> bool:
 
 
 def passes(question: str, steps: list[str], answer: str | None) -> bool:
-    """Every computation is right and uses only the question's numbers or earlier results, and the answer is the
-    last result (when there is a computation)."""
+    """The sample states an answer, every computation is right and uses only the question's numbers or earlier
+    results, and the answer is the last result (when there is a computation)."""
+    if answer is None:
+        return False
     known = set(re.findall(r"\d+", question))
     result = None
     for a, op, b, result in _EQUATION.findall(" ".join(steps)):
         if not _right(a, op, b, result) or a not in known or b not in known:
             return False
         known.add(result)
-    return result is None or answer is None or answer_key(result) == answer_key(answer)
+    return result is None or answer_key(result) == answer_key(answer)
 
 
 def main() -> None:

@@ -74,6 +74,24 @@ def test_each_slip_kind_shows_in_the_text():
         assert all(_check_row(*r) for r in rows) and labels == [1, 1] and value != 41
 
 
+@pytest.mark.parametrize("kind", ["extra", "drop", "pairing"])
+def test_structural_slips_compute_right_but_not_what_is_asked(kind):
+    ops = [("+", 8), ("-", 4)]  # 19 + 8 - 4 = 23
+    for seed in range(30):
+        rows, labels, value = solve_with_slip(19, ops, (seed % 2, kind), random.Random(seed))
+        assert all(_check_row(*r) for r in rows) and value != 23 and len(labels) == len(rows)
+        assert {"extra": 3, "drop": 1, "pairing": 2}[kind] == len(rows)
+        if kind == "pairing":
+            assert rows[1][:3] == (19, "-", 4) and labels == [1, 0]
+        if kind == "drop":
+            assert value == 27 and labels == [1]  # right so far, the answer line is wrong
+        if kind == "extra":
+            assert labels == [1, 1, 0] and rows[2][0] == 23
+    # one operation: nothing to drop or pair, one computation too many instead
+    rows, labels, value = solve_with_slip(6, [("*", 3)], (0, "drop"), random.Random(0))
+    assert len(rows) == 2 and labels == [1, 0] and value != 18 and _check_row(*rows[1])
+
+
 def test_demo_problems_stay_held_out_and_same_seed_same_data():
     held = {p.question for p in demo_problems(200, 0)}
     pools, _, report = build_synthetic(SynthConfig(problems=100, seed=0, exclude_demo=200))

@@ -9,7 +9,13 @@ another seed), so there are as many as wanted, and every wrong trace makes one s
 - `operation`: the wrong operation for the question's words (`29 - 14` for "buys 14 more");
 - `operand`: a number that is not the question's (`29 + 41` for 14), a misread;
 - `answer`: every computation right, but the answer line states another number (`5 * 2 = 10.` then
-  `The answer is 15.`), as the policy often does.
+  `The answer is 15.`), as the policy often does;
+- `extra`: one computation too many, right arithmetic on a number of the question (`2 * 9 = 18.` then
+  `18 * 2 = 36.`);
+- `drop`: one computation too few, the answer is an intermediate result (`6 * 3 = 18. The answer is 18.` for
+  3 * 6 + 6); on one-operation problems an `extra` slip instead;
+- `pairing`: a later operation applied to the question's first number instead of the result so far (`19 - 4` for
+  19 + 8 - 4); on one-operation problems an `extra` slip instead.
 
 The slip is carried to the end (later steps use the wrong value), so the final answer is wrong. The label of a step
 is 1 before the slip and 0 from it on; the final step ("The answer is N.") is 1 exactly when N is right. Steps are
@@ -45,7 +51,8 @@ from prmkit.data.records import Pool, StepLabels, Trace
 __all__ = ["SLIPS", "STYLES", "SynthConfig", "build_synthetic", "render_policy_style", "solve_with_slip",
            "write_synthetic"]
 
-SLIPS = ("arithmetic", "operation", "operand", "answer")
+SLIPS = ("arithmetic", "operation", "operand", "answer", "extra", "drop", "pairing")
+_ROW_SLIPS = ("arithmetic", "operation", "operand")
 STYLES = ("plain", "policy")
 _APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
 _SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
@@ -71,7 +78,8 @@ class SynthConfig:
     seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
     wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
     slips: str = field(default="arithmetic,operation,operand", metadata=_help(
-        "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand | answer."))
+        "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand | answer | extra | drop | "
+        "pairing."))
     style: str = field(default="plain", metadata=_help(
         "plain: one computation per step, one answer line | policy: also merged steps, restated facts, answer "
         "lines with the last computation, any wrong operation, wider slips (like the embedded policy's samples)."))
@@ -130,7 +138,7 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
     rows, labels, acc, wrong = [], [], first, False
     for k, (op, b) in enumerate(ops):
         a, o = acc, op
-        kind = slip[1] if slip and slip[0] == k and slip[1] != "answer" else None
+        kind = slip[1] if slip and slip[0] == k and slip[1] in _ROW_SLIPS else None
         if kind == "operation":
             o = _wrong_operation(op, a, b, rng, wide)
         elif kind == "operand":
@@ -145,7 +153,34 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
     if slip and slip[1] == "answer":
         others = sorted({first, *(b for _, b in ops), *(r for *_, r in rows[:-1])} - {acc})
         return rows, labels, rng.choice(others) if others and rng.random() < 0.7 else acc + rng.choice([-1, 1, 10])
+    if slip and slip[1] in ("extra", "drop", "pairing"):
+        return _restructure(first, ops, rows, labels, slip, rng)
     return rows, labels, acc
+
+
+def _restructure(first: int, ops: list[tuple[str, int]], rows: list[tuple[int, str, int, int]], labels: list[int],
+                 slip: tuple[int, str], rng: random.Random) -> tuple[list[tuple[int, str, int, int]], list[int], int]:
+    """The right rows changed by a structural slip (`extra`, `drop`, `pairing`; module doc), each computation in
+    them arithmetically right; the final value always differs from the right answer."""
+    right = rows[-1][3]
+    if slip[1] == "drop" and len(rows) > 1 and rows[-2][3] != right:
+        return rows[:-1], labels[:-1], rows[-2][3]
+    if slip[1] == "pairing" and len(rows) > 1:
+        k = max(1, slip[0])
+        _, op, b, _ = rows[k]
+        paired = [*rows[:k], (first, op, b, _APPLY[op](first, b))]
+        acc = paired[-1][3]
+        for _, op2, b2, _ in rows[k + 1:]:
+            paired.append((acc, op2, b2, _APPLY[op2](acc, b2)))
+            acc = paired[-1][3]
+        if acc != right:
+            return paired, [*labels[:k], *[0] * (len(paired) - k)], acc
+    numbers = [b for _, b in ops] + [first]
+    for op, b in [(rng.choice(["*", "+", "-"]), rng.choice(numbers)), ("*", 2), ("+", 1)]:
+        result = _APPLY[op](right, b)
+        if result != right:
+            return [*rows, (right, op, b, result)], [*labels, 0], result
+    raise AssertionError("unreachable: right + 1 differs from right")
 
 
 def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int], value: int, correct: bool,
@@ -170,7 +205,7 @@ def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int]
     out: list[int] = []
     k = 0
     while k < last:
-        told = asked[k] if asked else rows[k][2]
+        told = asked[k] if asked and k < len(asked) else rows[k][2]
         holding = [f for f in facts if re.search(rf"\b{told}\b", f)]
         if told != rows[k][2] and holding and rng.random() < 0.5:
             steps.append(re.sub(rf"\b{told}\b", str(rows[k][2]), rng.choice(holding), count=1))

@@ -16,20 +16,20 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from fractions import Fraction
 from pathlib import Path
 
 from prmkit.data.answers import answer_key
+from prmkit.data.arith import ArithError, evaluate, parse_number
 from prmkit.evaluate.bok import Candidate, accuracies, difference_rows
 
 _EQUATION = re.compile(r"(\d+(?:\.\d+)?)\s*([-+*/x×])\s*(\d+(?:\.\d+)?)\s*=\s*\$?(-?\d+(?:\.\d+)?)")
 
 
 def _right(a: str, op: str, b: str, result: str) -> bool:
-    x, y, r = Fraction(a), Fraction(b), Fraction(result)
-    if op == "/":
-        return y != 0 and x / y == r
-    return {"+": x + y, "-": x - y}.get(op, x * y) == r
+    try:
+        return evaluate(f"{a} {'*' if op in 'x×' else op} {b}") == parse_number(result)
+    except ArithError:  # division by zero
+        return False
 
 
 def passes(question: str, steps: list[str], answer: str | None) -> bool:

@@ -23,7 +23,6 @@ and importing the subpackage does not replace them.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import os
 import sys
@@ -44,12 +43,19 @@ PathLike = str | os.PathLike[str]
 
 def _configs(classes: Sequence[type], settings: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
              ) -> list[Any]:
-    """One instance of each dataclass from the keyword `settings` it has fields for; a name none has is an error."""
-    names = [{f.name for f in dataclasses.fields(cls)} for cls in classes]
-    if unknown := set(settings) - set().union(*names):
-        raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(set().union(*names))}")
-    return [cls(**({k: v for k, v in settings.items() if k in n} | (fixed or {}))) for cls, n in
-            zip(classes, names, strict=True)]
+    """One instance of each dataclass, as the CLI builds them (`prmkit.data.settings`): defaults <- the YAML
+    file `settings["config"]` (as `--config`) <- the other keyword `settings` <- `fixed`. A name no class has is
+    an error."""
+    from prmkit.data.settings import build_config, known_fields, read_config_file
+
+    settings = dict(settings)
+    config = settings.pop("config", None)
+    if unknown := set(settings) - known_fields(classes):
+        raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes))}")
+    file_values = read_config_file(None if config is None else str(config), tuple(classes))
+    return [build_config(cls, file_values, settings, **{k: v for k, v in (fixed or {}).items()
+                                                         if k in known_fields([cls])})
+            for cls in classes]
 
 
 class _Verb:
@@ -100,17 +106,20 @@ def generate(output: PathLike, raw: PathLike | None = None, progress: bool = Tru
 
 
 def label(pools: PathLike | Iterable[Pool], output: PathLike | Mapping[str, str], method: str = "mcnig",
-          progress: bool = True, **settings: Any) -> dict[str, Any]:
+          progress: bool = True, format: str = "auto", allow_duplicates: bool = False,
+          **settings: Any) -> dict[str, Any]:
     """`prmkit label`: step labels of every trace into `output` (`{method}` in it for several methods), then tau.
 
-    `settings`: LabelConfig fields (limit, tau, tau_from, ...) and the labelers' (model, aggregation, ...).
-    Returns {method: LabelReport}; each report's `warnings` says what its figures need to be read correctly."""
+    `settings`: LabelConfig fields (limit, tau, tau_from, ...) and the labelers' (model, aggregation, ...), or a
+    YAML file of them as `config=`. Returns {method: LabelReport}; each report's `warnings` says what its figures
+    need to be read correctly."""
+    from prmkit.data.formats import read_pools as read
     from prmkit.label import LabelConfig, label_pools, labeler_configs
 
-    config, *labeler_settings = _configs([LabelConfig, *labeler_configs()], settings, None)
-    config.method = method
-    return label_pools(read_pools(pools) if isinstance(pools, str | os.PathLike) else pools, config, output,
-                       labeler_settings, progress=progress)
+    config, *labeler_settings = _configs([LabelConfig, *labeler_configs()], settings | {"method": method})
+    if isinstance(pools, str | os.PathLike):
+        pools = read(pools, format, allow_duplicates)
+    return label_pools(pools, config, output, labeler_settings, progress=progress)
 
 
 def threshold(choose_on: PathLike, apply_to: Sequence[PathLike] = (), **settings: Any) -> list[dict[str, Any]]:
@@ -137,25 +146,16 @@ def export(pools: PathLike, labels: PathLike, output: PathLike, format: str = "t
     return export_labels(ExportConfig(str(pools), str(labels), str(output), format))
 
 
-def train(kind: str, output: PathLike, pools: PathLike | None = None, labels: PathLike | None = None,
-          problems_range: str | None = None, soft: bool = False, neutral_band: float | None = None,
-          held_out: int | None = None, log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
-    """`prmkit train prm|orm|prm3`: a reward model trained on `labels` joined to `pools` (or a TRL file as
-    `labels`), saved to `output`. `settings`: TrainConfig and RewardModelConfig fields (model, epochs, lr, ...).
-    A thin wrapper over `prmkit.train.recipe.train_reward_model`; returns its record (history, seconds)."""
-    from prmkit.models.reward import RewardModelConfig
-    from prmkit.train.config import TrainConfig
-    from prmkit.train.data import read_training_set
-    from prmkit.train.recipe import default_held_out, train_reward_model
+def train(kind: str, output: PathLike, config: PathLike | None = None, log: Callable[[str], None] = print,
+          **settings: Any) -> dict[str, Any]:
+    """`prmkit train prm|orm|prm3|bt|pum`: a reward model trained on `labels` joined to `pools` (or a TRL file as
+    `labels`, or PUM `pairs`), saved to `output`. `settings`: TrainInputs, TrainConfig and RewardModelConfig fields
+    (pools, labels, model, epochs, lr, ...); `config`: a YAML file of them. The same call as the CLI's
+    (`prmkit.train.run.train`): with no config and no training setting, the machine's recipe applies.
+    Returns the run's record (history, seconds)."""
+    from prmkit.train.run import train as run
 
-    train_config, model_config = _configs([TrainConfig, RewardModelConfig], settings)
-    model_config.kind = kind
-    examples = read_training_set(kind, None if pools is None else str(pools),
-                                 None if labels is None else str(labels), problems_range, soft, neutral_band)
-    if not examples:
-        raise ValueError("no training examples: check that the labels' trace ids match the pools")
-    held = default_held_out(examples) if held_out is None else held_out
-    return train_reward_model(examples, model_config, train_config, output, held, log=log)
+    return run(kind, output, settings, None if config is None else str(config), log=log)
 
 
 def score(model: PathLike, pools: PathLike, output: PathLike, **settings: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
 import os
+import stat
 
 import pytest
 
@@ -63,3 +64,23 @@ def test_join_counts_what_it_leaves_out():
     assert report == JoinReport(traces=3, labeled=1, unlabeled=1, no_steps=1, orphan_labels=1)
     with pytest.raises(ValueError, match="1 traces have no labels and 1 label records match no trace"):
         list(join_labels([pool], labels, require_all=True))
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_outputs_follow_the_umask(tmp_path, umask):
+    """Whole-file outputs are written through private temporaries: the final file or folder must still get the
+    mode that a plain `open` / `mkdir` gives under the user's umask (as appended outputs do)."""
+    from prmkit.data.jsonl import write_records
+
+    old = os.umask(umask)
+    try:
+        write_records(tmp_path / "records.jsonl", [{"id": 1}])
+        with atomic_dir(tmp_path / "model") as d:
+            (d / "w.bin").write_bytes(b"x")
+        (tmp_path / "plain").write_text("x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "records.jsonl").stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE((tmp_path / "records.jsonl").stat().st_mode) == stat.S_IMODE(
+        (tmp_path / "plain").stat().st_mode)
+    assert stat.S_IMODE((tmp_path / "model").stat().st_mode) == 0o777 & ~umask

@@ -7,6 +7,7 @@ from prmkit.models.aggregate import geometric_mean
 from prmkit.models.heads import HEADS, BinaryHead, head_class
 from prmkit.models.reward import HEAD_WEIGHTS, RewardModel, RewardModelConfig, length_batches
 from prmkit.models.scorer import BatchStepScorer, StepScorer, score_traces
+from tolerances import MODEL_ABS
 
 Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 GOOD, BAD = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step"]
@@ -57,9 +58,9 @@ def test_a_new_head_with_parameters_is_one_class_and_one_line(tiny_base, tmp_pat
     assert [len(s) for s in shifted] == [2, 1]
     assert all(s > b for s_row, b_row in zip(shifted, base, strict=True) for s, b in zip(s_row, b_row, strict=True))
     many = sorted(rm.score_many([(Q, BAD), ("Sam eats one", GOOD)]))
-    assert [i for i, _ in many] == [0, 1] and many[0][1] == pytest.approx(shifted[1], abs=1e-5)
-    assert many[1][1] == pytest.approx(rm.score_steps("Sam eats one", [GOOD])[0], abs=1e-5)
-    assert score_traces(rm, Q, [GOOD, BAD], "min") == pytest.approx([min(shifted[0]), shifted[1][0]])
+    assert [i for i, _ in many] == [0, 1] and many[0][1] == pytest.approx(shifted[1], abs=MODEL_ABS)
+    assert many[1][1] == pytest.approx(rm.score_steps("Sam eats one", [GOOD])[0], abs=MODEL_ABS)
+    assert score_traces(rm, Q, [GOOD, BAD], "min") == pytest.approx([min(shifted[0]), shifted[1][0]], abs=MODEL_ABS)
     with torch.no_grad():
         rm.target_head.shift[0] = -2.0
     rm.save_pretrained(tmp_path / "ckpt")

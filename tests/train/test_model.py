@@ -7,6 +7,7 @@ from prmkit.models.reward import PRM, RewardModelConfig
 from prmkit.train import Example, TrainConfig, encode_examples
 from prmkit.train.recipe import build_trainer
 from prmkit.train.trainer import prepare_parameters
+from tolerances import MODEL_ABS
 
 Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 GOOD = ["3 + 4 = 7", "so the answer is 7"]
@@ -61,7 +62,7 @@ def test_batched_scores_equal_one_at_a_time(tiny_base):
     items = [(Q, GOOD), (Q, BAD[:1]), ("Sam eats one", ["10 - 2 = 8", "5 * 6 = 30", "the price is 12"])]
     batched = prm.step_probs(items)
     for item, probs in zip(items, batched, strict=True):
-        assert prm.step_probs([item])[0] == pytest.approx(probs, abs=1e-5)
+        assert prm.step_probs([item])[0] == pytest.approx(probs, abs=MODEL_ABS)
     assert [len(p) for p in batched] == [2, 1, 3]
 
 
@@ -90,7 +91,7 @@ def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
     assert again.config == prm.config
     after = again.step_probs([(Q, GOOD), (Q, BAD)])
     for b, a in zip(before, after, strict=True):
-        assert a == pytest.approx(b, abs=1e-5)
+        assert a == pytest.approx(b, abs=MODEL_ABS)
 
 
 def test_orm_has_one_target_and_prm3_scores_positive_class(tiny_base, tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from helpers import write_jsonl
 from prmkit.cli.main import main
+from tolerances import MODEL_ABS
 
 Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 GOOD, BAD = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step", "so the answer is 8 mistake"]
@@ -51,5 +52,5 @@ def test_resume_after_kill_ends_like_an_uninterrupted_run(tiny_base, tmp_path):
     assert main([*args, "--output", str(tmp_path / "whole")]) == 0
     whole = json.loads((tmp_path / "whole" / "train_log.json").read_text())
     after = {h["step"]: h["loss"] for h in resumed["history"]}  # the checks after the checkpoint it resumed from
-    assert after == pytest.approx({h["step"]: h["loss"] for h in whole["history"] if h["step"] > start}, abs=1e-5)
+    assert after == pytest.approx({h["step"]: h["loss"] for h in whole["history"] if h["step"] > start}, abs=MODEL_ABS)
     assert whole["history"][-1]["loss"] < whole["history"][0]["loss"]

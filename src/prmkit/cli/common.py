@@ -12,9 +12,9 @@ import dataclasses
 import types
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-import yaml
+from prmkit.data.settings import build_config, known_fields, read_config_file
 
-__all__ = ["add_config_arguments", "config_from_args", "read_config_file"]
+__all__ = ["add_config_arguments", "config_from_args", "given_settings", "read_config_file"]
 
 
 def _scalar(tp: Any) -> Any:
@@ -60,27 +60,16 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))
 
 
-def read_config_file(path: str | None, classes: tuple[type, ...], skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The YAML mapping of `path` ({} when None); a key that no class has is an error naming the file."""
-    if not path:
-        return {}
-    with open(path, encoding="utf-8") as fh:
-        values = yaml.safe_load(fh) or {}
-    if not isinstance(values, dict):
-        raise ValueError(f"{path}: expected a mapping of config fields, got {type(values).__name__}")
-    known = {f.name for cls in classes for f in dataclasses.fields(cls)} - set(skip)
-    if unknown := set(values) - known:
-        raise ValueError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
-    return values
+def given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The config fields set by flags on the command line (those not given are None and left out): what the
+    Python API receives as keyword arguments for the same run."""
+    names = known_fields(getattr(args, "_config_classes", ()), getattr(args, "_config_skip", ()))
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
 def config_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:
     """An instance of `cls`: defaults <- YAML file <- flags given on the command line <- `fixed`."""
     classes = getattr(args, "_config_classes", (cls,))
     file_values = read_config_file(getattr(args, "config", None), classes, getattr(args, "_config_skip", ()))
-    names = {f.name for f in dataclasses.fields(cls)}
-    values = {k: v for k, v in file_values.items() if k in names}
-    for name in names:
-        if getattr(args, name, None) is not None:
-            values[name] = getattr(args, name)
-    return cls(**(values | fixed))
+    given = {name: getattr(args, name) for name in known_fields([cls]) if getattr(args, name, None) is not None}
+    return build_config(cls, file_values, given, **fixed)

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
 from prmkit.data.locks import output_lock
+from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
 __all__ = ["AppendOnlyWriter", "DataError", "iter_json", "read_records", "write_records"]
@@ -66,19 +65,10 @@ def write_records(path: str | os.PathLike[str], records: Any) -> int:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with output_lock(target):
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                for r in records:
-                    fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
-                    n += 1
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        finally:
-            with suppress(FileNotFoundError):
-                os.unlink(tmp)
+    with output_lock(target), atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
+            n += 1
     return n
 
 

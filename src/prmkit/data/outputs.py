@@ -19,11 +19,18 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "save_figure"]
+__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "current_umask", "save_figure"]
 
 
 class OutputPathError(ValueError):
     """An output path that cannot be written (under a file, a directory in the way, no permission)."""
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def check_output_path(path: str | os.PathLike[str], directory: bool = False, what: str = "output") -> Path:
@@ -64,6 +71,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's file is private (0600); the output follows the umask
     try:
         yield Path(tmp)
         with open(tmp, "rb+") as fh:
@@ -81,6 +89,7 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's folder is private (0700); the output follows the umask
     old: Path | None = None
     try:
         yield tmp

@@ -154,10 +154,13 @@ class RewardModel:
                 head.bias[self.class_ids] = 0.0
 
     def truncate_layers(self, keep: int) -> None:
-        """Keep the lowest `keep` decoder layers (a smaller, cheaper backbone); the config follows."""
+        """Keep the lowest `keep` decoder layers (a smaller, cheaper backbone); the config follows. A model with
+        `keep` layers or fewer keeps them all (a recipe's `keep_layers` applies to any base model)."""
         body, cfg = self.model.get_decoder(), self.model.config
-        if not 0 < keep <= len(body.layers):
-            raise ValueError(f"keep_layers must be in 1..{len(body.layers)}, got {keep}")
+        if keep <= 0:
+            raise ValueError(f"keep_layers must be at least 1, got {keep}")
+        if keep >= len(body.layers):
+            return
         body.layers = body.layers[:keep]
         cfg.num_hidden_layers = keep
         if getattr(cfg, "layer_types", None):

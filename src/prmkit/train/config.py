@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["TrainConfig"]
+__all__ = ["TrainConfig", "TrainInputs"]
 
 
 @dataclass
@@ -59,3 +59,30 @@ class TrainConfig:
     trainer_args: list[str] = field(default_factory=list, metadata={"help": "further TrainingArguments as "
                                                                            "KEY=VALUE (YAML value), e.g. "
                                                                            "deepspeed=ds.json."})
+
+
+@dataclass
+class TrainInputs:
+    """What a run trains on and where its output may go (`prmkit train` flags, `prmkit.train` keywords)."""
+
+    pools: str | None = field(default=None, metadata={"help": "Pool JSONL, GSM8K candidates_dev.jsonl or demo: "
+                                                              "the traces the labels are joined to."})
+    labels: str | None = field(default=None, metadata={"help": "StepLabels JSONL (joined on trace_id), or a TRL "
+                                                               "stepwise file when no pools are given."})
+    pairs: str | None = field(default=None, metadata={"help": "bt/pum: PrefixPair JSONL written by `prmkit pum`."})
+    problems_range: str | None = field(default=None, metadata={"help": "problems by index in the input, e.g. "
+                                                                       "0:500."})
+    held_out: int | None = field(default=None, metadata={"help": "hold out the last N training problems for the "
+                                                                 "held-out check (unset: 5% of the problems, at "
+                                                                 "least 1 when there are 2 or more; 0 = none)."})
+    soft: bool = field(default=False, metadata={"help": "soft targets: sigmoid(score - tau) for IG/MCNIG labels, "
+                                                        "the values of a TRL file."})
+    neutral_band: float | None = field(default=None, metadata={"help": "prm3 from IG/MCNIG labels: steps with "
+                                                                       "|score - tau| <= B are neutral (0), above "
+                                                                       "+1, below -1."})
+    allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids / "
+                                                                    "labeled trace ids instead of refusing."})
+    require_all_labels: bool = field(default=False, metadata={"help": "a trace without labels or a label "
+                                                                      "without a trace is an error."})
+    overwrite: bool = field(default=False, metadata={"help": "replace a non-empty output directory that is not a "
+                                                             "checkpoint of this run (its checkpoints are removed)."})

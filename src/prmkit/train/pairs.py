@@ -28,7 +28,7 @@ from prmkit.train.arguments import accumulation_steps, training_arguments
 from prmkit.train.batches import Encoded, PlannedBatchSampler
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import parse_range
-from prmkit.train.trainer import RewardModelTrainer, prepare_parameters
+from prmkit.train.trainer import RewardModelTrainer, prepare_parameters, trainable_parameters
 
 __all__ = ["PairBatchSampler", "PairExample", "build_pair_trainer", "encode_pairs", "read_pair_examples"]
 
@@ -125,6 +125,6 @@ def build_pair_trainer(prm: RewardModel, train: list[PairExample], held: list[Pa
     trainer.add_callback(LossProgress())
     trainer.skipped = skipped
     log(f"bt: {len(enc_train) // 2} pairs ({skipped} skipped as too long), {sum(len(e.ids) for e in enc_train)} "
-        f"tokens; held-out {len(enc_held) // 2} pairs; {sum(p.numel() for p in prm.parameters())} trainable "
+        f"tokens; held-out {len(enc_held) // 2} pairs; {trainable_parameters(prm)} trainable "
         f"parameters; {args.max_steps} steps of ~{config.batch_traces // 2} pairs ({accumulation} micro-batches each)")
     return trainer

@@ -25,7 +25,7 @@ from prmkit.train.batches import ProblemBatchSampler, encode_examples
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import Example
 from prmkit.train.progress import LossProgress
-from prmkit.train.trainer import RewardModelTrainer, prepare_parameters
+from prmkit.train.trainer import RewardModelTrainer, prepare_parameters, trainable_parameters
 
 __all__ = ["build_trainer", "default_held_out", "last_checkpoint", "split_held_out", "train_reward_model"]
 
@@ -65,7 +65,7 @@ def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], c
     trainer.skipped = skipped
     log(f"{prm.config.kind}: {len(enc_train)} traces ({skipped} skipped as too long), "
         f"{sum(len(e.positions) for e in enc_train)} targets, {sum(len(e.ids) for e in enc_train)} tokens; "
-        f"held-out {len(enc_held)} traces; {sum(p.numel() for p in prm.parameters())} trainable parameters; "
+        f"held-out {len(enc_held)} traces; {trainable_parameters(prm)} trainable parameters; "
         f"{args.max_steps} steps of ~{config.batch_traces} traces ({accumulation} micro-batches each)")
     return trainer
 

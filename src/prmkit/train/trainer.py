@@ -27,7 +27,8 @@ from prmkit.models.reward import RewardModel
 from prmkit.train.batches import Encoded, ProblemBatchSampler, RewardCollator, TraceDataset
 from prmkit.train.config import TrainConfig
 
-__all__ = ["RewardForward", "RewardModelTrainer", "freeze_embeddings_but", "held_out_check", "prepare_parameters"]
+__all__ = ["RewardForward", "RewardModelTrainer", "freeze_embeddings_but", "held_out_check", "prepare_parameters",
+           "trainable_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
 
@@ -69,6 +70,13 @@ def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:
             layer.requires_grad_(False)
 
 
+def trainable_parameters(prm: RewardModel) -> int:
+    """The parameters training can change: those with a gradient, and of a matrix frozen but for some rows
+    (`freeze_embeddings_but`) only those rows."""
+    return sum(p[: p.trainable_rows].numel() if hasattr(p, "trainable_rows") else p.numel()
+               for p in prm.parameters())
+
+
 def freeze_embeddings_but(embeddings: torch.nn.Embedding, rows: list[int]) -> None:
     """Freeze an embedding matrix except `rows` (the reserved separator and class tokens).
 
@@ -79,6 +87,7 @@ def freeze_embeddings_but(embeddings: torch.nn.Embedding, rows: list[int]) -> No
     mask = torch.zeros(embeddings.weight.shape[0], 1)
     mask[rows] = 1.0
     embeddings.weight.requires_grad_(True)
+    embeddings.weight.trainable_rows = len(rows)  # what `trainable_parameters` counts of this matrix
     embeddings.weight.register_hook(lambda grad: grad * mask.to(grad.device, grad.dtype))
 
 

@@ -1,0 +1,158 @@
+"""`prmkit train KIND` and `prmkit.train(KIND, ...)`: one call from a verb's settings to a saved reward model.
+
+The CLI passes the flags given on its command line, the Python API its keyword arguments, both with the same
+`config` file: the settings are the fields of `TrainConfig`, `RewardModelConfig` and `TrainInputs`. The steps,
+in order, before any data is read or model loaded:
+
+1. the output: a path that can be written (`check_output_path`) and not another run's (`check_run_output`);
+2. the recipe: with no config file and no training setting, the machine's recipe (`recipes/cpu.yaml` or
+   `recipes/gpu.yaml`) is the config file, said in the first line (`choose_recipe`);
+3. the head: its kind (`pum` = `bt`) and its own aggregation unless one is given;
+4. the examples: traces joined to their labels, or PUM pairs (the head's `label_source`).
+
+    train("prm", "runs/prm", {"pools": "demo", "labels": "runs/demo_mcnig.jsonl"})
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.outputs import atomic_path, check_output_path
+from prmkit.data.settings import build_config, check_known, read_config_file
+from prmkit.models.heads import head_class
+from prmkit.models.reward import RewardModelConfig
+from prmkit.train.config import TrainConfig, TrainInputs
+
+__all__ = ["KIND_ALIASES", "RUN_FILE", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
+
+SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
+# other names of a head kind
+KIND_ALIASES = {"pum": "bt"}
+# settings of how a run is carried out (threads, checkpoints, checks, logs, seed) and of which base model it
+# trains, not of how it learns: they do not replace the machine's recipe
+RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps", "save_strategy", "save_steps",
+             "save_total_limit", "logging_steps", "report_to"}
+# settings that may change when a run is resumed
+RESUMABLE = RUN_FLAGS - {"model", "seed"} | {"max_steps", "overwrite", "allow_duplicates", "require_all_labels"}
+# written into the output when training starts: what run the directory holds
+RUN_FILE = "prmkit_run.json"
+
+
+def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Callable[[str], None] = print
+                  ) -> str | None:
+    """The config file of the run: `config_file`, or the machine's recipe when neither a file nor a training
+    setting (a TrainConfig field outside RUN_FLAGS) is given; the recipe is named in a logged line."""
+    from prmkit.train.recipes import default_recipe, recipe_path
+
+    training = {f.name for f in fields(TrainConfig)} - RUN_FLAGS
+    if config_file or training & set(settings):
+        return config_file
+    name = default_recipe()
+    path = str(recipe_path(name))
+    log(f"recipe {name}: {path} (no --config and no training flag given; flags override it)")
+    return path
+
+
+def _run_identity(kind: str, configs: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings that make a run this run (what a resumed run must share with the one it continues)."""
+    return {"kind": kind} | {name: {k: v for k, v in asdict(c).items() if k not in RESUMABLE}
+                             for name, c in configs.items()}
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            out.append(f"{prefix}{key} {a!r} -> {b!r}")
+    return out
+
+
+def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bool, overwrite: bool,
+                     log: Callable[[str], None] = print) -> None:
+    """Refuse a non-empty `output` unless it holds a checkpoint of this same run and `resume` is set, or
+    `overwrite` is set (then its old checkpoints are removed). Raises ValueError saying which flag to use."""
+    path = Path(output)
+    if not path.is_dir() or not any(path.iterdir()):
+        return
+    if overwrite:
+        for old in [*path.glob("checkpoint-*"), path / RUN_FILE]:
+            shutil.rmtree(old) if old.is_dir() else old.unlink(missing_ok=True)
+        log(f"--overwrite: {path} is replaced by this run")
+        return
+    saved = path / RUN_FILE
+    if resume and saved.is_file():
+        if diff := _differences(json.loads(saved.read_text(encoding="utf-8")), identity):
+            raise ValueError(f"{path} holds a run with other settings ({'; '.join(diff)}): --resume continues only "
+                             "the same run; pass --overwrite to replace it, or choose another --output")
+        return
+    what = ("a finished model (train_log.json)" if (path / "train_log.json").is_file()
+            else "the checkpoints of a run" if saved.is_file() else "files of something else")
+    raise ValueError(f"{path} is not empty: it holds {what}. "
+                     + ("" if what.startswith("files") or resume else "--resume continues an unfinished run; ")
+                     + "pass --overwrite to replace it, or choose another --output")
+
+
+def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple[list, dict]:
+    """Traces joined with their labels (the report of the join is logged), and no extra Trainer setting."""
+    from prmkit.data.join import JoinReport
+    from prmkit.train.data import read_training_set
+
+    report = JoinReport()
+    examples = read_training_set(kind, inputs.pools, inputs.labels, inputs.problems_range, inputs.soft,
+                                 inputs.neutral_band, report, inputs.allow_duplicates, inputs.require_all_labels)
+    log(f"join: {report.line()}")
+    if not examples:
+        raise ValueError("no training examples: check that the labels' trace ids match the pools")
+    return examples, {}
+
+
+def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple[list, dict]:
+    """PUM preference pairs, trained with the pair sampler; a trace's score is its last prefix's utility."""
+    from prmkit.train.pairs import build_pair_trainer, read_pair_examples
+
+    if not inputs.pairs:
+        raise ValueError(f"train {kind} needs pairs (--pairs: a PrefixPair JSONL from `prmkit pum`)")
+    examples = read_pair_examples(inputs.pairs, inputs.problems_range)
+    log(f"pairs: {len(examples)} from {inputs.pairs}")
+    if not examples:
+        raise ValueError(f"no pairs in {inputs.pairs} (within the problems range)")
+    return examples, {"build": build_pair_trainer}
+
+
+# Head.label_source -> how a run reads its training examples (traces with labels otherwise)
+INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], tuple[list, dict]]] = {"pairs": _pairs}
+
+
+def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = None, config: str | None = None,
+          log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Train a reward model of head `kind` (`prmkit.models.HEADS`, or `pum`) into `output`: defaults <- the
+    `config` file (or the machine's recipe) <- `settings`. Returns the run's record (`train_log.json`)."""
+    from prmkit.train.recipe import default_held_out, train_reward_model
+
+    settings = dict(settings or {})
+    check_known(settings, SETTINGS, "train settings", skip=("kind",))
+    kind = KIND_ALIASES.get(kind, kind)
+    head = head_class(kind)
+    check_output_path(output, directory=True)
+    config = choose_recipe(config, settings, log)
+    file_values = read_config_file(config, SETTINGS, skip=("kind",))
+    train_config = build_config(TrainConfig, file_values, settings)
+    model_config = build_config(RewardModelConfig, file_values, settings, kind=kind)
+    inputs = build_config(TrainInputs, file_values, settings)
+    if "aggregation" not in {**file_values, **settings} and head.aggregation:
+        model_config.aggregation = head.aggregation  # the head's own way to score a trace, unless given
+    identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
+    check_run_output(output, identity, train_config.resume, inputs.overwrite, log)
+    examples, extra = INPUTS.get(head.label_source, _traces)(kind, inputs, log)
+    with atomic_path(Path(output, RUN_FILE)) as tmp:
+        tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
+    held_out = default_held_out(examples) if inputs.held_out is None else inputs.held_out
+    return train_reward_model(examples, model_config, train_config, output, held_out, log=log, **extra)

@@ -1,0 +1,145 @@
+"""`prmkit.<verb>(...)` runs what `prmkit <verb>` runs: each verb once through the real CLI entry point and once
+through the Python API with the same settings, on the demo pools and the tiny model; the outputs must be the same
+bytes (records in the same order) and the printed settings the same lines. A verb whose API took another path
+(another recipe, another reader, a setting dropped) writes something else and fails here."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import prmkit
+from prmkit.cli.main import main
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def _volatile_free(value: Any) -> Any:
+    """A report without its wall-clock figures (seconds, rates): the only part of a run that differs twice."""
+    if isinstance(value, dict):
+        return {k: _volatile_free(v) for k, v in value.items()
+                if not re.search(r"seconds|per_second|tok_s|elapsed", k)}
+    if isinstance(value, list):
+        return [_volatile_free(v) for v in value]
+    return value
+
+
+def _same_file(a: Path, b: Path) -> None:
+    assert a.read_bytes() == b.read_bytes(), f"{a} and {b} differ"
+
+
+@pytest.fixture(scope="module")
+def labeled(tiny_base, tmp_path_factory) -> tuple[Path, Path]:
+    """`prmkit label --method ig,mcnig` on 3 demo problems, by the CLI (cli/) and by the API (api/)."""
+    root = tmp_path_factory.mktemp("labeled")
+    cli, api = root / "cli", root / "api"
+    assert main(["--quiet", "label", "--method", "ig,mcnig", "--input", "demo", "--limit", "3", "--model", tiny_base,
+                 "--output", str(cli / "{method}.jsonl")]) == 0
+    prmkit.label("demo", str(api / "{method}.jsonl"), method="ig,mcnig", limit=3, model=tiny_base, progress=False)
+    return cli, api
+
+
+def test_label(labeled, tiny_base, tmp_path, capsys):
+    cli, api = labeled
+    for name in ("ig.jsonl", "mcnig.jsonl"):
+        _same_file(cli / name, api / name)
+    # the report printed by the CLI is the API's return value
+    assert main(["--quiet", "label", "--method", "mcnig", "--input", "demo", "--limit", "2", "--model", tiny_base,
+                 "--output", str(tmp_path / "c.jsonl")]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    returned = prmkit.label("demo", tmp_path / "a.jsonl", limit=2, model=tiny_base, progress=False)["mcnig"]
+    assert _volatile_free(printed) == _volatile_free(returned.to_dict() | {"output": printed["output"]})
+
+
+def test_threshold(labeled, tmp_path, capsys):
+    for side in ("cli", "api"):
+        shutil.copytree(labeled[side == "api"], tmp_path / side)
+    assert main(["threshold", "--choose-on", str(tmp_path / "cli/ig.jsonl"), "--apply-to",
+                 str(tmp_path / "cli/mcnig.jsonl"), "--force"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    returned = prmkit.threshold(tmp_path / "api/ig.jsonl", [tmp_path / "api/mcnig.jsonl"], force=True)
+    assert json.dumps(printed).replace(str(tmp_path / "cli"), "D") == json.dumps(returned).replace(
+        str(tmp_path / "api"), "D")
+    _same_file(tmp_path / "cli/mcnig.jsonl", tmp_path / "api/mcnig.jsonl")
+
+
+def test_export(labeled, tmp_path):
+    cli, api = labeled
+    for fmt, suffix in (("trl-soft", "jsonl"), ("parquet", "parquet")):
+        assert main(["export", "--format", fmt, "--pools", "demo", "--labels", str(cli / "mcnig.jsonl"),
+                     "--output", str(tmp_path / f"cli.{suffix}")]) == 0
+        prmkit.export("demo", api / "mcnig.jsonl", tmp_path / f"api.{suffix}", format=fmt)
+        _same_file(tmp_path / f"cli.{suffix}", tmp_path / f"api.{suffix}")
+
+
+@pytest.fixture(scope="module")
+def trained(labeled, tiny_base, tmp_path_factory) -> tuple[Path, Path, list[str], list[str]]:
+    """`prmkit train prm` with no training flag (the machine's recipe applies to both) on the labels above."""
+    cli_labels, api_labels = labeled
+    root = tmp_path_factory.mktemp("trained")
+    lines_api: list[str] = []
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--quiet", "train", "prm", "--pools", "demo", "--labels", str(cli_labels / "mcnig.jsonl"),
+                     "--model", tiny_base, "--save-strategy", "no", "--output", str(root / "cli")]) == 0
+    prmkit.train("prm", root / "api", pools="demo", labels=str(api_labels / "mcnig.jsonl"), model=tiny_base,
+                 save_strategy="no", log=lines_api.append)
+    return root / "cli", root / "api", out.getvalue().splitlines(), lines_api
+
+
+def test_train_same_recipe_same_model(trained):
+    cli, api, lines_cli, lines_api = trained
+    # the same settings printed: the recipe line first, then the join and the run's plan
+    plan = [line for line in lines_cli if line.startswith(("recipe ", "join:", "prm:"))]
+    assert plan[0].startswith("recipe cpu:") and len(plan) == 3
+    assert plan == [line for line in lines_api if line.startswith(("recipe ", "join:", "prm:"))]
+    logs = [json.loads((d / "train_log.json").read_text()) for d in (cli, api)]
+    assert logs[0]["train_config"] == logs[1]["train_config"] and logs[0]["train_config"]["keep_layers"] == 8
+    assert [h["loss"] for h in logs[0]["history"]] == [h["loss"] for h in logs[1]["history"]]
+    _same_file(cli / "model.safetensors", api / "model.safetensors")
+
+
+def test_score_and_best_of_k(trained, tmp_path, capsys):
+    cli, api, _, _ = trained
+    assert main(["score", "--model", str(cli), "--input", "demo", "--problems-range", "0:3",
+                 "--output", str(tmp_path / "cli.jsonl")]) == 0
+    prmkit.score(api, "demo", tmp_path / "api.jsonl", problems_range="0:3")
+    _same_file(tmp_path / "cli.jsonl", tmp_path / "api.jsonl")
+    capsys.readouterr()
+    assert main(["evaluate", "bok", "--scores", f"PRM={tmp_path / 'cli.jsonl'}", "--output",
+                 str(tmp_path / "bok.json")]) == 0
+    table = capsys.readouterr().out
+    report = prmkit.best_of_k({"PRM": tmp_path / "api.jsonl"})
+    assert prmkit.bok_table(report) in table
+    saved = json.loads((tmp_path / "bok.json").read_text())
+    assert _volatile_free(saved["rows"]) == _volatile_free(json.loads(json.dumps(report["rows"])))
+
+
+def test_generate(tiny_base, tmp_path):
+    common = {"data": "demo", "limit": 2, "k": 2, "max_new_tokens": 12, "model": tiny_base}
+    flags = [x for k, v in common.items() for x in (f"--{k.replace('_', '-')}", str(v))]
+    assert main(["--quiet", "generate", *flags, "--output", str(tmp_path / "cli.jsonl")]) == 0
+    prmkit.generate(tmp_path / "api.jsonl", progress=False, **common)
+    _same_file(tmp_path / "cli.raw.jsonl", tmp_path / "api.raw.jsonl")
+    _same_file(tmp_path / "cli.jsonl", tmp_path / "api.jsonl")
+
+
+def test_a_config_file_means_the_same_in_both(trained, tmp_path, capsys):
+    cli, _, _, _ = trained
+    config = tmp_path / "score.yaml"
+    config.write_text("problems_range: '1:2'\n")
+    assert main(["score", "--model", str(cli), "--input", "demo", "--config", str(config),
+                 "--output", str(tmp_path / "cli.jsonl")]) == 0
+    prmkit.score(cli, "demo", tmp_path / "api.jsonl", config=config)
+    _same_file(tmp_path / "cli.jsonl", tmp_path / "api.jsonl")
+    assert len((tmp_path / "api.jsonl").read_text().splitlines()) == 4
+    with pytest.raises(TypeError, match="unknown settings"):
+        prmkit.score(cli, "demo", tmp_path / "x.jsonl", problem_range="1:2")

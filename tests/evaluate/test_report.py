@@ -59,7 +59,7 @@ def test_k_above_every_pool_is_an_error_and_above_some_a_marked_warning(tmp_path
         bok_report({"M": path}, [1, 8], n_boot=10)
     with pytest.warns(PrmkitWarning, match="K=4: 1 of 2 problems have fewer than 4 candidates"):
         report = bok_report({"M": path}, [1, 4], n_boot=10)
-    assert report["k_capped"] == {4: 1} and len(report["warnings"]) == 1
+    assert report["k_capped"] == {4: 1} and sum(w.startswith("K=") for w in report["warnings"]) == 1
     table = format_table(report)
     assert "| method | K=1 | K=4* |" in table and "*K=4: 1 problems have fewer than 4" in table
 
@@ -105,3 +105,48 @@ def test_a_label_file_passed_as_scores_is_an_error_naming_the_line(tmp_path):
     labels.write_text(json.dumps({"trace_id": "p/0", "problem_id": "p", "scores": [1.0], "correct": True}) + "\n")
     with pytest.raises(ValueError, match=r"mcnig.jsonl:1: not a score record \(no index, answer, score\)"):
         bok_report({"A": good, "L": str(labels)}, [1], n_boot=10)
+
+
+def many_problems(path, n: int, distinct: bool, scores) -> str:
+    """n problems of 4 candidates: answers 1, 2, 3, 4 (distinct) or 1, 1, 2, 2; candidate 0 is right."""
+    rows = [{"id": f"p{p}/{k}", "problem_id": f"p{p}", "index": k, "answer": str(k + 1 if distinct else k // 2),
+             "correct": k == 0, "score": scores(p, k), "step_scores": [scores(p, k)]}
+            for p in range(n) for k in range(4)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def test_cautions_for_figures_that_mislead(tmp_path):
+    """Few problems, majority voting that is a coin toss, a model whose scores barely vary or sit on one side of
+    0.5: each a warning in the report; none of them on 60 problems with repeated answers and spread scores."""
+    from prmkit.data.warn import PrmkitWarning
+
+    spread = many_problems(tmp_path / "ok.jsonl", 60, False, lambda p, k: 0.9 - 0.25 * k)
+    with warnings_as_list() as caught:
+        report = bok_report({"M": spread}, [1, 4], n_boot=10)
+    assert report["warnings"] == [] and caught == []
+    narrow = many_problems(tmp_path / "narrow.jsonl", 20, True, lambda p, k: 0.30 + 0.01 * k)
+    with pytest.warns(PrmkitWarning):
+        report = bok_report({"N": narrow}, [1, 4], n_boot=10)
+    text = "\n".join(report["warnings"])
+    assert "only 20 problems: the 95% intervals resample so few problems" in text
+    assert "in 20 of 20 problems no two candidates share an answer" in text
+    assert "N: 90% of its trace scores lie within [0.300, 0.330]" in text
+    assert "N: every step score is below 0.5 (from 0.300 to 0.330)" in text
+
+
+class warnings_as_list:
+    """Record every PrmkitWarning raised inside the block."""
+
+    def __enter__(self):
+        import warnings
+
+        from prmkit.data.warn import PrmkitWarning
+
+        self._cm = warnings.catch_warnings(record=True)
+        self.caught = self._cm.__enter__()
+        warnings.simplefilter("always", PrmkitWarning)
+        return self.caught
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)

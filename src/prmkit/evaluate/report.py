@@ -15,7 +15,8 @@ from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_ro
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["bok_report", "check_ks", "format_table", "rank_warnings", "read_scores"]
+__all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "rank_warnings", "read_scores",
+           "sample_warnings", "spread_warnings"]
 
 
 SCORE_KEYS = ("problem_id", "index", "answer", "correct", "score")
@@ -68,6 +69,10 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
     differences = difference_rows(compared, "majority", ks, max_subsets, n_boot, seed, values)
     ranks = {n: rank_robustness(pools) for n, pools in scored.items()}
     warnings += [w for n, r in ranks.items() for w in rank_warnings(n, r)]
+    warnings += sample_warnings(len(common)) + majority_warnings(base)
+    warnings += [w for n, s in loaded.items() for w in spread_warnings(
+        n, [c.score for cands in scored[n] for c in cands], [v for p in common for r in s[p] for v in
+                                                             r.get("step_scores") or []])]
     return {"problems": len(common), "ks": ks, "rows": rows, "differences": differences, "rank_robustness": ranks,
             "k_capped": capped, "warnings": warnings}
 
@@ -93,6 +98,50 @@ def rank_warnings(name: str, ranks: dict[str, float]) -> list[str]:
         if not ranks[f"problems_with_{kind}"]:
             out.append(warn(f"{name}: {key} rank percentile is undefined (nan): no problem with at least 2 "
                             f"candidates has a {kind} one"))
+    return out
+
+
+# below this many problems a bootstrap interval over problems is rough (its own error is large)
+FEW_PROBLEMS = 50
+# a model whose middle 90% of trace scores (probabilities) spans less than this barely tells traces apart
+NARROW_SPREAD = 0.1
+
+
+def sample_warnings(problems: int) -> list[str]:
+    """An interval resampled from fewer than FEW_PROBLEMS problems is rough: say so."""
+    if problems >= FEW_PROBLEMS:
+        return []
+    return [warn(f"only {problems} problems: the 95% intervals resample so few problems that they are rough "
+                 f"(read a difference as a real gain only with at least {FEW_PROBLEMS} problems)")]
+
+
+def majority_warnings(pools: list[list[Candidate]]) -> list[str]:
+    """Majority voting is a coin toss where no two candidates share an answer (constructed pools such as the
+    demo's: one right trace and wrong ones with distinct answers): a gain over it there is a gain over chance."""
+    answered = [[c.answer for c in cands if c.answer is not None] for cands in pools]
+    distinct = sum(len(a) > 1 and len(set(a)) == len(a) for a in answered)
+    if distinct * 2 <= len(pools):
+        return []
+    return [warn(f"in {distinct} of {len(pools)} problems no two candidates share an answer, so majority voting "
+                 "picks at random there: a reward model's gain over it is a gain over chance (constructed pools, "
+                 "such as the demo's, are built this way)")]
+
+
+def spread_warnings(name: str, trace_scores: list[float], step_scores: list[float]) -> list[str]:
+    """A reward model whose trace scores barely vary, or whose step scores all fall on one side of 0.5, ranks
+    traces by small differences: its best-of-K figure may not reflect what it knows."""
+    scores, steps = sorted(map(float, trace_scores)), list(map(float, step_scores))
+    if not scores or not all(0.0 <= v <= 1.0 for v in scores + steps):
+        return []  # not probabilities (e.g. a value head): no fixed scale to judge the spread on
+    lo, hi = scores[int(0.05 * (len(scores) - 1))], scores[int(0.95 * (len(scores) - 1))]
+    out = []
+    if hi - lo < NARROW_SPREAD:
+        out.append(warn(f"{name}: 90% of its trace scores lie within [{lo:.3f}, {hi:.3f}]: the model barely tells "
+                        "the traces apart, its picks ride on small differences"))
+    if steps and (max(steps) < 0.5 or min(steps) > 0.5):
+        side = "below" if max(steps) < 0.5 else "above"
+        out.append(warn(f"{name}: every step score is {side} 0.5 (from {min(steps):.3f} to {max(steps):.3f}): as a "
+                        f"step classifier it calls every step {'wrong' if side == 'below' else 'right'}"))
     return out
 
 

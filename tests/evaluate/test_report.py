@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 
@@ -117,8 +118,9 @@ def many_problems(path, n: int, distinct: bool, scores) -> str:
 
 
 def test_cautions_for_figures_that_mislead(tmp_path):
-    """Few problems, majority voting that is a coin toss, a model whose scores barely vary or sit on one side of
-    0.5: each a warning in the report; none of them on 60 problems with repeated answers and spread scores."""
+    """Few problems, majority voting that is a coin toss or worse than one candidate, a model whose scores barely
+    vary or sit on one side of 0.5: each a warning in the report; none on 60 problems with repeated answers and
+    spread scores."""
     from prmkit.data.warn import PrmkitWarning
 
     spread = many_problems(tmp_path / "ok.jsonl", 60, False, lambda p, k: 0.9 - 0.25 * k)
@@ -133,6 +135,13 @@ def test_cautions_for_figures_that_mislead(tmp_path):
     assert "in 20 of 20 problems no two candidates share an answer" in text
     assert "N: 90% of its trace scores lie within [0.300, 0.330]" in text
     assert "N: every step score is below 0.5 (from 0.300 to 0.330)" in text
+    rows = [json.loads(line) for line in Path(spread).read_text().splitlines()]
+    for r in rows:  # candidate 0 right with its own answer, the three wrong ones agree
+        r["answer"] = "0" if r["index"] == 0 else "9"
+    (tmp_path / "agree.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.warns(PrmkitWarning, match=r"at K=4 majority voting \(0.0%\) does worse than one random candidate "
+                                           r"\(25.0%\): wrong answers agree more often"):
+        bok_report({"M": str(tmp_path / "agree.jsonl")}, [1, 4], n_boot=10)
 
 
 class warnings_as_list:

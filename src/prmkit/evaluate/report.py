@@ -69,7 +69,7 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
     differences = difference_rows(compared, "majority", ks, max_subsets, n_boot, seed, values)
     ranks = {n: rank_robustness(pools) for n, pools in scored.items()}
     warnings += [w for n, r in ranks.items() for w in rank_warnings(n, r)]
-    warnings += sample_warnings(len(common)) + majority_warnings(base)
+    warnings += sample_warnings(len(common)) + majority_warnings(base, rows)
     warnings += [w for n, s in loaded.items() for w in spread_warnings(
         n, [c.score for cands in scored[n] for c in cands], [v for p in common for r in s[p] for v in
                                                              r.get("step_scores") or []])]
@@ -115,16 +115,24 @@ def sample_warnings(problems: int) -> list[str]:
                  f"(read a difference as a real gain only with at least {FEW_PROBLEMS} problems)")]
 
 
-def majority_warnings(pools: list[list[Candidate]]) -> list[str]:
-    """Majority voting is a coin toss where no two candidates share an answer (constructed pools such as the
-    demo's: one right trace and wrong ones with distinct answers): a gain over it there is a gain over chance."""
+def majority_warnings(pools: list[list[Candidate]], rows: list[dict]) -> list[str]:
+    """Majority voting is no baseline where it is a coin toss (no two candidates share an answer) or where it
+    does worse than one random candidate (wrong answers agree more often than right ones): constructed pools
+    such as the demo's are built so, and a gain over majority voting there is no gain over a usable baseline."""
     answered = [[c.answer for c in cands if c.answer is not None] for cands in pools]
     distinct = sum(len(a) > 1 and len(set(a)) == len(a) for a in answered)
-    if distinct * 2 <= len(pools):
-        return []
-    return [warn(f"in {distinct} of {len(pools)} problems no two candidates share an answer, so majority voting "
-                 "picks at random there: a reward model's gain over it is a gain over chance (constructed pools, "
-                 "such as the demo's, are built this way)")]
+    out = []
+    if distinct * 2 > len(pools):
+        out.append(warn(f"in {distinct} of {len(pools)} problems no two candidates share an answer, so majority "
+                        "voting picks at random there: a reward model's gain over it is a gain over chance"))
+    mean = {(r["method"], r["k"]): r["mean"] for r in rows}
+    k = max(r["k"] for r in rows)
+    if mean[("majority", k)] < mean[("single", k)] - 1e-9:
+        out.append(warn(f"at K={k} majority voting ({100 * mean[('majority', k)]:.1f}%) does worse than one random "
+                        f"candidate ({100 * mean[('single', k)]:.1f}%): wrong answers agree more often than right "
+                        "ones in these pools (constructed pools, such as the demo's, are built so), so a gain over "
+                        "majority voting is no gain over a usable baseline"))
+    return out
 
 
 def spread_warnings(name: str, trace_scores: list[float], step_scores: list[float]) -> list[str]:

@@ -1,4 +1,4 @@
-"""How much could a perfect *local* step checker gain over majority voting on a set of pools? (issue 15)
+"""How much could a perfect *local* step checker gain over majority voting on a set of pools?
 
 A local checker sees what a small verifier can learn from `prmkit data synth`: whether each written computation
 `a op b = c` is arithmetically right, whether its operands are numbers of the question or results computed before

@@ -1,4 +1,4 @@
-"""Beam search vs best-of-N generation throughput on one backend (issue 13: beam tok/s >= 0.8x best-of-N's).
+"""Beam search vs best-of-N generation throughput on one backend (the ratio of their generated tok/s).
 
 Both methods search the same problems with the same policy, scorer and settings (`BeamConfig` fields); they run
 interleaved over `--repeats` (beam first on even repeats, best-of-N first on odd ones), so machine load hits both

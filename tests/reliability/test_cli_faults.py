@@ -1,4 +1,4 @@
-"""Hostile and malformed inputs through the real CLI (prmkit issue 16): each case asserts the message, the exit
+"""Hostile and malformed inputs through the real CLI: each case asserts the message, the exit
 code and that no record is lost or duplicated. The labeler is the test labeler `length` (tests/label) or the
 tiny model; concurrency runs two real processes."""
 

@@ -277,4 +277,4 @@ class RewardModel:
         return out
 
 
-PRM = RewardModel  # the name before prmkit issue 9
+PRM = RewardModel  # the class's former name, kept as an alias

@@ -1,6 +1,7 @@
 """Every verb's (and sub-verb's) --help renders: help texts with a literal '%' once crashed argparse."""
 
 import argparse
+import re
 
 import pytest
 
@@ -21,3 +22,42 @@ def test_help_of_every_verb_renders(verb):
     assert found, f"no parser for {verb}"
     for p in found:
         assert "--quiet" in p.format_help()
+
+
+def _flag_helps():
+    for verb in sorted(VERBS):
+        for p in parsers(build_parser(verb)):
+            for action in p._actions:
+                if action.option_strings and action.help:
+                    yield p.prog, action.option_strings[0], action.help
+
+
+def _says_twice(text: str) -> bool:
+    """A "(default: X)" after a help that calls the field required or gives its default, or a "(default: None)"
+    after one that says what None (unset, the default) means."""
+    if " (default: " not in text:
+        return False
+    before = text[: text.index(" (default: ")]
+    if re.search(r"\brequired\b|default:", before, re.IGNORECASE):
+        return True
+    return text.endswith("(default: None)") and re.search(r"\b(None|unset|default)\b", before) is not None
+
+
+def test_no_flag_states_its_default_twice_or_for_a_required_field():
+    assert [(prog, flag, text) for prog, flag, text in _flag_helps() if _says_twice(text)] == []
+
+
+def test_required_fields_and_none_defaults_read_right():
+    helps = {(prog, flag): text for prog, flag, text in _flag_helps()}
+    assert helps["prmkit data synth", "--labels"] == "StepLabels JSONL of the true labels (required)."
+    assert helps["prmkit label", "--tau"] == "fixed threshold; default: best balanced acc."
+    assert helps["prmkit evaluate bok", "--ks"].endswith("(default: 1, 2, 4, ... up to the smallest pool)")
+    assert helps["prmkit label", "--limit"] == "label only the first N problems (default: None)"
+    assert helps["prmkit view", "--labels"].endswith("; repeatable (default: [])")
+
+
+def test_label_method_help_names_every_labeler():
+    from prmkit.label.registry import LABELERS
+
+    (method,) = [text for prog, flag, text in _flag_helps() if flag == "--method"]
+    assert "LABELERS" not in method and all(name in method for name in LABELERS)

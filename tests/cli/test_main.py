@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from prmkit.cli.main import VERBS, build_parser, main
+from prmkit.cli.main import NAMES, VERBS, build_parser, main, verb_help, verb_names
 
 REQUIRED = {  # the least each verb needs besides --config
     "data": ["corrupt"], "label": ["--input", "x", "--output", "y"], "threshold": [], "export": [],
@@ -40,3 +40,48 @@ def test_quiet_silences_tqdm_and_transformers(monkeypatch, tmp_path, capsys):
     assert hf_logging.get_verbosity() == hf_logging.ERROR
     hf_logging.enable_progress_bar()
     hf_logging.set_verbosity_warning()
+
+
+def test_version_through_the_entry_point():
+    import subprocess
+    import sys
+
+    import prmkit
+
+    out = subprocess.run([sys.executable, "-m", "prmkit.cli.main", "--version"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout == f"prmkit {prmkit.__version__}\n"
+
+
+def test_help_imports_neither_torch_nor_transformers():
+    import subprocess
+    import sys
+
+    code = ("import sys; from prmkit.cli.main import build_parser; text = build_parser().format_help(); "
+            "assert 'synth' in text and 'processbench' in text, text; "
+            "print(sorted({'torch', 'transformers'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_help_lists_every_registered_name():
+    from prmkit.cli import data, evaluate, rl
+    from prmkit.label.registry import LABELERS
+    from prmkit.models.heads import HEADS
+    from prmkit.search import METHODS
+    from prmkit.train.run import KIND_ALIASES
+
+    registries = {"data": data.COMMANDS, "label": LABELERS, "train": [*HEADS, *KIND_ALIASES], "search": METHODS,
+                  "evaluate": evaluate.WHAT, "rl": rl.ALGORITHMS}
+    assert set(NAMES) == set(registries)
+    for verb, registry in registries.items():
+        assert verb_names(verb) == list(registry), verb  # the light lists in NAMES included
+        assert verb_help(verb).endswith(": " + " | ".join(registry))
+    shown = " ".join(build_parser().format_help().split())  # `prmkit --help`, unwrapped
+    assert all(verb_help(verb) in shown for verb in registries)
+
+
+@pytest.mark.parametrize("argv", [["data", "synth", "--quiet"], ["data", "--quiet", "synth"],
+                                  ["--quiet", "evaluate", "processbench"], ["evaluate", "bok", "--quiet"]])
+def test_quiet_after_a_sub_command(argv):
+    assert build_parser(argv[argv[0] == "--quiet"]).parse_args(argv).quiet is True

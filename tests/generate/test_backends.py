@@ -92,10 +92,13 @@ def test_vllm_is_imported_only_when_asked():
 def test_shared_prompt_prefill_matches_full_prefill(tiny_model_dir):
     import torch
 
+    from prmkit.generate.backends.hf import cache_name
+
     backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=4))
     ids = backend.tokenizer(["Tom has 3 apples and buys 4 more"] * 3, return_tensors="pt")
     kw = {"do_sample": False, "max_new_tokens": 8, "pad_token_id": backend.tokenizer.pad_token_id}
     with torch.inference_mode():
-        shared = backend.model.generate(**ids, past_key_values=backend._shared_prefill(ids["input_ids"][:1], 3), **kw)
+        cache = {cache_name(backend.model): backend._shared_prefill(ids["input_ids"][:1], 3)}
+        shared = backend.model.generate(**ids, **cache, **kw)
         plain = backend.model.generate(**ids, **kw)
     assert torch.equal(shared, plain)

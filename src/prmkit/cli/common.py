@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import types
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -23,15 +24,29 @@ def _scalar(tp: Any) -> Any:
     return tp
 
 
-def _default_text(f: dataclasses.Field) -> str:
+def _default_text(f: dataclasses.Field, help_text: str) -> str:
+    """" (default: X)" for the flag's help, or "" where the help says it already or a default would mislead: a field
+    without one, a required field (its help says "required"), a help that states the default ("default: ..."), a
+    None default whose meaning the help gives ("None: all", "unset: ...", "default built in")."""
     if f.default is not dataclasses.MISSING:
-        return repr(f.default)
-    return "see help" if f.default_factory is dataclasses.MISSING else repr(f.default_factory())
+        default = f.default
+    elif f.default_factory is not dataclasses.MISSING:
+        default = f.default_factory()
+    else:
+        return ""
+    said = help_text.lower()
+    if re.search(r"\brequired\b", said) or "default:" in said:
+        return ""
+    if default is None and re.search(r"\b(default|none|unset)\b", said):
+        return ""
+    return f" (default: {default!r})"
 
 
-def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = ()) -> None:
-    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (help from field metadata;
-    a field whose metadata has "const" takes an optional value: the flag alone sets `const`).
+def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = (),
+                         helps: dict[str, str] | None = None) -> None:
+    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (help from field metadata,
+    or from `helps[field name]` where given; a field whose metadata has "const" takes an optional value: the flag
+    alone sets `const`).
 
     Fields named in `skip` get no flag (e.g. a positional argument of the verb that sets the same field).
     """
@@ -45,16 +60,21 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
             seen.add(f.name)
             flag = "--" + f.name.replace("_", "-")
             tp = _scalar(hints[f.name])
-            help_text = f"{f.metadata.get('help', '')} (default: {_default_text(f)})".replace("%", "%%")
+            text = (helps or {}).get(f.name, f.metadata.get("help", ""))
+            if get_origin(tp) in (list, tuple):
+                text = text.rstrip(".") + "; repeatable"
+            elif "const" in f.metadata:
+                text = text.rstrip(".") + f"; {flag} alone: {f.metadata['const']!r}"
+            help_text = (text + _default_text(f, text)).replace("%", "%%")
             if tp is bool:
                 p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
                                help=help_text)
             elif get_origin(tp) in (list, tuple):
                 p.add_argument(flag, dest=f.name, type=get_args(tp)[0] if get_args(tp) else str, nargs="*",
-                               action="extend", default=None, help=help_text + "; repeatable")
+                               action="extend", default=None, help=help_text)
             elif "const" in f.metadata:  # the flag alone means `const` (e.g. a bare --ray: "local")
                 p.add_argument(flag, dest=f.name, type=tp, nargs="?", const=f.metadata["const"], default=None,
-                               help=f"{help_text}; {flag} alone: {f.metadata['const']!r}")
+                               help=help_text)
             else:
                 p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))

@@ -4,6 +4,8 @@
     prmkit data corrupt --input ../shared/data/gsm8k/train.jsonl --limit 300 --seed 0 \\
         --output runs/corrupt/benchmark.jsonl --pools runs/corrupt/pools.jsonl
     prmkit data synth --problems 300 --output runs/synth/pools.jsonl --labels runs/synth/labels.jsonl
+
+Each command is a sub-command with the flags of its own config dataclass only (`prmkit data synth --help`).
 """
 
 from __future__ import annotations
@@ -17,19 +19,20 @@ from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.data.corrupt import CorruptConfig, write_benchmark
 from prmkit.data.synthetic import SynthConfig, write_synthetic
 
-COMMANDS: dict[str, tuple[type, Callable[[Any], dict[str, Any]]]] = {
-    "corrupt": (CorruptConfig, write_benchmark),
-    "synth": (SynthConfig, write_synthetic),
+# name -> (settings dataclass, the command, one line of help)
+COMMANDS: dict[str, tuple[type, Callable[[Any], dict[str, Any]], str]] = {
+    "corrupt": (CorruptConfig, write_benchmark, "GSM8K reference solutions -> first-error benchmark + pools"),
+    "synth": (SynthConfig, write_synthetic, "synthetic arithmetic problems with checkable slips + true labels"),
 }
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("what", choices=list(COMMANDS), help="corrupt: GSM8K references -> first-error benchmark + pools; "
-                                                          "synth: arithmetic problems with slips + true labels")
-    add_config_arguments(p, *dict.fromkeys(cls for cls, _ in COMMANDS.values()))
+    sub = p.add_subparsers(dest="what", required=True, metavar="COMMAND")
+    for name, (cls, _, help_text) in COMMANDS.items():
+        add_config_arguments(sub.add_parser(name, help=help_text, description=help_text), cls)
 
 
 def run(args: argparse.Namespace) -> int:
-    cls, command = COMMANDS[args.what]
+    cls, command, _ = COMMANDS[args.what]
     print(json.dumps(command(config_from_args(cls, args)), indent=2))
     return 0

@@ -6,7 +6,8 @@
     prmkit evaluate processbench --benchmark runs/corrupt/benchmark.jsonl --scores MCNIG=runs/mcnig.jsonl \\
         --choose-on 0:100 --report-on 100:150 --output runs/processbench.json
 
-Every BokConfig / ProcessBenchConfig field is a flag and may come from `--config eval.yaml`.
+Each is a sub-command whose flags are the fields of its own config dataclass (BokConfig, ProcessBenchConfig), which
+may also come from `--config eval.yaml`.
 """
 
 from __future__ import annotations
@@ -33,19 +34,24 @@ def _print_processbench(report: dict[str, Any], cfg: ProcessBenchConfig) -> None
     print(format_processbench(report))
 
 
-WHAT: dict[str, tuple[type, Callable[[Any], dict[str, Any]], Callable[[dict[str, Any], Any], None]]] = {
-    "bok": (BokConfig, best_of_k, _print_bok),
-    "processbench": (ProcessBenchConfig, processbench, _print_processbench),
+# name -> (settings dataclass, the evaluation, its printer, one line of help); the names are also in
+# prmkit.cli.main.NAMES (this module imports torch; tests/cli/test_main.py checks that the two agree)
+WHAT: dict[str, tuple[type, Callable[[Any], dict[str, Any]], Callable[[dict[str, Any], Any], None], str]] = {
+    "bok": (BokConfig, best_of_k, _print_bok,
+            "best-of-K table (+ rank robustness) from score files, and an accuracy-vs-K plot"),
+    "processbench": (ProcessBenchConfig, processbench, _print_processbench,
+                     "first-error identification (error acc, correct acc, F1) on a step-level benchmark"),
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("what", choices=list(WHAT), help="bok: best-of-K; processbench: first-error identification")
-    add_config_arguments(parser, *(cls for cls, _, _ in WHAT.values()))
+    sub = parser.add_subparsers(dest="what", required=True, metavar="COMMAND")
+    for name, (cls, _, _, help_text) in WHAT.items():
+        add_config_arguments(sub.add_parser(name, help=help_text, description=help_text), cls)
 
 
 def run(args: argparse.Namespace) -> int:
-    cls, command, show = WHAT[args.what]
+    cls, command, show, _ = WHAT[args.what]
     cfg = config_from_args(cls, args)
     show(command(cfg), cfg)
     return 0

@@ -1,4 +1,4 @@
-"""`prmkit label`: per-step labels for a pool file (IG, MCNIG, ...; see prmkit.label.recipe).
+"""`prmkit label`: per-step labels for a pool file (IG, MCNIG, ...: the methods of prmkit.label.registry.LABELERS).
 
     prmkit label --method ig,mcnig --input demo --output 'runs/{method}.jsonl'
 
@@ -12,7 +12,9 @@ import json
 
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.data.formats import read_pools
-from prmkit.label import LabelConfig, label_pools, labeler_configs
+from prmkit.label import LABELERS, LabelConfig, label_pools, labeler_configs
+
+METHOD_HELP = "labeling method(s), comma-separated, of: {}; methods of one labeler share its work per problem"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default="auto", help="input format (default: detected from the first line)")
     p.add_argument("--allow-duplicates", action="store_true",
                    help="keep the first of repeated problem ids instead of refusing the input")
-    add_config_arguments(p, LabelConfig, *labeler_configs())
+    add_config_arguments(p, LabelConfig, *labeler_configs(), helps={"method": METHOD_HELP.format(", ".join(LABELERS))})
 
 
 def run(args: argparse.Namespace) -> int:

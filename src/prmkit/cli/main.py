@@ -1,8 +1,12 @@
 """`prmkit <verb>`: each verb is a thin module in this package with `add_arguments(parser)` and `run(args)`.
 
 The verb table maps names to modules; a module is imported only when its verb runs. Flags every verb has:
-`--quiet` (no progress bars, prmkit's or transformers'; before or after the verb) and `--config FILE.yaml`.
+`--quiet` (no progress bars, prmkit's or transformers'; before or after the verb, and after a sub-command such as
+`prmkit data synth`) and `--config FILE.yaml`. `prmkit --version` prints the version.
 Warnings (`prmkit.data.warn.PrmkitWarning`) are printed on stderr as `prmkit <verb>: warning: ...`, quiet or not.
+
+The help of a verb that takes names (sub-commands, methods, kinds) lists them from their registry (`NAMES`), so it
+cannot fall behind the registry.
 """
 
 from __future__ import annotations
@@ -13,37 +17,76 @@ import os
 import sys
 import warnings
 
+from prmkit import __version__
 from prmkit.data.locks import OutputBusy
 from prmkit.data.warn import PrmkitWarning
 
 VERBS: dict[str, tuple[str, str]] = {
-    "data": ("prmkit.cli.data", "build data sets: corrupt = GSM8K first-error benchmark"),
-    "label": ("prmkit.cli.label", "label every step of step-delimited CoTs (IG, MCNIG)"),
+    "data": ("prmkit.cli.data", "build data sets"),
+    "label": ("prmkit.cli.label", "label every step of step-delimited CoTs, by method"),
     "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
     "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (JSONL or parquet)"),
     "generate": ("prmkit.cli.generate", "sample K step-delimited CoTs per problem and validate them"),
     "rollout": ("prmkit.cli.rollout", "sample K validated continuations after each step prefix of each trace"),
     "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),
     "pum": ("prmkit.cli.pum", "PUM preference pairs from student rollouts (prefix gain, pum_paper sec 3)"),
-    "train": ("prmkit.cli.train", "train a reward model: prm | orm | prm3 | bt (pum)"),
+    "train": ("prmkit.cli.train", "train a reward model"),
     "score": ("prmkit.cli.score", "score candidate traces with a reward model"),
-    "search": ("prmkit.cli.search", "beam search with a step scorer (PUM sec 4.3), or best-of-N: beam | bon"),
-    "evaluate": ("prmkit.cli.evaluate", "evaluate: best-of-K tables and plots"),
+    "search": ("prmkit.cli.search", "beam search guided by a step scorer (PUM sec 4.3), or best-of-N at its budget"),
+    "evaluate": ("prmkit.cli.evaluate", "evaluate score files"),
     "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
-    "rl": ("prmkit.cli.rl", "train a policy with GRPO on outcome and process rewards (PSPO-WRS, PUM/PRM)"),
+    "rl": ("prmkit.cli.rl", "train a policy on outcome and process rewards (PSPO-WRS, PUM/PRM)"),
+}
+# The names a verb takes, for its line in `prmkit --help`: "module:attribute" of a registry that is light to import
+# (no torch, no transformers), or the names themselves where the registry's module is heavy. tests/cli/test_main.py
+# checks both: the light imports stay light and each list of names equals its registry.
+NAMES: dict[str, str | tuple[str, ...]] = {
+    "data": "prmkit.cli.data:COMMANDS",
+    "label": "prmkit.label.registry:LABELERS",
+    "train": ("prm", "orm", "prm3", "bt", "pum"),  # prmkit.models.heads.HEADS + prmkit.train.run.KIND_ALIASES
+    "search": "prmkit.search:METHODS",
+    "evaluate": ("bok", "processbench"),  # prmkit.cli.evaluate.WHAT
+    "rl": "prmkit.cli.rl:ALGORITHMS",
 }
 QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"
 
 
+def verb_names(verb: str) -> list[str]:
+    """The names `verb` takes (sub-commands, methods, kinds) from `NAMES`; [] for a verb that takes none."""
+    source = NAMES.get(verb, ())
+    if isinstance(source, str):
+        module, attribute = source.split(":")
+        return list(getattr(importlib.import_module(module), attribute))
+    return list(source)
+
+
+def verb_help(verb: str) -> str:
+    """The verb's line in `prmkit --help`: its summary, then the names it takes (`prmkit data`: corrupt | synth)."""
+    names = verb_names(verb)
+    return VERBS[verb][1] + (f": {' | '.join(names)}" if names else "")
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    """`--quiet` on a verb's parser and on every sub-command parser under it (`prmkit data synth --quiet`); the
+    top-level flag holds the default."""
+    parser.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=QUIET_HELP)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+                _add_quiet(sub)
+
+
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="prmkit", description="Process supervision for LLM reasoning.")
+    parser.add_argument("--version", action="version", version=f"prmkit {__version__}")
     parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    for name, (module, help_text) in VERBS.items():
+    for name, (module, _) in VERBS.items():
+        help_text = verb_help(name)
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=QUIET_HELP)
         if name == verb:  # only the verb being run imports its module
             importlib.import_module(module).add_arguments(p)
+        _add_quiet(p)
     return parser
 
 
@@ -73,9 +116,16 @@ def _show_warnings(verb: str) -> None:
     warnings.simplefilter("always", PrmkitWarning)
 
 
+def _asks_quiet(argv: list[str]) -> bool:
+    """`--quiet` among the options (before a `--` that ends them)."""
+    return "--quiet" in (argv[: argv.index("--")] if "--" in argv else argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verb = next((a for a in argv if not a.startswith("-")), None)
+    if _asks_quiet(argv):  # before the verb's module is imported: tqdm reads TQDM_DISABLE once, when imported
+        quiet_mode()
     args = build_parser(verb if verb in VERBS else None).parse_args(argv)
     if args.quiet:
         quiet_mode()

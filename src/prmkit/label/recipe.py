@@ -45,9 +45,9 @@ class LabelConfig(ScaleConfig):
     """Settings of the labeling recipe (`prmkit label`; `ray`, `ray_actors`: where the labelers run); each
     labeler has its own settings dataclass."""
 
-    method: str = field(default="mcnig", metadata={"help": "labeling method(s), comma-separated, names in LABELERS "
-                                                           "(ig, mcnig, ...); methods of one labeler share its "
-                                                           "work per problem"})
+    method: str = field(default="mcnig", metadata={"help": "labeling method(s), comma-separated: the methods of "
+                                                           "prmkit.label.registry.LABELERS; methods of one "
+                                                           "labeler share its work per problem"})
     limit: int | None = field(default=None, metadata={"help": "label only the first N problems"})
     tau: float | None = field(default=None, metadata={"help": "fixed threshold; default: best balanced acc."})
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "

@@ -1,17 +1,45 @@
 """The Trainer's progress bar with the loss of the last step beside it (from the first step on), and the held-out
-check written under it; replaces `transformers.ProgressCallback`, which prints every log as a dict."""
+check written under it; replaces `transformers.ProgressCallback`, which prints every log as a dict.
+
+Quiet (`prmkit --quiet`, or TQDM_DISABLE set): no bars. tqdm reads TQDM_DISABLE only once, when it is first imported,
+so the bars here read it again when they are made: the variable may be set after tqdm was imported.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from tqdm.auto import tqdm
 from transformers.trainer_callback import ProgressCallback
+from transformers.trainer_utils import has_length
 
-__all__ = ["LossProgress"]
+__all__ = ["LossProgress", "bars_disabled"]
+
+
+def bars_disabled() -> bool:
+    """TQDM_DISABLE as it is now, read as tqdm reads it (any non-empty value disables the bars)."""
+    return bool(os.environ.get("TQDM_DISABLE"))
+
+
+def _bar(**kwargs: Any) -> Any:
+    return tqdm(dynamic_ncols=True, **kwargs, **({"disable": True} if bars_disabled() else {}))
 
 
 class LossProgress(ProgressCallback):
-    """tqdm bar: `step/total [time] loss=..., lr=...`; a held-out check is one line above the bar."""
+    """tqdm bar: `step/total [time] loss=..., lr=...`; a held-out check is one line above the bar (quiet or not)."""
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if state.is_world_process_zero:
+            self.training_bar = _bar(total=state.max_steps)
+        self.current_step = 0
+
+    def on_prediction_step(self, args: Any, state: Any, control: Any, eval_dataloader: Any = None,
+                           **kwargs: Any) -> None:
+        if state.is_world_process_zero and has_length(eval_dataloader):
+            if self.prediction_bar is None:
+                self.prediction_bar = _bar(total=len(eval_dataloader), leave=self.training_bar is None)
+            self.prediction_bar.update(1)
 
     def on_log(self, args: Any, state: Any, control: Any, logs: dict | None = None, **kwargs: Any) -> None:
         if not state.is_world_process_zero or self.training_bar is None or not logs:

@@ -9,6 +9,10 @@ Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefix
 prompts are prefilled once, left-padded together, and their KV cache repeated K times; each row samples with its
 own seeded generator (`row_sampling.py`), so a prefix's continuations do not depend on its batch.
 `tokens_prefilled` counts the prompt tokens actually run through the model by `generate_rendered`.
+
+The KV cache goes to the model and comes back under the name the installed transformers gives it (`cache_name`):
+`cache` where transformers has renamed it (5.x; the old `past_key_values` then emits a FutureWarning on every
+forward and generate call), `past_key_values` in the releases before.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ from prmkit.generate.backends.base import BackendOptions, Completion, SamplingCo
 from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan
 from prmkit.generate.prompts import in_chat_template
 
-__all__ = ["TransformersBackend"]
+__all__ = ["TransformersBackend", "cache_name"]
+
+
+def cache_name(model: Any) -> str:
+    """The keyword of the KV cache in `model`'s forward and generate calls and the field of their outputs:
+    "cache" where transformers has renamed it, else "past_key_values" (older releases)."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
 class TransformersBackend:
@@ -39,6 +51,7 @@ class TransformersBackend:
         self.chat = options.chat
         self.tokens_prefilled = 0
         self.prefix_cache = PrefixCache() if options.prefix_cache else None
+        self._cache = cache_name(self.model)
         self._stops: dict[tuple[str, ...], Any] = {}
 
     def format_prompt(self, prompt: str) -> str:
@@ -69,7 +82,7 @@ class TransformersBackend:
         tok = self.tokenizer
         enc = dict(tok(prompts, return_tensors="pt", padding=True))
         if len(prompts) > 1 and len(set(prompts)) == 1 and enc["input_ids"].shape[1] > 1:
-            enc["past_key_values"] = self._shared_prefill(enc["input_ids"][:1], len(prompts))
+            enc[self._cache] = self._shared_prefill(enc["input_ids"][:1], len(prompts))
         with torch.inference_mode():
             out = self.model.generate(
                 **enc,
@@ -116,7 +129,7 @@ class TransformersBackend:
             positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, span:-1]
             with torch.inference_mode():
                 self.model(input_ids=ids[:, span:-1], attention_mask=mask[:, :-1], position_ids=positions,
-                           past_key_values=cache, use_cache=True)
+                           use_cache=True, **{self._cache: cache})
             self.tokens_prefilled += int(mask[:, span:-1].sum())
         if ids.shape[1] > 1:
             cache.batch_repeat_interleave(n)
@@ -126,18 +139,19 @@ class TransformersBackend:
             out = self.model.generate(
                 input_ids=ids.repeat_interleave(n, 0),
                 attention_mask=mask.repeat_interleave(n, 0),
-                past_key_values=cache if ids.shape[1] > 1 else None,
                 do_sample=False,  # RowSampler samples; greedy takes its one-hot choice
                 logits_processor=LogitsProcessorList([sampler]),
                 max_new_tokens=cfg.max_new_tokens,
                 pad_token_id=tok.pad_token_id,
                 stopping_criteria=self._stopping(cfg.stop),
                 return_dict_in_generate=True,
+                **{self._cache: cache if ids.shape[1] > 1 else None},
             )
         rows = out.sequences[:, width:].tolist()  # (P * n, T_new)
         done = self._decode(rows, cfg)
-        if self.prefix_cache is not None and out.past_key_values is not None:
-            self.prefix_cache.store(out.past_key_values,
+        kept = getattr(out, self._cache, None)
+        if self.prefix_cache is not None and kept is not None:
+            self.prefix_cache.store(kept,
                                     [real[r // n] + rows[r][:c.tokens] for r, c in enumerate(done)],
                                     [width - lengths[r // n] for r in range(len(done))])
         return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
@@ -158,7 +172,7 @@ class TransformersBackend:
 
         cache = DynamicCache(config=self.model.config)
         with torch.inference_mode():
-            self.model(input_ids=ids[:, :-1], past_key_values=cache, use_cache=True)
+            self.model(input_ids=ids[:, :-1], use_cache=True, **{self._cache: cache})
         cache.batch_repeat_interleave(copies)
         return cache
 

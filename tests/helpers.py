@@ -9,7 +9,7 @@ WORDS = ("Tom has 3 apples and buys 4 more . How many apples does he have now ? 
          "wrong step mistake good fine the price is 12 dollars 5 * 6 = 30 ; 10 - 2 = 8 Sam eats one")
 
 
-def make_tiny_base(directory: Path, seed: int = 0) -> Path:
+def make_tiny_base(directory: Path, seed: int = 0, context: int = 512) -> Path:
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -23,7 +23,7 @@ def make_tiny_base(directory: Path, seed: int = 0) -> Path:
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
     torch.manual_seed(seed)
     config = LlamaConfig(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=context,
                          tie_word_embeddings=True)
     LlamaForCausalLM(config).save_pretrained(directory)
     fast.save_pretrained(directory)

@@ -143,3 +143,83 @@ def test_a_config_file_means_the_same_in_both(trained, tmp_path, capsys):
     assert len((tmp_path / "api.jsonl").read_text().splitlines()) == 4
     with pytest.raises(TypeError, match="unknown settings"):
         prmkit.score(cli, "demo", tmp_path / "x.jsonl", problem_range="1:2")
+
+
+@pytest.fixture(scope="module")
+def long_tiny(tmp_path_factory) -> str:
+    """The tiny model with a context long enough for the few-shot prompts of rollouts and search."""
+    from helpers import make_tiny_base
+
+    return str(make_tiny_base(tmp_path_factory.mktemp("long_tiny"), context=2048))
+
+
+def test_rollout_verify_and_view(labeled, long_tiny, tmp_path, capsys):
+    tiny_base = long_tiny
+    cli, api = labeled
+    common = ["--input", "demo", "--limit", "1", "--k", "2", "--max-new-tokens", "6", "--model", tiny_base]
+    assert main(["--quiet", "rollout", *common, "--output", str(tmp_path / "cli_rollouts.jsonl")]) == 0
+    prmkit.rollout(tmp_path / "api_rollouts.jsonl", progress=False, input="demo", limit=1, k=2, max_new_tokens=6,
+                   model=tiny_base)
+    _same_file(tmp_path / "cli_rollouts.jsonl", tmp_path / "api_rollouts.jsonl")
+    pools = tmp_path / "pools.jsonl"
+    pools.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in prmkit.read_pools("demo")[:3]))
+    assert main(["verify", str(pools), "--output", str(tmp_path / "cli_verified.jsonl")]) == 0
+    prmkit.verify(pools, output=str(tmp_path / "api_verified.jsonl"))
+    _same_file(tmp_path / "cli_verified.jsonl", tmp_path / "api_verified.jsonl")
+    assert main(["view", "--pools", "demo", "--labels", f"MCNIG={cli / 'mcnig.jsonl'}", "--limit", "3",
+                 "--output", str(tmp_path / "cli.html")]) == 0
+    prmkit.view(pools="demo", labels=[f"MCNIG={api / 'mcnig.jsonl'}"], limit=3, output=str(tmp_path / "api.html"))
+    _same_file(tmp_path / "cli.html", tmp_path / "api.html")
+
+
+def test_search(trained, long_tiny, tmp_path):
+    cli, api, _, _ = trained
+    tiny_base = long_tiny
+    flags = ["--input", "demo", "--limit", "1", "--k", "2", "--width", "1", "--max-steps", "2",
+             "--max-new-tokens", "6", "--model", tiny_base]
+    assert main(["--quiet", "search", "beam,bon", *flags, "--prm", str(cli),
+                 "--output", str(tmp_path / "cli_{method}.jsonl")]) == 0
+    prmkit.search("beam,bon", tmp_path / "api_{method}.jsonl", progress=False, input="demo", limit=1, k=2, width=1,
+                  max_steps=2, max_new_tokens=6, model=tiny_base, prm=str(api))
+    for method in ("beam", "bon"):
+        rows = [[_volatile_free(json.loads(line)) for line in (tmp_path / f"{side}_{method}.jsonl").read_text()
+                 .splitlines()] for side in ("cli", "api")]
+        assert rows[0] == rows[1] and len(rows[0]) == 1
+
+
+def test_pum(long_tiny, tmp_path):
+    tiny_base = long_tiny
+    flags = ["--problems-range", "0:1", "--students", tiny_base, "--rollouts", "2", "--max-new-tokens", "4"]
+    assert main(["--quiet", "pum", "--input", "demo", *flags, "--output-dir", str(tmp_path / "cli")]) == 0
+    prmkit.pum("demo", tmp_path / "api", problems_range="0:1", students=[tiny_base], rollouts=2, max_new_tokens=4,
+               progress=False)
+    for name in ("prefixes.jsonl", "pairs.jsonl"):
+        _same_file(tmp_path / "cli" / name, tmp_path / "api" / name)
+
+
+def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
+    tiny_base = long_tiny
+    assert main(["data", "synth", "--problems", "6", "--output", str(tmp_path / "cli_pools.jsonl"),
+                 "--labels", str(tmp_path / "cli_labels.jsonl")]) == 0
+    prmkit.synth(problems=6, output=str(tmp_path / "api_pools.jsonl"), labels=str(tmp_path / "api_labels.jsonl"))
+    for name in ("pools.jsonl", "labels.jsonl"):
+        _same_file(tmp_path / f"cli_{name}", tmp_path / f"api_{name}")
+    gsm8k = Path(__file__).resolve().parents[2] / "shared/data/gsm8k/train.jsonl"
+    if not gsm8k.is_file():
+        pytest.skip("../shared/data/gsm8k is not beside the checkout")
+    for side in ("cli", "api"):
+        settings = {"input": str(gsm8k), "limit": 8, "output": str(tmp_path / f"{side}_bench.jsonl"),
+                    "pools": str(tmp_path / f"{side}_bench_pools.jsonl")}
+        if side == "cli":
+            assert main(["data", "corrupt", *[x for k, v in settings.items() for x in (f"--{k}", str(v))]]) == 0
+        else:
+            prmkit.corrupt(**settings)
+    _same_file(tmp_path / "cli_bench.jsonl", tmp_path / "api_bench.jsonl")
+    assert main(["--quiet", "label", "--method", "ig", "--input", str(tmp_path / "cli_bench_pools.jsonl"),
+                 "--model", tiny_base, "--output", str(tmp_path / "ig.jsonl")]) == 0
+    capsys.readouterr()
+    args = {"benchmark": str(tmp_path / "cli_bench.jsonl"), "choose_on": "0:4", "report_on": "4:"}
+    assert main(["evaluate", "processbench", *[x for k, v in args.items() for x in (f"--{k.replace('_', '-')}", v)],
+                 "--scores", f"IG={tmp_path / 'ig.jsonl'}", "--output", str(tmp_path / "cli_pb.json")]) == 0
+    report = prmkit.processbench(scores=[f"IG={tmp_path / 'ig.jsonl'}"], **args)
+    assert json.loads((tmp_path / "cli_pb.json").read_text()) == json.loads(json.dumps(report))

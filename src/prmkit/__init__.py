@@ -16,9 +16,9 @@ as keyword arguments (every field of the verb's config dataclasses; an unknown n
 Each imports its layer when called, so `import prmkit` stays fast. This module is the only one allowed to import
 every layer (tests/test_layering.py); the layers themselves hold the logic.
 
-`prmkit.label`, `prmkit.train`, `prmkit.generate` and `prmkit.rl` are also subpackages: those four names are
-callable verbs that read the subpackage's names through them (`prmkit.label.LabelConfig`, `prmkit.train.config`),
-and importing the subpackage does not replace them.
+`prmkit.label`, `prmkit.train`, `prmkit.generate`, `prmkit.rl`, `prmkit.search` and `prmkit.verify` are also
+subpackages: those six names are callable verbs that read the subpackage's names through them
+(`prmkit.label.LabelConfig`, `prmkit.train.config`), and importing the subpackage does not replace them.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "best_of_k", "bok_table", "export", "generate", "label", "read_pools", "rl", "score",
-           "threshold", "to_dataset", "train"]
+__all__ = ["__version__", "best_of_k", "bok_table", "corrupt", "export", "generate", "label", "processbench", "pum",
+           "read_pools", "rl", "rollout", "score", "search", "synth", "threshold", "to_dataset", "train", "verify",
+           "view"]
 
 PathLike = str | os.PathLike[str]
 
@@ -73,6 +74,18 @@ class _Verb:
         if name.startswith("__"):
             raise AttributeError(name)
         return getattr(importlib.import_module(self._package), name)
+
+    _OWN = frozenset({"__wrapped__", "_package", "__doc__", "__name__", "__qualname__"})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Set on the subpackage (`monkeypatch.setattr("prmkit.search.X", ...)` patches the module)."""
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(importlib.import_module(self._package), name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(importlib.import_module(self._package), name)
 
     def __dir__(self) -> list[str]:
         return sorted(set(dir(importlib.import_module(self._package))) | {"__call__", "__doc__"})
@@ -161,7 +174,6 @@ def train(kind: str, output: PathLike, config: PathLike | None = None, log: Call
 def score(model: PathLike, pools: PathLike, output: PathLike, **settings: Any) -> dict[str, Any]:
     """`prmkit score`: every trace of `pools` scored by the checkpoint `model` into `output` (input order,
     resumable); settings are ScoreConfig fields (problems_range, aggregation, ...)."""
-    import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
     from prmkit.evaluate.score import ScoreConfig, score_file
 
     (config,) = _configs([ScoreConfig], settings)
@@ -172,7 +184,6 @@ def best_of_k(scores: Mapping[str, PathLike] | Sequence[str] | PathLike, ks: str
               **settings: Any) -> dict[str, Any]:
     """`prmkit evaluate bok`: best-of-K of score files ({name: path} or "NAME=PATH" items) at each K (default
     1, 2, 4, ... up to the pools); settings are BokConfig fields. Returns the report ("rows", "warnings", ...)."""
-    import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
     from prmkit.evaluate.run import BokConfig, named_files
     from prmkit.evaluate.run import best_of_k as run
 
@@ -181,6 +192,88 @@ def best_of_k(scores: Mapping[str, PathLike] | Sequence[str] | PathLike, ks: str
     ks_text = ks if isinstance(ks, str) else ",".join(map(str, ks))
     (config,) = _configs([BokConfig], settings, {"scores": [f"{n}={p}" for n, p in files.items()], "ks": ks_text})
     return run(config)
+
+
+def processbench(**settings: Any) -> dict[str, Any]:
+    """`prmkit evaluate processbench`: first-error identification (error acc, correct acc, F1) of score or label
+    files on a step-level benchmark, tau chosen on `choose_on` and reported on `report_on`; settings are
+    ProcessBenchConfig fields (benchmark, scores, choose_on, report_on, output, ...)."""
+    from prmkit.evaluate.run import ProcessBenchConfig
+    from prmkit.evaluate.run import processbench as run
+
+    (config,) = _configs([ProcessBenchConfig], settings)
+    return run(config)
+
+
+def rollout(output: PathLike, progress: bool = True, log: Callable[[str], None] = print,
+            **settings: Any) -> Any:
+    """`prmkit rollout`: K validated continuations after each step prefix of each trace into `output`
+    (append-only, resumable); settings are RolloutConfig fields (input, k, max_new_tokens, ...)."""
+    from prmkit.generate import RolloutConfig, run_rollout
+
+    (config,) = _configs([RolloutConfig], settings)
+    return run_rollout(config, output, progress=progress, log=log)
+
+
+def verify(pools: PathLike, log: Callable[[str], None] = print, **settings: Any) -> int:
+    """`prmkit verify`: re-validate the answers of a pool file (into `output`, or show the changes); settings are
+    VerifyConfig fields. Returns the number of changed verdicts."""
+    from prmkit.generate import VerifyConfig, reverify_file
+
+    (cfg,) = _configs([VerifyConfig], settings)
+    return reverify_file(pools, cfg.output, show=cfg.show, reextract=cfg.reextract, log=log,
+                         allow_duplicates=cfg.allow_duplicates)
+
+
+def pum(pools: PathLike, output_dir: PathLike, problems_range: str | None = None, allow_duplicates: bool = False,
+        progress: bool = True, log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
+    """`prmkit pum`: PUM prefix-utility preference pairs from student rollouts (pum_paper sec 3) into
+    `output_dir`; settings are PumConfig fields (students, k, ...). Returns the report."""
+    from prmkit.data.formats import read_pools as read
+    from prmkit.label.pum import PumConfig, label_pum
+    from prmkit.train.data import select_range
+
+    (config,) = _configs([PumConfig], settings)
+    chosen = select_range(list(read(pools, allow_duplicates=allow_duplicates)), problems_range)
+    return label_pum(chosen, config, output_dir, progress=progress, log=log)
+
+
+def search(methods: str | Sequence[str], output: PathLike, progress: bool = True,
+           log: Callable[[str], None] = print, **settings: Any) -> list[Any]:
+    """`prmkit search beam|bon`: beam search with a step scorer and/or best-of-N (`{method}` in `output` for
+    several); settings are BeamConfig fields (input, prm, k, width, ...). Returns one report per method."""
+    from prmkit.search import BeamConfig, run_search
+
+    (config,) = _configs([BeamConfig], settings)
+    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
+    return run_search(config, names, str(output), progress=progress, log=log)
+
+
+def view(**settings: Any) -> dict[str, Any]:
+    """`prmkit view`: one self-contained HTML page of the step labels and scores of every trace; settings are
+    ViewConfig fields (pools, labels, scores, output, ...). Returns what the page holds."""
+    from prmkit.evaluate import ViewConfig, write_view
+
+    (config,) = _configs([ViewConfig], settings)
+    return write_view(config)
+
+
+def corrupt(**settings: Any) -> dict[str, Any]:
+    """`prmkit data corrupt`: a first-error benchmark (and its pools) from GSM8K reference solutions; settings
+    are CorruptConfig fields. Returns the report."""
+    from prmkit.data.corrupt import CorruptConfig, write_benchmark
+
+    (config,) = _configs([CorruptConfig], settings)
+    return write_benchmark(config)
+
+
+def synth(**settings: Any) -> dict[str, Any]:
+    """`prmkit data synth`: arithmetic problems with right and slipped traces and their true step labels;
+    settings are SynthConfig fields (problems, style, output, labels, ...). Returns the report."""
+    from prmkit.data.synthetic import SynthConfig, write_synthetic
+
+    (config,) = _configs([SynthConfig], settings)
+    return write_synthetic(config)
 
 
 def bok_table(report: Mapping[str, Any]) -> str:
@@ -206,6 +299,6 @@ def rl(algorithm: str, output: PathLike, scorers: Mapping[str, Any] | None = Non
     return run_grpo(config, output, Scorers(scorers or {}), log=log)
 
 
-for _name in ("generate", "label", "train", "rl"):
+for _name in ("generate", "label", "train", "rl", "search", "verify"):
     globals()[_name] = _Verb(globals()[_name], f"{__name__}.{_name}")
 sys.modules[__name__].__class__ = _Package

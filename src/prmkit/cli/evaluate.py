@@ -16,7 +16,6 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.evaluate.processbench import format_processbench
 from prmkit.evaluate.report import format_table

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-import prmkit.rewards  # noqa: F401  (registers the pspo_wrs aggregation)
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.evaluate.score import ScoreConfig, score_file
 

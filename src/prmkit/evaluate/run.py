@@ -100,8 +100,8 @@ def _write(path: str | None, report: dict[str, Any]) -> None:
 
 def best_of_k(cfg: BokConfig) -> dict[str, Any]:
     """The best-of-K report of `cfg.scores` (see `prmkit.evaluate.report.bok_report`), written and plotted
-    as `cfg` asks (`aggregation="pspo_wrs"` needs `import prmkit.rewards`, which registers it). Its
-    "warnings" say which figures need a caveat (K above some pools, undefined ranks)."""
+    as `cfg` asks (`aggregation`: a name in `models.AGGREGATIONS`). Its "warnings" say which figures need a
+    caveat (K above some pools, undefined ranks)."""
     from prmkit.evaluate.report import bok_report
     from prmkit.train.data import parse_range
 

@@ -1,6 +1,7 @@
 """Score candidate traces with any `StepScorer` (a reward model, ...) through `score_items`: a reward model
 batches traces by length across problems (`score_many`), another scorer gets the traces of each problem
-together (`score_steps`). Writes one record per trace:
+together (`score_steps`). `score_file` loads the scorer with `models.load_scorer` (kind `--scorer`, a name in
+`models.SCORERS`). Writes one record per trace:
 
     {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
      "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
@@ -23,7 +24,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
-from prmkit.models.scorer import StepScorer, score_items
+from prmkit.models.scorer import SCORERS, StepScorer, load_scorer, score_items
 from prmkit.train.data import select_range
 
 __all__ = ["ScoreConfig", "score_file", "score_pools"]
@@ -33,12 +34,16 @@ __all__ = ["ScoreConfig", "score_file", "score_pools"]
 class ScoreConfig:
     """How `prmkit score` scores a pool file with a checkpoint (MCNIG sec 3.5: product of the step scores)."""
 
+    scorer: str = field(default="reward-model", metadata={"help": f"kind of step scorer: {' | '.join(SCORERS)} "
+                                                                   "(models.SCORERS; reward-model: a PRM, ORM or "
+                                                                   "PUM value model)."})
+
     problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660; "
                                                                        "None = all."})
     aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score, a name in "
                                                                      "AGGREGATIONS; None = the checkpoint's (prod)."})
-    max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass."})
-    max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most."})
+    max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass (a reward model)."})
+    max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most (a reward model)."})
     threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
     window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
                                                        "records are written in input order; a killed run redoes "
@@ -75,7 +80,8 @@ def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod"
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
                config: ScoreConfig | None = None) -> dict[str, Any]:
     """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
-    are skipped). Returns {"written", "problems", "traces", "tokens", "seconds"}."""
+    are skipped); `model` is loaded by `models.load_scorer` as a `config.scorer`. Returns {"written", "problems",
+    "traces", "tokens", "seconds"} ("tokens": those a reward model read, else 0)."""
     cfg = config or ScoreConfig()
     check_output_path(output)
     with output_lock(output):  # taken before the model loads: a second writer is refused at once
@@ -90,14 +96,17 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    rm = RewardModel.from_pretrained(model)
-    rm.max_tokens, rm.max_batch = cfg.max_tokens, cfg.max_batch
-    agg = cfg.aggregation or rm.config.aggregation
+    scorer = load_scorer(model, cfg.scorer)
+    rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
+    if rm is not None:
+        rm.max_tokens, rm.max_batch = cfg.max_tokens, cfg.max_batch
+    agg = cfg.aggregation or (rm.config.aggregation if rm is not None else "prod")
     if agg not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
     pools = select_range(list(read_pools(input_path)), cfg.problems_range)
     stats: dict[str, Any] = {}
+    kind = rm.config.kind if rm is not None else cfg.scorer
     with AppendOnlyWriter(output) as writer:
-        records = score_pools(rm, pools, agg, rm.config.kind, skip=set(writer.done), stats=stats, window=cfg.window)
+        records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
-    return stats | {"written": written, "problems": len(pools), "tokens": rm.scored_tokens}
+    return stats | {"written": written, "problems": len(pools), "tokens": rm.scored_tokens if rm is not None else 0}

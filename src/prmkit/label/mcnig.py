@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["AGGREGATIONS", "REFERENCES", "mcnig", "net_information"]
+__all__ = ["ANSWER_SET_AGGREGATIONS", "REFERENCES", "mcnig", "net_information"]
 
-AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {
+ANSWER_SET_AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {
     "max": max,
     "mean": lambda xs: sum(xs) / len(xs),
 }
@@ -31,7 +31,7 @@ def net_information(info: list[list[float]], correct: Sequence[int], incorrect: 
     """NetInfo_i for i = 0..N. `info[i][a]` = I_i(y_a); `correct`/`incorrect` index the answers of C_q/W_q."""
     if not correct or not incorrect:
         raise ValueError("MCNIG needs at least one correct and one incorrect answer")
-    agg = AGGREGATIONS[aggregation]
+    agg = ANSWER_SET_AGGREGATIONS[aggregation]
     return [agg([row[a] for a in correct]) - agg([row[a] for a in incorrect]) for row in info]
 
 

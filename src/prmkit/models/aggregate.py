@@ -1,11 +1,14 @@
 """Step scores -> one trace score. MCNIG sec 3.5 multiplies the step predictions (`prod`); the others are
-common alternatives (Lightman et al. use `prod`; `min` and `last` appear in Math-Shepherd / PRM800K work).
+common alternatives (Lightman et al. use `prod`; `min` and `last` appear in Math-Shepherd / PRM800K work;
+`geomean` and `pspo_wrs` are PSPO's accumulation and its Weibull-shaped reward, eq. 9-11, see `models.pspo`).
 
-Worked example, steps (0.9, 0.5, 0.8): prod 0.36, min 0.5, mean 0.7333, last 0.8, geomean 0.7114.
-An ORM has one "step", so every aggregation returns its score. An empty trace scores 0.
+Worked example, steps (0.9, 0.5, 0.8): prod 0.36, min 0.5, mean 0.7333, last 0.8, geomean 0.7114,
+pspo_wrs 0.7114 * h(3) = 0.7114 * 0.9797 = 0.6969.
+An ORM has one "step", so every aggregation but `pspo_wrs` returns its score. An empty trace scores 0.
 
-`AGGREGATIONS` is open: `prmkit.rewards` registers `pspo_wrs` into it when imported (models/ does not import
-rewards/), so a verb that offers reward-shaped aggregations imports `prmkit.rewards` first.
+`AGGREGATIONS` is the one registry of them: adding an aggregation is one function plus one line
+`AGGREGATIONS["name"] = f` (`f(step_scores) -> float`, called on non-empty lists); every verb's
+`--aggregation` (score, evaluate bok, search) and the RL formulas read it.
 """
 
 from __future__ import annotations
@@ -13,16 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from prmkit.models.pspo import geometric_mean, pspo_wrs
+
 __all__ = ["AGGREGATIONS", "aggregate", "geometric_mean"]
-
-
-def geometric_mean(p: list[float]) -> float:
-    """(prod_j p_j)^(1/n), computed in log space; 0 when any score is <= 0 (PSPO eq. 10's accumulation F).
-
-    Worked example: (0.9, 0.4) -> sqrt(0.36) = 0.6.
-    """
-    return 0.0 if min(p) <= 0.0 else math.exp(sum(math.log(x) for x in p) / len(p))
-
 
 AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {
     "prod": math.prod,
@@ -30,6 +26,7 @@ AGGREGATIONS: dict[str, Callable[[list[float]], float]] = {
     "mean": lambda p: sum(p) / len(p),
     "last": lambda p: p[-1],
     "geomean": geometric_mean,
+    "pspo_wrs": pspo_wrs,  # geometric mean times the adjusted Weibull of the step count (PSPO eq. 9-11)
 }
 
 

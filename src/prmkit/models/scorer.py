@@ -1,7 +1,12 @@
-"""`StepScorer`: the one interface best-of-K, beam search and RL rewards accept.
+"""`StepScorer`: the one interface best-of-K, beam search and RL rewards accept, and the one way to load one.
 
 A step scorer maps candidate traces of one question to per-step scores (an ORM: one score a trace, as a
 one-element list). `RewardModel` implements it; so can anything else with `score_steps` (a judge, a lookup).
+
+`SCORERS` maps a scorer kind to its loader (a path -> a `StepScorer`); `load_scorer(path, kind)` is what
+`prmkit score`, `prmkit search --scorer` and the RL rewards (`rewards.Scorers`) call. The kind "reward-model"
+loads any `prmkit train` checkpoint: a PRM, an ORM, a prm3, and a PUM value model (the `bt` head). Adding a
+kind is one loader plus one line `SCORERS["name"] = loader`.
 
     >>> class Lengths:  # a toy scorer: longer steps score higher
     ...     def score_steps(self, question, step_lists):
@@ -12,13 +17,16 @@ one-element list). `RewardModel` implements it; so can anything else with `score
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from itertools import groupby
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["BatchStepScorer", "StepScorer", "score_items", "score_traces"]
+__all__ = ["SCORERS", "BatchStepScorer", "StepScorer", "check_scorer_kind", "load_scorer", "score_items",
+           "score_traces"]
 
 
 @runtime_checkable
@@ -54,3 +62,36 @@ def score_traces(scorer: StepScorer, question: str, step_lists: list[list[str]],
                  aggregation: str = "prod") -> list[float]:
     """One score per trace: the step scores aggregated by `AGGREGATIONS[aggregation]` (empty trace -> 0)."""
     return [aggregate(scores, aggregation) for scores in scorer.score_steps(question, step_lists)]
+
+
+def _reward_model(path: str) -> StepScorer:
+    """A `prmkit train` checkpoint directory (any head: prm, orm, prm3, bt for a PUM value model)."""
+    from prmkit.models.reward import CONFIG_NAME, RewardModel
+
+    folder = Path(path)
+    if not (folder / CONFIG_NAME).is_file():
+        why = f"no {CONFIG_NAME} in it" if folder.is_dir() else "not a directory" if folder.exists() else "not found"
+        raise FileNotFoundError(f"{path} is not a reward-model checkpoint ({why}): give a directory written by "
+                                "`prmkit train`")
+    return RewardModel.from_pretrained(folder)
+
+
+# scorer kind -> loader of a `StepScorer` from a path (the path's meaning is the loader's)
+SCORERS: dict[str, Callable[[str], StepScorer]] = {
+    "reward-model": _reward_model,  # PRM, ORM, prm3 and the PUM value model (`bt` head) alike
+}
+
+
+def check_scorer_kind(kind: str) -> None:
+    """A ValueError naming the known kinds unless `kind` is in `SCORERS`."""
+    if kind not in SCORERS:
+        raise ValueError(f"unknown scorer '{kind}'; choose from {', '.join(SCORERS)}")
+
+
+def load_scorer(path: str | os.PathLike[str], kind: str = "reward-model") -> StepScorer:
+    """The step scorer of kind `kind` (a name in `SCORERS`) loaded from `path`."""
+    check_scorer_kind(kind)
+    scorer = SCORERS[kind](os.fspath(path))
+    if not isinstance(scorer, StepScorer):
+        raise TypeError(f"scorer loader '{kind}' returned a {type(scorer).__name__}, which has no score_steps")
+    return scorer

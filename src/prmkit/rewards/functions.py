@@ -18,9 +18,9 @@ from typing import Any
 
 from prmkit.generate.extract import extract_answer
 from prmkit.models.aggregate import aggregate
+from prmkit.models.pspo import pspo_wrs
 from prmkit.models.scorer import StepScorer, score_items
 from prmkit.rewards.completions import completion_steps, completion_text, read_problem
-from prmkit.rewards.pspo import pspo_wrs
 from prmkit.verify import verify_answer
 
 __all__ = ["OutcomeReward", "StepScoreReward", "terminal_utility"]

@@ -12,19 +12,9 @@ from dataclasses import dataclass, field, replace
 
 from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
-from prmkit.models.scorer import StepScorer
+from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind, load_scorer
 
-__all__ = ["SCORERS", "BeamConfig"]
-
-
-def _reward_model(path: str) -> StepScorer:
-    from prmkit.models.reward import RewardModel
-
-    return RewardModel.from_pretrained(path)
-
-
-# scorer kind -> loader of a `StepScorer` from a path (a PUM registers here once it exists)
-SCORERS = {"reward-model": _reward_model}
+__all__ = ["SCORERS", "BeamConfig"]  # SCORERS: `prmkit.models.scorer.SCORERS`, the one registry of scorer kinds
 
 
 def _help(text: str) -> dict[str, str]:
@@ -46,7 +36,9 @@ class BeamConfig(SamplerConfig):
                                                  "(PUM D.3: N=8 -> b in {8, 4, 2}); N must be divisible by b."))
     max_steps: int = field(default=6, metadata=_help("expansion stages at most (PUM D.3: 24); a beam still "
                                                      "unfinished after them ends there."))
-    scorer: str = field(default="reward-model", metadata=_help("kind of step scorer, a name in search.SCORERS."))
+    scorer: str = field(default="reward-model", metadata=_help(f"kind of step scorer: {' | '.join(SCORERS)} "
+                                                               "(models.SCORERS; reward-model: a PRM, ORM or PUM "
+                                                               "value model)."))
     prm: str | None = field(default=None, metadata=_help("the scorer's checkpoint (`prmkit train` directory; "
                                                          "required)."))
     aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score, a name in "
@@ -68,9 +60,8 @@ class BeamConfig(SamplerConfig):
         return replace(super().backend_options(), prefix_cache=self.prefix_cache)
 
     def make_scorer(self) -> StepScorer:
-        """The step scorer, loaded."""
-        if self.scorer not in SCORERS:
-            raise ValueError(f"unknown scorer '{self.scorer}'; choose from {', '.join(SCORERS)}")
+        """The step scorer, loaded (`models.load_scorer`)."""
+        check_scorer_kind(self.scorer)
         if not self.prm:
             raise ValueError("no scorer checkpoint: set --prm")
-        return SCORERS[self.scorer](self.prm)
+        return load_scorer(self.prm, self.scorer)

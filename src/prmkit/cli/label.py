@@ -28,9 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    config = config_from_args(LabelConfig, args)
     settings = [config_from_args(cls, args) for cls in labeler_configs()]
     pools = read_pools(args.input, args.format, args.allow_duplicates)
-    reports = label_pools(pools, config_from_args(LabelConfig, args), args.output, settings, progress=not args.quiet)
-    for report in reports.values():
-        print(json.dumps(report.to_dict(), indent=2))
+    reports = label_pools(pools, config, args.output, settings, progress=not args.quiet)
+    print("\n".join(json.dumps(report.to_dict(), indent=2) for report in reports.values()))
     return 0

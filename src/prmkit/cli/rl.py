@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from prmkit.rl.run import run_grpo
 
-    report = run_grpo(config_from_args(RLConfig, args), args.output, log=lambda msg: print(msg, flush=True))
+    config = config_from_args(RLConfig, args)
+    report = run_grpo(config, args.output, log=lambda msg: print(msg, flush=True))
     held = report["heldout"]
     if "before" in held and "after" in held:
         print(f"held-out accuracy {held['before']['accuracy']:.3f} -> {held['after']['accuracy']:.3f} "

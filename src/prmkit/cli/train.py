@@ -37,5 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from prmkit.train.run import train
 
-    train(args.kind, args.output, given_settings(args), args.config, log=lambda msg: print(msg, flush=True))
+    settings = given_settings(args)
+    train(args.kind, args.output, settings, args.config, log=lambda msg: print(msg, flush=True))
     return 0

@@ -89,16 +89,38 @@ def test_vllm_is_imported_only_when_asked():
         make_backend("nope", "m")
 
 
-def test_shared_prompt_prefill_matches_full_prefill(tiny_model_dir):
+def test_distinct_prompts_prefilled_once_and_rows_leave_the_batch(tiny_model_dir):
+    """Each distinct prompt runs through the model once; greedy rows decoded together equal each prompt decoded
+    alone by transformers' generate; a row that meets its stop string leaves the batch and the others go on as
+    they would have."""
     import torch
 
+    from prmkit.generate.backends.decode import decode_rows
     from prmkit.generate.backends.hf import cache_name
 
     backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=4))
-    ids = backend.tokenizer(["Tom has 3 apples and buys 4 more"] * 3, return_tensors="pt")
-    kw = {"do_sample": False, "max_new_tokens": 8, "pad_token_id": backend.tokenizer.pad_token_id}
-    with torch.inference_mode():
-        cache = {cache_name(backend.model): backend._shared_prefill(ids["input_ids"][:1], 3)}
-        shared = backend.model.generate(**ids, **cache, **kw)
-        plain = backend.model.generate(**ids, **kw)
-    assert torch.equal(shared, plain)
+    tok, model = backend.tokenizer, backend.model
+    prompts = ["Tom has 3 apples and buys 4 more", "Sam eats one", "Tom has 3 apples and buys 4 more"]
+    before = backend.tokens_prefilled
+    greedy = SamplingConfig(n=1, temperature=1.0, top_p=1e-9, max_new_tokens=8)
+
+    def decode(cfg):
+        ids, mask, cache = backend.prefill_distinct(prompts)
+        gens = [torch.Generator().manual_seed(0) for _ in prompts]
+        return decode_rows(model, tok, ids[:, -1], mask, cache, cfg, gens, cache_name(model))
+
+    rows = decode(greedy)
+    distinct = sum(len(tok(p)["input_ids"]) - 1 for p in set(prompts))
+    assert backend.tokens_prefilled - before == distinct  # the repeated prompt was not run again
+    for prompt, row in zip(prompts, rows, strict=True):
+        enc = tok(prompt, return_tensors="pt")
+        with torch.inference_mode():
+            alone = model.generate(**enc, do_sample=False, max_new_tokens=8, pad_token_id=tok.pad_token_id)
+        assert row == alone[0, enc["input_ids"].shape[1]:].tolist()
+    # a stop string that the second row's text reaches first: that row ends there, the others are unchanged
+    first_text = tok.decode(rows[1][:3])
+    stop = first_text[-2:] if len(first_text) >= 2 else first_text
+    stopped = decode(SamplingConfig(n=1, temperature=1.0, top_p=1e-9, max_new_tokens=8, stop=(stop,)))
+    assert all(row == full[: len(row)] for row, full in zip(stopped, rows, strict=True))
+    assert len(stopped[1]) <= 3 and stop in tok.decode(stopped[1])
+    assert all(len(r) == 8 or stop in tok.decode(r) for r in stopped)

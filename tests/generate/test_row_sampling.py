@@ -32,3 +32,16 @@ def test_same_generators_same_tokens():
     first = sample_rows(scores, 0.7, 0.95, [torch.Generator().manual_seed(s) for s in range(3)])
     again = sample_rows(scores, 0.7, 0.95, [torch.Generator().manual_seed(s) for s in range(3)])
     assert first.tolist() == again.tolist()
+
+
+def test_tokens_are_drawn_with_their_renormalised_nucleus_probabilities():
+    """20,000 draws: each nucleus token's frequency within 0.015 of p / (nucleus mass) (5 standard errors), and no
+    token outside the nucleus; the ladder of candidates (2, then 3, then a full sort) does not change that."""
+    probs = torch.tensor([0.5, 0.3, 0.15, 0.04, 0.01])
+    scores = probs.log()[None].repeat(4000, 1)
+    gens = [torch.Generator().manual_seed(s) for s in range(4000)]
+    for ladder in ((64, 1024), (2,), (2, 3)):
+        draws = torch.cat([sample_rows(scores, 1.0, 0.9, gens, ladder) for _ in range(5)])
+        freq = torch.bincount(draws, minlength=5).float() / draws.numel()
+        expected = torch.tensor([0.5, 0.3, 0.15, 0.0, 0.0]) / 0.95
+        assert torch.allclose(freq, expected, atol=0.015), (ladder, freq)

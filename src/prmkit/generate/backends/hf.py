@@ -73,29 +73,42 @@ class TransformersBackend:
         flat = [self.format_prompt(p) for p in prompts for _ in range(cfg.n)]
         done: list[Completion] = []
         for i in range(0, len(flat), self.batch_size):
-            done += self._batch(flat[i : i + self.batch_size], cfg)
+            done += self._batch(flat[i : i + self.batch_size], cfg, first_row=i)
         return [done[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
 
-    def _batch(self, prompts: list[str], cfg: SamplingConfig) -> list[Completion]:
+    def _batch(self, prompts: list[str], cfg: SamplingConfig, first_row: int = 0) -> list[Completion]:
+        """Sample one completion per prompt: each distinct prompt is prefilled once (K copies of a prompt share
+        its KV cache); row i samples with the generator seeded `row_seed(cfg.seed, first_row + i)`."""
         import torch
 
-        tok = self.tokenizer
-        enc = dict(tok(prompts, return_tensors="pt", padding=True))
-        if len(prompts) > 1 and len(set(prompts)) == 1 and enc["input_ids"].shape[1] > 1:
-            enc[self._cache] = self._shared_prefill(enc["input_ids"][:1], len(prompts))
-        with torch.inference_mode():
-            out = self.model.generate(
-                **enc,
-                do_sample=True,
-                temperature=cfg.temperature,
-                top_p=cfg.top_p,
-                top_k=0,
-                max_new_tokens=cfg.max_new_tokens,
-                pad_token_id=tok.pad_token_id,
-                stopping_criteria=self._stopping(cfg.stop),
-            )
-        new = out[:, enc["input_ids"].shape[1] :]  # (B, T_new)
-        return self._decode(new.tolist(), cfg)
+        from prmkit.generate.backends.decode import decode_rows
+
+        ids, mask, cache = self.prefill_distinct(prompts)
+        generators = [torch.Generator().manual_seed(row_seed(cfg.seed, first_row + i)) for i in range(len(prompts))]
+        rows = decode_rows(self.model, self.tokenizer, ids[:, -1], mask, cache, cfg, generators, self._cache)
+        return self._decode(rows, cfg)
+
+    def prefill_distinct(self, prompts: list[str]) -> tuple[Any, Any, Any]:
+        """(ids, mask, cache) of left-padded `prompts` (B, T), the cache holding all but the last column; each
+        distinct prompt runs through the model once and its cache rows are repeated for its copies."""
+        import torch
+        from transformers import DynamicCache
+
+        distinct = list(dict.fromkeys(prompts))
+        enc = self.tokenizer(distinct, return_tensors="pt", padding=True)
+        ids, mask = enc["input_ids"], enc["attention_mask"]  # (D, T)
+        cache = DynamicCache(config=self.model.config)
+        if ids.shape[1] > 1:
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, :-1]
+            with torch.inference_mode():
+                self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=positions,
+                           use_cache=True, **{self._cache: cache})
+            self.tokens_prefilled += int(mask[:, :-1].sum())
+        index = torch.tensor([distinct.index(p) for p in prompts]) if len(distinct) > 1 else torch.zeros(
+            len(prompts), dtype=torch.long)
+        if ids.shape[1] > 1:
+            cache.batch_select_indices(index)
+        return ids[index], mask[index], cache
 
     def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
         """cfg.n samples of each verbatim prompt, batch_size // n prompts per batch (at least one)."""
@@ -134,6 +147,15 @@ class TransformersBackend:
         if ids.shape[1] > 1:
             cache.batch_repeat_interleave(n)
         self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows
+        if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
+            from prmkit.generate.backends.decode import decode_rows
+
+            generators = [torch.Generator().manual_seed(row_seed(s, k)) for s in seeds for k in range(n)]
+            rows = decode_rows(self.model, tok, ids[:, -1].repeat_interleave(n), mask.repeat_interleave(n, 0),
+                               cache if ids.shape[1] > 1 else DynamicCache(config=self.model.config), cfg,
+                               generators, self._cache)
+            done = self._decode(rows, cfg)
+            return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         sampler = RowSampler([row_seed(s, k) for s in seeds for k in range(n)], cfg.temperature, cfg.top_p)
         with torch.inference_mode():
             out = self.model.generate(
@@ -164,17 +186,6 @@ class TransformersBackend:
         if stop and stop not in self._stops:
             self._stops[stop] = StopStringCriteria(self.tokenizer, list(stop))
         return StoppingCriteriaList([self._stops[stop]] if stop else [])
-
-    def _shared_prefill(self, ids: Any, copies: int) -> Any:
-        """KV cache of all but the prompt's last token, computed once and repeated `copies` times."""
-        import torch
-        from transformers import DynamicCache
-
-        cache = DynamicCache(config=self.model.config)
-        with torch.inference_mode():
-            self.model(input_ids=ids[:, :-1], use_cache=True, **{self._cache: cache})
-        cache.batch_repeat_interleave(copies)
-        return cache
 
     def _decode(self, rows: list[list[int]], cfg: SamplingConfig) -> list[Completion]:
         """Completions of generated rows; `tokens` counts what the model generated: up to its end of sequence, or

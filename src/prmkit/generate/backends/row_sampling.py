@@ -13,41 +13,51 @@ returns a one-hot score, so `generate` must run with `do_sample=False` (its argm
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["RowSampler", "sample_rows"]
 
 
-def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any], candidates: int = 1024) -> Any:
+def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any],
+                candidates: int | Sequence[int] = (64, 1024)) -> Any:
     """One token per row of `scores` (B, V): softmax(scores / T) cut to the smallest set of mass >= top_p (the
     most likely token is always kept), sampled with row b's generator. Returns (B,) token ids.
 
-    A row's nucleus is searched among its `candidates` most likely tokens (a top-k, not a sort of the vocabulary);
-    only rows whose candidates hold less than top_p are sorted in full, so the result is the nucleus either way."""
+    A row's nucleus is searched among its few most likely tokens first (a top-k, not a sort of the vocabulary:
+    `candidates` is a ladder of k, e.g. 64 then 1024); only rows whose candidates hold less than top_p go on to
+    the next k, and the last of them is sorted in full, so the result is the nucleus either way."""
     import torch
 
     probs = (scores.float() / max(temperature, 1e-6)).softmax(-1)  # (B, V)
-    top, order = probs.topk(min(candidates, probs.shape[-1]), dim=-1)  # (B, C), descending
     picks = torch.empty(probs.shape[0], dtype=torch.long, device=probs.device)  # (B,)
-    short = top.sum(-1) < top_p  # (B,) rows whose nucleus reaches past their candidates
-    inside, outside = (~short).nonzero().squeeze(1), short.nonzero().squeeze(1)
-    if inside.numel():
-        picks[inside] = _pick(top[inside], order[inside], top_p, [generators[b] for b in inside.tolist()])
-    if outside.numel():
-        full, ids = probs[outside].sort(dim=-1, descending=True)  # (S, V)
-        picks[outside] = _pick(full, ids, top_p, [generators[b] for b in outside.tolist()])
+    pending = torch.arange(probs.shape[0], device=probs.device)
+    for k in (candidates,) if isinstance(candidates, int) else tuple(candidates):
+        if not pending.numel():
+            return picks
+        top, order = probs[pending].topk(min(k, probs.shape[-1]), dim=-1)  # (P, k), descending
+        inside = top.sum(-1) >= top_p  # rows whose nucleus lies within their k candidates
+        rows = pending[inside]
+        if rows.numel():
+            picks[rows] = _pick(top[inside], order[inside], top_p, [generators[b] for b in rows.tolist()])
+        pending = pending[~inside]
+    if pending.numel():
+        full, ids = probs[pending].sort(dim=-1, descending=True)  # (S, V)
+        picks[pending] = _pick(full, ids, top_p, [generators[b] for b in pending.tolist()])
     return picks
 
 
 def _pick(sorted_p: Any, order: Any, top_p: float, generators: list[Any]) -> Any:
-    """Sample each row's nucleus from its probabilities sorted descending (R, C) and their token ids (R, C)."""
+    """Sample each row's nucleus from its probabilities sorted descending (R, C) and their token ids (R, C): one
+    uniform draw from the row's generator, inverted through the nucleus's cumulative mass."""
     import torch
 
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
-    sorted_p = sorted_p.masked_fill(drop, 0.0)
-    picks = [torch.multinomial(sorted_p[r], 1, generator=g) for r, g in enumerate(generators)]
-    return order.gather(1, torch.stack(picks)).squeeze(1)
+    cdf = sorted_p.masked_fill(drop, 0.0).cumsum(-1)  # (R, C); flat past the nucleus
+    u = torch.stack([torch.rand((), generator=g, dtype=cdf.dtype, device=cdf.device) for g in generators])
+    index = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None]).clamp(max=cdf.shape[1] - 1)  # (R, 1)
+    return order.gather(1, index).squeeze(1)
 
 
 class RowSampler:

@@ -1,0 +1,151 @@
+"""A sampling loop for many rows at once, where a row leaves the batch as soon as it is done.
+
+`transformers.generate` keeps every row of a batch until the longest one ends: rows that met their stop string or
+end of sequence go on decoding padding, and a batch of K rollouts runs as long as its slowest sample. Here each
+step runs the model on the live rows only: a row that emits the end-of-sequence token, reaches a stop string or its
+token limit is dropped from the batch and from the KV cache (`DynamicCache.batch_select_indices`), so the work of a
+step is proportional to the rows still sampling.
+
+    rows = decode_rows(model, tokenizer, ids, mask, cache, cfg, generators)   # one token list per row
+
+The caller prefills the prompts (each distinct prompt once, its cache repeated K times) and hands over the cache
+of all but each row's last prompt token; the loop feeds that last token first. Every row samples with its own
+seeded generator (`row_sampling.sample_rows`), so a row's continuation does not depend on the rows beside it (up to
+the float rounding of batched matrix products).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from prmkit.generate.backends.base import SamplingConfig
+from prmkit.generate.backends.row_sampling import sample_rows
+
+__all__ = ["decode_rows", "grow_layers", "growing_layer_class", "stop_tail_tokens"]
+
+
+def stop_tail_tokens(tokenizer: Any, stop: tuple[str, ...]) -> int:
+    """How many last tokens of a row must be decoded to see any stop string end there: the longest stop string's
+    token count plus 2 (a stop string may start inside a token and end inside another)."""
+    return max((len(tokenizer(s, add_special_tokens=False)["input_ids"]) for s in stop), default=0) + 2
+
+
+def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cfg: SamplingConfig,
+                generators: list[Any], cache_name: str = "past_key_values") -> list[list[int]]:
+    """Sample up to `cfg.max_new_tokens` tokens for each row. `last` (R,): each row's last prompt token; `mask`
+    (R, T): the attention mask of the prompt (left padding 0), `cache`: the KV cache of the first T - 1 columns.
+
+    A row ends after the end-of-sequence token (kept in its list), after the token that completes a stop string
+    of `cfg.stop` (the caller cuts the text there), or at the token limit. Returns each row's new tokens.
+
+    Finished rows stay in the batch (fed a padding token, their outputs unused) until they are an eighth of it;
+    then the batch and the cache are compacted to the live rows (one copy of the cache instead of one a step)."""
+    import torch
+
+    rows = len(generators)
+    out: list[list[int]] = [[] for _ in range(rows)]
+    slots = list(range(rows))  # row index of each batch position
+    done = [False] * rows
+    eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
+    tail = stop_tail_tokens(tokenizer, cfg.stop) if cfg.stop else 0
+    grow_layers(cache, mask.shape[1] + cfg.max_new_tokens)
+    positions = mask.sum(-1, keepdim=True) - 1  # (R, 1): the position of each row's last prompt token
+    current = last[:, None]  # (R, 1)
+    width = mask.shape[1]
+    columns = torch.cat([mask, mask.new_ones(rows, cfg.max_new_tokens)], dim=1)  # (R, T + max_new)
+    with torch.inference_mode():
+        for step in range(cfg.max_new_tokens):
+            logits = model(input_ids=current, attention_mask=columns[:, : width + step], position_ids=positions,
+                           use_cache=True, **{cache_name: cache}).logits[:, -1]  # (B, V)
+            live = [b for b, r in enumerate(slots) if not done[r]]
+            picks = sample_rows(logits[live], cfg.temperature, cfg.top_p, [generators[slots[b]] for b in live])
+            for b, token in zip(live, picks.tolist(), strict=True):
+                r = slots[b]
+                out[r].append(token)
+                done[r] = (token == eos or len(out[r]) >= cfg.max_new_tokens
+                           or bool(tail and _ends_in_stop(tokenizer, out[r][-tail:], cfg.stop)))
+            still = [b for b in live if not done[slots[b]]]
+            if not still:
+                break
+            if (len(slots) - len(still)) * 8 >= len(slots):  # compact: the finished rows leave the batch
+                index = torch.tensor(still)
+                cache.batch_select_indices(index)
+                columns, positions = columns[index], positions[index]
+                slots = [slots[b] for b in still]
+            current = torch.tensor([out[r][-1] if not done[r] else pad for r in slots])[:, None]
+            positions = positions + 1
+    return out
+
+
+def grow_layers(cache: Any, capacity: int) -> None:
+    """Give each layer of a `DynamicCache` room for `capacity` positions, so that a decoding step writes its key
+    and value in place instead of concatenating the whole cache again (`GrowingLayer`)."""
+    layers = getattr(cache, "layers", None)
+    if layers is None:
+        return  # an older transformers without cache layers: it concatenates
+    for i, layer in enumerate(layers):
+        if type(layer).__name__ == "DynamicLayer" and getattr(layer, "is_initialized", False):
+            layers[i] = growing_layer_class()(layer.keys, layer.values, capacity)
+
+
+@functools.cache
+def growing_layer_class() -> type:
+    """`GrowingLayer`, defined on first use (transformers is imported only then)."""
+    from transformers.cache_utils import DynamicLayer
+
+    class GrowingLayer(DynamicLayer):
+        """A `DynamicLayer` whose keys and values live in preallocated buffers (B, H, capacity, D): `update` writes
+        the new positions in place and returns views of the filled part (no concatenation per step)."""
+
+        def __init__(self, keys: Any, values: Any, capacity: int) -> None:
+            super().__init__()
+            self.device, self.is_initialized = keys.device, True
+            self.length = keys.shape[-2]
+            shape = (*keys.shape[:2], max(capacity, self.length), keys.shape[-1])
+            self.key_buffer, self.value_buffer = keys.new_empty(shape), values.new_empty(shape)
+            self.key_buffer[:, :, : self.length] = keys
+            self.value_buffer[:, :, : self.length] = values
+            self._views()
+
+        def _views(self) -> None:
+            self.keys = self.key_buffer[:, :, : self.length]
+            self.values = self.value_buffer[:, :, : self.length]
+
+        def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            import torch
+
+            end = self.length + key_states.shape[-2]
+            if end > self.key_buffer.shape[-2]:  # beyond the room given: double it
+                more = (*self.key_buffer.shape[:2], end, self.key_buffer.shape[-1])
+                self.key_buffer = torch.cat([self.key_buffer, self.key_buffer.new_empty(more)], dim=-2)
+                self.value_buffer = torch.cat([self.value_buffer, self.value_buffer.new_empty(more)], dim=-2)
+            self.key_buffer[:, :, self.length : end] = key_states
+            self.value_buffer[:, :, self.length : end] = value_states
+            self.length = end
+            self._views()
+            return self.keys, self.values
+
+        def get_seq_length(self) -> int:
+            return self.length
+
+        def batch_select_indices(self, indices: Any) -> None:
+            self.key_buffer, self.value_buffer = self.key_buffer[indices], self.value_buffer[indices]
+            self._views()
+
+        def batch_repeat_interleave(self, repeats: int) -> None:
+            self.key_buffer = self.key_buffer.repeat_interleave(repeats, dim=0)
+            self.value_buffer = self.value_buffer.repeat_interleave(repeats, dim=0)
+            self._views()
+
+        def crop(self, tokens_to_remove: int) -> None:
+            self.length = max(0, self.length - abs(tokens_to_remove))
+            self._views()
+
+    return GrowingLayer
+
+
+def _ends_in_stop(tokenizer: Any, tokens: list[int], stop: tuple[str, ...]) -> bool:
+    """Whether the text of a row's last tokens holds a stop string (the row is done: the rest would be cut)."""
+    text = tokenizer.decode(tokens, skip_special_tokens=True)
+    return any(s in text for s in stop)

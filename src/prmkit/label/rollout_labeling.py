@@ -42,6 +42,10 @@ class RolloutLabelConfig:
     backend: str = field(default="transformers", metadata={"help": "Math-Shepherd/OmegaPRM: generation backend"})
     chat: bool = field(default=True, metadata={"help": "Math-Shepherd/OmegaPRM: prompts in the chat template"})
     batch_size: int = field(default=16, metadata={"help": "Math-Shepherd/OmegaPRM: sequences per generation batch"})
+    dtype: str | None = field(default=None, metadata={"help": "Math-Shepherd/OmegaPRM: weights dtype of the rollout "
+                                                              "model (transformers: float32 when unset; bfloat16 "
+                                                              "samples ~1.7x faster on CPUs with bf16 matrix units, "
+                                                              "other samples)"})
 
     def params(self, method: str) -> dict[str, Any]:
         return {"method": method} | {k: v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
@@ -69,7 +73,7 @@ class PrefixRoller:
             from prmkit.generate.backends import BackendOptions, make_backend
 
             backend = make_backend(config.backend, config.model, BackendOptions(batch_size=config.batch_size,
-                                                                                chat=config.chat))
+                                                                                chat=config.chat, dtype=config.dtype))
         self.config, self.backend = config, backend
         self.sampling = SamplingConfig(n=config.rollouts, temperature=config.temperature, top_p=config.top_p,
                                        max_new_tokens=config.max_new_tokens, seed=config.seed)

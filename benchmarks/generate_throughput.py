@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from prmkit.data.demo import demo_problems
+from prmkit.data.demo_problems import demo_problems
 from prmkit.generate import BackendOptions, SamplingConfig, build_prompt, make_backend
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from prmkit.data.formats import read_pools
 from prmkit.label.complexity import shepherd_tokens
-from prmkit.label.students import read_rollouts
+from prmkit.label.pum.students import read_rollouts
 
 
 def main() -> None:

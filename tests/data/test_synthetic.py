@@ -9,7 +9,7 @@ import re
 import pytest
 
 from prmkit.cli.main import main
-from prmkit.data.demo import demo_problems
+from prmkit.data.demo_problems import demo_problems
 from prmkit.data.synthetic import SLIPS, SynthConfig, build_synthetic, solve_with_slip
 
 

@@ -14,7 +14,7 @@ from prmkit.cli.main import main
 from prmkit.data.jsonl import DataError
 from prmkit.evaluate.svg import BAD, GOOD, diverging_colour
 from prmkit.evaluate.view import build_view
-from prmkit.evaluate.view_model import ViewConfig, predicted_first_error, trajectory
+from prmkit.evaluate.view_data import ViewConfig, predicted_first_error, trajectory
 
 HOSTILE = '<script>document.title="pwned";document.body.setAttribute("data-pwned","1")</script>'
 IMG = "<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">"

@@ -76,7 +76,7 @@ def test_subsample_tops_up_with_correct_and_is_seeded():
 
 
 def test_chat_messages_from_few_shot_prompt():
-    from prmkit.data.demo import demo_problems
+    from prmkit.data.demo_problems import demo_problems
     from prmkit.generate.prompts import build_prompt, chat_messages
 
     problem = demo_problems(1)[0]

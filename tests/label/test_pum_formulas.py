@@ -6,7 +6,7 @@ import math
 import pytest
 
 from prmkit.data.records import PrefixPair, RecordError
-from prmkit.label.pairs import (
+from prmkit.label.pum.pairs import (
     BT_TARGETS,
     PrefixPoint,
     candidate_pairs,
@@ -18,7 +18,8 @@ from prmkit.label.pairs import (
     pair_margin,
     resolution_floor,
 )
-from prmkit.label.prefix_gain import (
+from prmkit.label.pum.plots import ranks, spearman
+from prmkit.label.pum.prefix_gain import (
     STUDENT_WEIGHTINGS,
     capability_weights,
     effective_students,
@@ -29,8 +30,7 @@ from prmkit.label.prefix_gain import (
     prefix_step_counts,
     solve_rate,
 )
-from prmkit.label.pum_plots import ranks, spearman
-from prmkit.label.students import parse_student, parse_students
+from prmkit.label.pum.students import parse_student, parse_students
 
 
 def test_prefix_step_counts_worked_example():

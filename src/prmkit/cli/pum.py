@@ -4,9 +4,9 @@
     prmkit pum --input ../shared/data/gsm8k/candidates_dev.jsonl --problems-range 0:500 --output-dir runs/pum \\
         --backend ct2 --max-new-tokens 128
 
-Writes into `--output-dir` (see `prmkit.label.pum`): `rollouts-<student>.jsonl` (append-only: a re-run resumes),
-`prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the figures
-`fig6_gain_by_position.png`, `fig7_agreement.png`. Every PumConfig field is a flag and may come from `--config`.
+Writes into `--output-dir` (see `prmkit.label.pum.pipeline`): `rollouts-<student>.jsonl` (append-only: a re-run
+resumes), `prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the
+figures `fig6_gain_by_position.png`, `fig7_agreement.png`. Every PumConfig field is a flag and may come from `--config`.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import json
 
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.evaluate.view import write_view
-from prmkit.evaluate.view_model import ViewConfig
+from prmkit.evaluate.view_data import ViewConfig
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,6 @@
 """Built-in demo pools: the demo problems with procedurally written step-by-step traces, right and wrong.
 
-For each demo problem (see `prmkit.data.demo`) the correct trace computes its expression one operation per
+For each demo problem (see `prmkit.data.demo_problems`) the correct trace computes its expression one operation per
 step; the wrong traces make one slip (an arithmetic error, or the wrong operation) at a seeded step and carry
 the error to the end. So `prmkit label --input demo` has correct and incorrect answers to contrast, with no
 external data and no generation run.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 
-from prmkit.data.demo import demo_problems
+from prmkit.data.demo_problems import demo_problems
 from prmkit.data.records import Pool, Trace
 
 __all__ = ["demo_pools"]

@@ -2,7 +2,7 @@
 (`prmkit data synth`): training data for a small verifier of the policy's own traces.
 
 Why: on GSM8K a 135M reward model learns the class prior and nothing else (`docs/results.md`), and the demo's 20
-problems are too few to teach it anything. Here the problems come from the demo templates (`prmkit.data.demo`,
+problems are too few to teach it anything. Here the problems come from the demo templates (`prmkit.data.demo_problems`,
 another seed), so there are as many as wanted, and every wrong trace makes one slip that the text itself shows:
 
 - `arithmetic`: a wrong result (`6 * 9 = 64`), off by 1, 2 or 10, or a digit slip;
@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from prmkit.data.demo import demo_problems
+from prmkit.data.demo_problems import demo_problems
 from prmkit.data.jsonl import write_records
 from prmkit.data.records import Pool, StepLabels, Trace
 

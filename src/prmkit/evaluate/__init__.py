@@ -19,7 +19,7 @@ from prmkit.evaluate.report import bok_report, check_ks, format_table, read_scor
 from prmkit.evaluate.run import BokConfig, ProcessBenchConfig, best_of_k, default_ks, named_files, processbench
 from prmkit.evaluate.score import ScoreConfig, score_file, score_pools
 from prmkit.evaluate.view import build_view, render_page, write_view
-from prmkit.evaluate.view_model import ViewConfig, load_view
+from prmkit.evaluate.view_data import ViewConfig, load_view
 
 __all__ = [
     "SCORE_FORMATS",

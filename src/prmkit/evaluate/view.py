@@ -5,7 +5,7 @@
 Every step of every trace gets one cell per source, coloured by its label (1 green, 0 red) or by its score on a
 red-white-green scale centred at tau (nats) or 0.5 (PRM probabilities). The predicted first error (first step
 labeled 0) is outlined with a triangle; the true first error is marked only when a record states it. Small plots
-show each trace's score trajectory by step position (see `view_model.TRAJECTORIES`), and a summary per source
+show each trace's score trajectory by step position (see `view_data.TRAJECTORIES`), and a summary per source
 overlays all traces, correct in blue and incorrect in orange, with the mean by position.
 
 The page holds no data as code: all text is HTML-escaped into the DOM, its only script is the template's (filters),
@@ -21,7 +21,7 @@ from importlib import resources
 from prmkit.data.outputs import atomic_path, check_output_path
 from prmkit.data.records import Pool, Trace
 from prmkit.evaluate.svg import BAD, GOOD, MIDDLE, diverging_colour, line_plot
-from prmkit.evaluate.view_model import Source, ViewConfig, load_view, predicted_first_error, trajectory
+from prmkit.evaluate.view_data import Source, ViewConfig, load_view, predicted_first_error, trajectory
 
 __all__ = ["build_view", "render_page", "write_view"]
 

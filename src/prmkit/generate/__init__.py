@@ -24,7 +24,7 @@ from prmkit.generate.distributed import (
 )
 from prmkit.generate.extract import EXTRACTORS, extract_answer, parse_completion, split_steps
 from prmkit.generate.filtering import FilterReport, filter_pools, subsample
-from prmkit.generate.pipeline import GenerationStats, generate_pools, make_pool
+from prmkit.generate.generation_recipe import GenerationReport, raw_path, run_generation, solve_rate
 from prmkit.generate.prompts import STEP, build_prompt
 from prmkit.generate.reverify import VerifyConfig, reverify_file
 from prmkit.generate.rollout import (
@@ -35,9 +35,9 @@ from prmkit.generate.rollout import (
     prefix_seed,
     rollout_prefixes,
 )
+from prmkit.generate.rollout_recipe import RolloutReport, run_rollout
 from prmkit.generate.rollout_records import Continuation, Rollout
-from prmkit.generate.rollout_run import RolloutReport, run_rollout
-from prmkit.generate.run import GenerationReport, raw_path, run_generation, solve_rate
+from prmkit.generate.sample_pools import GenerationStats, generate_pools, make_pool
 from prmkit.generate.sources import SOURCES, load_problems
 
 __all__ = [

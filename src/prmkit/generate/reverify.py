@@ -12,8 +12,8 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.generate.extract import extract_answer
+from prmkit.generate.generation_recipe import solve_rate
 from prmkit.generate.prompts import STEP
-from prmkit.generate.run import solve_rate
 from prmkit.verify import verify_answers
 
 __all__ = ["VerifyConfig", "reverify_file"]

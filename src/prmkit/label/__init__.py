@@ -11,8 +11,9 @@
 `apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
 The paper formulas have their own modules: `information_gain`, `mcnig`, `threshold`, `complexity`; the rollout
 labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) sample with `prmkit.generate.rollout` through
-`rollout_labeling`. PUM (pum_paper) is its own pipeline, `pum.label_pum` (pairs, not step labels): formulas in
-`prefix_gain` and `pairs`, the students in `students`, figures in `pum_plots`.
+`rollout_labeling`. PUM (pum_paper) is its own pipeline in the subpackage `pum`, `pum.label_pum` (pairs, not step
+labels): formulas in `pum.prefix_gain` and `pum.pairs`, the students in `pum.students`, figures in `pum.plots`, the
+run in `pum.pipeline`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
@@ -28,9 +29,22 @@ from prmkit.label.information_gain import information_gain
 from prmkit.label.math_shepherd import MathShepherdLabeler, mc_estimates
 from prmkit.label.mcnig import mcnig, net_information
 from prmkit.label.omegaprm import FirstErrorSearch, OmegaPRMLabeler, first_error, first_error_labels
-from prmkit.label.pairs import PrefixPoint, candidate_pairs, conflict_rate, global_margin, pair_label
-from prmkit.label.prefix_gain import capability_weights, gain, intrinsic_utility, normalisation, prefix_step_counts
-from prmkit.label.pum import PumConfig, label_pum
+from prmkit.label.pum import (
+    PrefixPoint,
+    PumConfig,
+    StudentSpec,
+    candidate_pairs,
+    capability_weights,
+    conflict_rate,
+    gain,
+    global_margin,
+    intrinsic_utility,
+    label_pum,
+    normalisation,
+    pair_label,
+    parse_student,
+    prefix_step_counts,
+)
 from prmkit.label.recipe import (
     LabelConfig,
     LabelReport,
@@ -42,7 +56,6 @@ from prmkit.label.recipe import (
 )
 from prmkit.label.registry import LABELERS, labeler_configs
 from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig
-from prmkit.label.students import StudentSpec, parse_student
 from prmkit.label.threshold import balanced_accuracy, cot_scores, missing_classes, soft_labels, sweep_threshold
 from prmkit.label.threshold_files import (
     ThresholdConfig,

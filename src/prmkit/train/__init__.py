@@ -1,5 +1,5 @@
 """Training reward models on step labels: PRM (MCNIG sec 3.3), ORM (sec 3.4), 3-class PRM (PSPO); and PUM's value
-model on preference pairs (`pairs`: pum_paper sec 3.4).
+model on preference pairs (`pum_pairs`: pum_paper sec 3.4).
 
 The reward model itself, its heads and its config live in `prmkit.models` (`RewardModel`, `HEADS`,
 `RewardModelConfig`); this package holds the training config, the examples, the problem-grouped batches and the
@@ -20,8 +20,9 @@ __all__ = ["LABEL_SOURCES", "Encoded", "Example", "PairBatchSampler", "PairExamp
 _LAZY = {"Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
          "encode_examples": "batches", "problem_batches": "batches", "RewardModelTrainer": "trainer",
          "build_trainer": "recipe", "train_reward_model": "recipe", "training_arguments": "arguments",
-         "load_recipe": "recipes", "recipe_path": "recipes", "PairBatchSampler": "pairs", "PairExample": "pairs",
-         "build_pair_trainer": "pairs", "encode_pairs": "pairs", "read_pair_examples": "pairs"}
+         "load_recipe": "recipe_files", "recipe_path": "recipe_files", "PairBatchSampler": "pum_pairs",
+         "PairExample": "pum_pairs", "build_pair_trainer": "pum_pairs", "encode_pairs": "pum_pairs",
+         "read_pair_examples": "pum_pairs"}
 
 
 def __getattr__(name: str) -> Any:

@@ -83,7 +83,7 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
                        log: Callable[[str], None] = print, build: Callable[..., RewardModelTrainer] = build_trainer
                        ) -> dict:
     """Train on `examples` (anything with a `problem_id`: traces, or pairs with `build` =
-    `prmkit.train.pairs.build_pair_trainer`) with the held-out problems checked per `eval_strategy`, save to
+    `prmkit.train.pum_pairs.build_pair_trainer`) with the held-out problems checked per `eval_strategy`, save to
     `output`."""
     check_output_path(output, directory=True)  # before any model work: a bad path must not lose the training
     train, held = split_held_out(examples, held_out_problems)

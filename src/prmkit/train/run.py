@@ -47,7 +47,7 @@ def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Cal
                   ) -> str | None:
     """The config file of the run: `config_file`, or the machine's recipe when neither a file nor a training
     setting (a TrainConfig field outside RUN_FLAGS) is given; the recipe is named in a logged line."""
-    from prmkit.train.recipes import default_recipe, recipe_path
+    from prmkit.train.recipe_files import default_recipe, recipe_path
 
     training = {f.name for f in fields(TrainConfig)} - RUN_FLAGS
     if config_file or training & set(settings):
@@ -116,7 +116,7 @@ def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple
 
 def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple[list, dict]:
     """PUM preference pairs, trained with the pair sampler; a trace's score is its last prefix's utility."""
-    from prmkit.train.pairs import build_pair_trainer, read_pair_examples
+    from prmkit.train.pum_pairs import build_pair_trainer, read_pair_examples
 
     if not inputs.pairs:
         raise ValueError(f"train {kind} needs pairs (--pairs: a PrefixPair JSONL from `prmkit pum`)")

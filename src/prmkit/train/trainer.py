@@ -119,7 +119,7 @@ class RewardModelTrainer(Trainer):
 
     def __init__(self, prm: RewardModel, args: Any, train_items: list[Encoded], held_out: list[Encoded],
                  batch_traces: int, seed: int, sampler: Any = None, **kwargs: Any):
-        """`sampler` replaces the problem-grouped batches (e.g. `prmkit.train.pairs.PairBatchSampler`)."""
+        """`sampler` replaces the problem-grouped batches (e.g. `prmkit.train.pum_pairs.PairBatchSampler`)."""
         self.prm, self.held_out = prm, held_out
         self.sampler = sampler or ProblemBatchSampler([it.problem_id for it in train_items],
                                                       [len(it.ids) for it in train_items], batch_traces,

@@ -18,7 +18,7 @@ from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.filtering import FilterReport, filter_pools
-from prmkit.generate.pipeline import GenerationStats, generate_pools
+from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
 from prmkit.verify import VALIDATORS
 

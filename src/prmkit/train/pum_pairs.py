@@ -22,7 +22,7 @@ import torch
 
 from prmkit.data.jsonl import read_records
 from prmkit.data.records import PrefixPair
-from prmkit.label.pairs import BT_TARGETS
+from prmkit.label.pum.pairs import BT_TARGETS
 from prmkit.models.reward import RewardModel
 from prmkit.train.arguments import accumulation_steps, training_arguments
 from prmkit.train.batches import Encoded, PlannedBatchSampler

@@ -1,13 +1,14 @@
-"""Pipeline with a scripted backend: validation, answer sets, resumability after a torn write; demo; sources."""
+"""Sampling pools (`generate.sample_pools`) with a scripted backend: validation, answer sets, resumability after a
+torn write; demo; sources."""
 
 from __future__ import annotations
 
 import json
 
-from prmkit.data.demo import demo_problems
+from prmkit.data.demo_problems import demo_problems
 from prmkit.data.records import Problem
 from prmkit.generate.backends import Completion, SamplingConfig
-from prmkit.generate.pipeline import generate_pools
+from prmkit.generate.sample_pools import generate_pools
 from prmkit.generate.sources import humaneval_problems, load_problems
 from prmkit.verify import verify_answers
 

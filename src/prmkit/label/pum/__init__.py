@@ -1,0 +1,111 @@
+"""PUM (pum_paper.txt sec 3): prefix gain from a population of students, turned into preference pairs of step
+prefixes (pairs, not step labels).
+
+A prefix is useful when it raises the solve rate of a population of students that continue it. PUM measures that
+gain with student rollouts, normalises it per student, averages it into an intrinsic utility and labels pairs of
+prefixes of the same problem (which is more useful, a tie, or too uncertain to say); `prmkit train pum` then fits
+a Bradley-Terry value model on the pairs (`prmkit.train.pum_pairs`).
+
+    from prmkit.data.formats import read_pools
+    from prmkit.label.pum import PumConfig, label_pum
+
+    report = label_pum(read_pools("demo"), PumConfig(students=["ct2:smollm2-135m", "ct2:gemma3-270m"]), "runs/pum")
+
+The modules, in pipeline order:
+
+- `students`: the student population (`[BACKEND:]MODEL[@T]`) and each student's append-only rollout file (sec 3.1,
+  A.3);
+- `prefix_gain`: prefix cut positions, solve rates, gains, per-student normalisation, intrinsic utility (sec
+  3.1-3.2, 4.5, A.2-A.3);
+- `pairs`: vertical and horizontal candidate pairs, the adaptive margin, the conflict filter, labels (sec 3.3,
+  A.2, A.4);
+- `plots`: the diagnostics of appendix B (figures 6 and 7);
+- `pipeline`: `label_pum` and `PumConfig`, the run that ties them together (prefixes -> rollouts -> gains ->
+  pairs -> report and figures).
+"""
+
+from prmkit.label.pum.pairs import (
+    BT_TARGETS,
+    CandidatePair,
+    PrefixPoint,
+    candidate_pairs,
+    conflict_rate,
+    global_margin,
+    length_matched,
+    mean_difference,
+    pair_label,
+    pair_margin,
+    resolution_floor,
+)
+from prmkit.label.pum.pipeline import (
+    PumConfig,
+    build_pairs,
+    check_settings,
+    label_pum,
+    prefix_points,
+    prefix_table,
+    pum_requests,
+)
+from prmkit.label.pum.plots import (
+    gain_by_position,
+    plot_agreement,
+    plot_gain_by_position,
+    ranks,
+    spearman,
+    student_agreement,
+)
+from prmkit.label.pum.prefix_gain import (
+    PREFIX_POSITIONS,
+    STUDENT_WEIGHTINGS,
+    capability_weights,
+    effective_students,
+    gain,
+    intrinsic_utility,
+    normalisation,
+    normalise,
+    prefix_step_counts,
+    solve_rate,
+)
+from prmkit.label.pum.students import StudentSpec, parse_student, parse_students, read_rollouts, roll_student
+
+__all__ = [
+    "BT_TARGETS",
+    "PREFIX_POSITIONS",
+    "STUDENT_WEIGHTINGS",
+    "CandidatePair",
+    "PrefixPoint",
+    "PumConfig",
+    "StudentSpec",
+    "build_pairs",
+    "candidate_pairs",
+    "capability_weights",
+    "check_settings",
+    "conflict_rate",
+    "effective_students",
+    "gain",
+    "gain_by_position",
+    "global_margin",
+    "intrinsic_utility",
+    "label_pum",
+    "length_matched",
+    "mean_difference",
+    "normalisation",
+    "normalise",
+    "pair_label",
+    "pair_margin",
+    "parse_student",
+    "parse_students",
+    "plot_agreement",
+    "plot_gain_by_position",
+    "prefix_points",
+    "prefix_step_counts",
+    "prefix_table",
+    "pum_requests",
+    "ranks",
+    "read_rollouts",
+    "resolution_floor",
+    "roll_student",
+    "solve_rate",
+    "spearman",
+    "student_agreement",
+]

@@ -223,3 +223,23 @@ def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
                  "--scores", f"IG={tmp_path / 'ig.jsonl'}", "--output", str(tmp_path / "cli_pb.json")]) == 0
     report = prmkit.processbench(scores=[f"IG={tmp_path / 'ig.jsonl'}"], **args)
     assert json.loads((tmp_path / "cli_pb.json").read_text()) == json.loads(json.dumps(report))
+
+
+def test_train_bt_on_pum_pairs(tiny_base, tmp_path):
+    """`prmkit.train("bt", pairs=...)` (and its alias "pum") is `prmkit train pum --pairs`: the recipe, the head's
+    own aggregation ("last") and the pair trainer in both."""
+    from helpers import write_jsonl
+
+    question = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+    good, bad = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step", "so the answer is 8 mistake"]
+    pairs = [{"problem_id": f"p{k}", "question": question, "prefix_a": good[: 1 + k % 2], "prefix_b": bad[: 1 + k % 2],
+              "label": 1 if k % 3 else -1, "id_a": f"p{k}/a@1", "id_b": f"p{k}/b@1", "kind": "horizontal"}
+             for k in range(6)]
+    path = write_jsonl(tmp_path / "pairs.jsonl", pairs)
+    assert main(["--quiet", "train", "pum", "--pairs", path, "--model", tiny_base, "--save-strategy", "no",
+                 "--output", str(tmp_path / "cli")]) == 0
+    prmkit.train("bt", tmp_path / "api", pairs=path, model=tiny_base, save_strategy="no", log=lambda _: None)
+    logs = [json.loads((tmp_path / d / "train_log.json").read_text()) for d in ("cli", "api")]
+    assert logs[0]["model_config"] == logs[1]["model_config"] and logs[0]["model_config"]["aggregation"] == "last"
+    assert [h["loss"] for h in logs[0]["history"]] == [h["loss"] for h in logs[1]["history"]]
+    _same_file(tmp_path / "cli" / "model.safetensors", tmp_path / "api" / "model.safetensors")

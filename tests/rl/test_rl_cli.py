@@ -45,3 +45,27 @@ def test_grpo_arguments_on_a_cpu_turn_off_bf16_and_checkpointing(tmp_path):
     assert args.bf16 is gpu and args.gradient_checkpointing is gpu  # TRL's defaults are True for both
     forced = grpo_arguments(RLConfig(trainer_args=["gradient_checkpointing=true"]), tmp_path, [1.0])
     assert forced.gradient_checkpointing is True  # --trainer-args still wins
+
+
+def test_rl_from_python_is_the_cli_run(step_policy_dir, seven_problems, tmp_path):
+    """`prmkit.rl("grpo", ...)` with the CLI's settings: the same metrics step by step and the same policy."""
+    import re
+
+    import prmkit
+
+    settings = {"model": step_policy_dir, "data": seven_problems, "problems_range": "0:2", "heldout_range": "4:5",
+                "heldout_samples": 1, "group_size": 2, "prompts_per_step": 2, "max_new_tokens": 8, "lora_r": 4,
+                "steps": 1, "trainer_args": ["gradient_checkpointing=false"]}
+    flags = []
+    for key, value in settings.items():
+        flags += [f"--{key.replace('_', '-')}", *(value if isinstance(value, list) else [str(value)])]
+    assert main(["--quiet", "rl", "grpo", *flags, "--output", str(tmp_path / "cli")]) == 0
+    prmkit.rl("grpo", tmp_path / "api", log=lambda _: None, **settings)
+
+    def metrics(run: str) -> list[dict]:
+        rows = [json.loads(line) for line in (tmp_path / run / "metrics.jsonl").read_text().splitlines()]
+        return [{k: v for k, v in r.items() if not re.search(r"time|second|per_second|step_s", k)} for r in rows]
+
+    assert metrics("cli") == metrics("api") and len(metrics("cli")) == 1
+    weights = [(tmp_path / run / "final").glob("*.safetensors") for run in ("cli", "api")]
+    assert [p.read_bytes() for p in sorted(weights[0])] == [p.read_bytes() for p in sorted(weights[1])]

@@ -16,9 +16,10 @@ load hits all alike):
 
 Printed per engine: generated tok/s (mean over repeats), the ratio to the baseline and to the raw fp32 forward of
 the same model (a batched forward pass over `--prefixes` x 128 tokens, measured in the same run; the bf16 forward is
-printed too), the first-token latency (the same call with one new token), the peak resident memory during the call
-above what the process held before it, and the quality check: the mean log-prob per generated token of the
-engine's samples under the fp32 reference model (the baseline's own samples give the reference level).
+printed too), the first-token latency (the same call with one new token), the process's peak resident memory during
+the call (all engines' weights are loaded: the differences are the engines' working memory), and the quality check:
+the mean log-prob per generated token of the engine's samples under the fp32 reference model (the baseline's own
+samples give the reference level).
 
     python benchmarks/rollout_throughput.py --threads 2 [--repeats 1] [--prefixes 8] [--k 16] [--max-new-tokens 128]
     python benchmarks/rollout_throughput.py --profile "prmkit decode bf16"   # where that engine's time goes
@@ -91,8 +92,9 @@ def rss_bytes() -> int:
 
 
 def peak_rss_during(fn: Callable[[], object]) -> tuple[object, int]:
-    """Run `fn`, sampling the resident memory every 10 ms; returns (its result, peak RSS minus RSS before)."""
-    before, peak, done = rss_bytes(), [0], threading.Event()
+    """Run `fn`, sampling the resident memory every 10 ms; returns (its result, the process's peak RSS during it:
+    every engine's weights are loaded, so differences between engines are their working memory)."""
+    peak, done = [0], threading.Event()
 
     def watch() -> None:
         while not done.is_set():
@@ -106,7 +108,7 @@ def peak_rss_during(fn: Callable[[], object]) -> tuple[object, int]:
     finally:
         done.set()
         thread.join()
-    return result, max(peak[0], rss_bytes()) - before
+    return result, max(peak[0], rss_bytes())
 
 
 class Baseline:
@@ -202,7 +204,7 @@ def main() -> int:
     base = sum(rates[ENGINES[0]]) / args.repeats if ENGINES[0] in rates else float("nan")
     print(f"{args.prefixes} prefixes x K={args.k} x {args.max_new_tokens} new tokens, threads {args.threads}, "
           f"repeats {args.repeats}; raw forward: fp32 {forward:.0f} tok/s, bf16 {forward_bf16:.0f} tok/s")
-    print("| engine | tok/s | vs baseline | vs raw fp32 forward | first token (s) | peak memory (MB) | "
+    print("| engine | tok/s | vs baseline | vs raw fp32 forward | first token (s) | peak RSS (MB) | "
           "ref log-p / token |\n|---|---:|---:|---:|---:|---:|---:|")
     for name, values in rates.items():
         rate = sum(values) / len(values)

@@ -54,3 +54,18 @@ def embedded_tokenizer_or_skip():
         return AutoTokenizer.from_pretrained(resolve_model("smollm2-135m"))
     except ModelNotFound:
         pytest.skip("embedded tokenizer not installed")
+
+
+def tiny_training_inputs(tmp_path: Path) -> list[str]:
+    """`--pools P --labels L` of 3 problems x 2 two-step traces (the first right), for short `prmkit train` runs."""
+    question = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+    pools, labels = [], []
+    for k in range(3):
+        pid = f"p{k}"
+        traces = [{"id": f"{pid}/{j}", "problem_id": pid, "steps": ["3 + 4 = 7", f"answer {7 + j}"],
+                   "answer": str(7 + j), "correct": j == 0} for j in range(2)]
+        pools.append({"problem": {"id": pid, "question": question, "answer": "7"}, "traces": traces})
+        labels += [{"trace_id": t["id"], "method": "mcnig", "scores": [0.5, 0.5], "labels": [1, int(t["correct"])],
+                    "problem_id": pid} for t in traces]
+    return ["--pools", write_jsonl(tmp_path / "pools.jsonl", pools),
+            "--labels", write_jsonl(tmp_path / "labels.jsonl", labels)]

@@ -9,23 +9,12 @@ import sys
 
 import pytest
 
-from helpers import write_jsonl
-
-Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+from helpers import tiny_training_inputs
 
 
 def _train_args(tmp_path, tiny_base: str) -> list[str]:
-    pools, labels = [], []
-    for k in range(3):
-        pid = f"p{k}"
-        traces = [{"id": f"{pid}/{j}", "problem_id": pid, "steps": ["3 + 4 = 7", f"answer {7 + j}"],
-                   "answer": str(7 + j), "correct": j == 0} for j in range(2)]
-        pools.append({"problem": {"id": pid, "question": Q, "answer": "7"}, "traces": traces})
-        labels += [{"trace_id": t["id"], "method": "mcnig", "scores": [0.5, 0.5], "labels": [1, int(t["correct"])],
-                    "problem_id": pid} for t in traces]
-    return ["--pools", write_jsonl(tmp_path / "pools.jsonl", pools),
-            "--labels", write_jsonl(tmp_path / "labels.jsonl", labels), "--model", tiny_base, "--max-steps", "3",
-            "--held-out", "1", "--eval-strategy", "steps", "--eval-steps", "2", "--save-strategy", "no"]
+    return [*tiny_training_inputs(tmp_path), "--model", tiny_base, "--max-steps", "3", "--held-out", "1",
+            "--eval-strategy", "steps", "--eval-steps", "2", "--save-strategy", "no"]
 
 
 def _prmkit(*argv: str) -> subprocess.CompletedProcess:

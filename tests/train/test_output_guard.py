@@ -7,25 +7,14 @@ import json
 
 import pytest
 
-from helpers import write_jsonl
+from helpers import tiny_training_inputs
 from prmkit.cli.main import main
 from prmkit.train.run import RUN_FILE
-
-Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 
 
 @pytest.fixture
 def inputs(tmp_path) -> list[str]:
-    pools, labels = [], []
-    for k in range(3):
-        pid = f"p{k}"
-        traces = [{"id": f"{pid}/{j}", "problem_id": pid, "steps": ["3 + 4 = 7", f"answer {7 + j}"],
-                   "answer": str(7 + j), "correct": j == 0} for j in range(2)]
-        pools.append({"problem": {"id": pid, "question": Q, "answer": "7"}, "traces": traces})
-        labels += [{"trace_id": t["id"], "method": "mcnig", "scores": [0.5, 0.5], "labels": [1, int(t["correct"])],
-                    "problem_id": pid} for t in traces]
-    return ["--pools", write_jsonl(tmp_path / "pools.jsonl", pools),
-            "--labels", write_jsonl(tmp_path / "labels.jsonl", labels)]
+    return tiny_training_inputs(tmp_path)
 
 
 def _train(inputs: list[str], tiny_base: str, out, *extra: str) -> int:

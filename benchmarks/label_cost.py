@@ -122,7 +122,7 @@ def main() -> None:
     out, methods = Path(args.out), [m.strip() for m in args.methods.split(",")]
     out.mkdir(parents=True, exist_ok=True)
     if not args.no_run:
-        cfg = RolloutLabelConfig(rollouts=args.rollouts, max_new_tokens=args.max_new_tokens,
+        cfg = RolloutLabelConfig(k=args.rollouts, max_new_tokens=args.max_new_tokens,
                                  batch_size=args.batch_size, backend=args.backend)
         for m, secs in run(args.pools, out, methods, cfg).items():
             print(f"{m}: {secs:.1f} s wall")

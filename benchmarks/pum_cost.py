@@ -32,7 +32,7 @@ def main() -> None:
     report = json.loads((run / "report.json").read_text())
     rows = [json.loads(line) for line in (run / "prefixes.jsonl").read_text().splitlines()]
     done = {r["problem_id"] for r in rows}
-    k = report["config"]["rollouts"]
+    k = report["config"].get("k", report["config"].get("rollouts"))  # K (older reports: rollouts)
     students = report["students"]
     first = next(iter(students))
     rolled = {k: r for k, r in read_rollouts(run / f"rollouts-{first}.jsonl").items() if r.problem_id in done}

@@ -46,11 +46,12 @@ def _configs(classes: Sequence[type], settings: Mapping[str, Any], fixed: Mappin
              ) -> list[Any]:
     """One instance of each dataclass, as the CLI builds them (`prmkit.data.settings`): defaults <- the YAML
     file `settings["config"]` (as `--config`) <- the other keyword `settings` <- `fixed`. A name no class has is
-    an error."""
-    from prmkit.data.settings import build_config, known_fields, read_config_file
+    an error; a field's deprecated name (e.g. `rollouts` for `k`) sets it, with a note on stderr."""
+    from prmkit.data.settings import build_config, known_fields, read_config_file, resolve_aliases
 
     settings = dict(settings)
     config = settings.pop("config", None)
+    settings = resolve_aliases(settings, classes)
     if unknown := set(settings) - known_fields(classes):
         raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes))}")
     file_values = read_config_file(None if config is None else str(config), tuple(classes))
@@ -123,9 +124,9 @@ def label(pools: PathLike | Iterable[Pool], output: PathLike | Mapping[str, str]
           **settings: Any) -> dict[str, Any]:
     """`prmkit label`: step labels of every trace into `output` (`{method}` in it for several methods), then tau.
 
-    `settings`: LabelConfig fields (limit, tau, tau_from, ...) and the labelers' (model, aggregation, ...), or a
-    YAML file of them as `config=`. Returns {method: LabelReport}; each report's `warnings` says what its figures
-    need to be read correctly."""
+    `settings`: LabelConfig fields (limit, tau, tau_from, ...) and the labelers' (model: that of every labeler,
+    aggregation, k, ...), or a YAML file of them as `config=`. Returns {method: LabelReport}; each report's
+    `warnings` says what its figures need to be read correctly."""
     from prmkit.data.formats import read_pools as read
     from prmkit.label import LabelConfig, label_pools, labeler_configs
 

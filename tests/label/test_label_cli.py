@@ -135,3 +135,30 @@ def test_kill_9_then_rerun_gives_each_trace_once_and_same_labels(tmp_path, tiny_
     for r in resumed:
         assert r["scores"] == pytest.approx(by_id[r["trace_id"]]["scores"], abs=MODEL_ABS, rel=FLOAT32_REL)
         assert r["labels"] == by_id[r["trace_id"]]["labels"]
+
+
+
+def test_one_model_flag_gives_its_model_to_every_labeler(tmp_path, tiny_base, monkeypatch):
+    """`--model` is the `model` field of `LabelerModelConfig`, which every labeler config inherits: one flag sets
+    the model of MCNIG's scorer and of Math-Shepherd's completer (whose few-shot prompts exceed the tiny model's
+    context: its traces are skipped, and the model it loaded is checked instead of its records)."""
+    from prmkit.cli.main import main
+    from prmkit.label import InformationConfig, RolloutLabelConfig, recipe
+    from prmkit.label.base import LabelerModelConfig
+    from prmkit.models.loading import DEFAULT_MODEL
+
+    shared = LabelerModelConfig.__dataclass_fields__["model"]
+    for cls in (InformationConfig, RolloutLabelConfig):
+        assert issubclass(cls, LabelerModelConfig) and cls.__dataclass_fields__["model"] == shared
+    assert tiny_base != DEFAULT_MODEL
+    built, build = [], recipe.build_labelers
+    monkeypatch.setattr(recipe, "build_labelers", lambda *a, **kw: built.extend(labs := build(*a, **kw)) or labs)
+    pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(1))
+    assert main(["--quiet", "label", "--method", "math-shepherd,mcnig", "--input", pools, "--model", tiny_base,
+                 "--k", "1", "--max-new-tokens", "2", "--skip-too-long", "--output",
+                 str(tmp_path / "{method}.jsonl")]) == 0
+    assert sorted(type(lab.config).__name__ for lab in built) == ["InformationConfig", "RolloutLabelConfig"]
+    assert all(lab.config.model == tiny_base for lab in built)
+    (shepherd,) = [lab for lab in built if isinstance(lab.config, RolloutLabelConfig)]
+    assert shepherd.roller.backend.model.config.name_or_path == tiny_base  # the model the completer loaded
+    assert {r["params"]["model"] for r in read(tmp_path / "mcnig.jsonl")} == {tiny_base}

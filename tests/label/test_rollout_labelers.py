@@ -101,7 +101,7 @@ POOLS = [
 
 
 def _cfg(tiny_base, **kw):
-    return RolloutLabelConfig(model=tiny_base, rollouts=3, max_new_tokens=8, chat=False, **kw)
+    return RolloutLabelConfig(model=tiny_base, k=3, max_new_tokens=8, chat=False, **kw)
 
 
 def read(path) -> dict[str, dict]:
@@ -141,7 +141,7 @@ def test_both_labelers_through_the_recipe(tiny_base, tmp_path):
     # a re-run with another M is refused, naming the difference; batch_size changes no score
     with pytest.raises(ValueError, match="rollouts: 3 -> 4"):
         label_pools(pools, LabelConfig(method="omegaprm"), tmp_path / "omegaprm.jsonl",
-                    [RolloutLabelConfig(model=tiny_base, rollouts=4, max_new_tokens=8, chat=False)], progress=False)
+                    [RolloutLabelConfig(model=tiny_base, k=4, max_new_tokens=8, chat=False)], progress=False)
     again = label_pools(pools, LabelConfig(method="omegaprm"), tmp_path / "omegaprm.jsonl",
                         [_cfg(tiny_base, batch_size=5)], progress=False)["omegaprm"]
     assert (again.traces, again.resumed) == (0, 2)

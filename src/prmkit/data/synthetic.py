@@ -47,6 +47,7 @@ from typing import Any
 from prmkit.data.demo_problems import demo_problems
 from prmkit.data.jsonl import write_records
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import field_help as _help
 
 __all__ = ["SLIPS", "STYLES", "SynthConfig", "build_synthetic", "render_policy_style", "solve_with_slip",
            "write_synthetic"]
@@ -64,10 +65,6 @@ _PHRASES = (
     "That makes {e} {item} in all.",
 )
 _ANSWERS = ("The answer is {r}.", "The answer is ${r}.", "The answer is {r} {item}.")
-
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
 
 
 @dataclass

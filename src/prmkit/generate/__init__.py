@@ -12,7 +12,7 @@ from prmkit.generate.backends import (
     make_backend,
     row_seed,
 )
-from prmkit.generate.config import GenerateConfig, RolloutConfig, SamplerConfig
+from prmkit.generate.config import DecodingConfig, GenerateConfig, RolloutConfig, SamplerBackendConfig, SamplerConfig
 from prmkit.generate.distributed import (
     Executor,
     LocalExecutor,
@@ -49,6 +49,7 @@ __all__ = [
     "BackendOptions",
     "Completion",
     "Continuation",
+    "DecodingConfig",
     "Executor",
     "FilterReport",
     "GenerateConfig",
@@ -63,6 +64,7 @@ __all__ = [
     "RolloutConfig",
     "RolloutReport",
     "RolloutStats",
+    "SamplerBackendConfig",
     "SamplerConfig",
     "SamplingConfig",
     "ScaleConfig",

@@ -1,4 +1,10 @@
-"""Configs of `prmkit generate` and `prmkit rollout`: the sampling fields they share, then each verb's own.
+"""The sampling settings of prmkit, declared once, and the configs of `prmkit generate` and `prmkit rollout`.
+
+`DecodingConfig` (temperature, top-p, new tokens, seed, chat prompts: how each sample is decoded) <-
+`SamplerBackendConfig` (+ K and the backend that samples) <- `SamplerConfig` (+ the model). Every verb that samples
+inherits them, overriding a default where its method's paper differs: generate and rollout (here), the rollout
+labelers (`label.rollout_labeling.RolloutLabelConfig`), PUM (`label.pum.PumConfig`, its models are the students:
+a `SamplerBackendConfig`), search (`search.BeamConfig`) and GRPO (`rl.RLConfig`: decoding only, TRL samples).
 
 Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
 filtering that keeps up to eight traces per problem (sec 3.1). PUM (appendix, gain estimation) also samples K = 8
@@ -9,44 +15,58 @@ each with its own model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import Backend, BackendOptions, SamplingConfig, make_backend
 from prmkit.generate.distributed import ScaleConfig
 from prmkit.models.loading import DEFAULT_MODEL
 
-__all__ = ["GenerateConfig", "RolloutConfig", "SamplerConfig"]
-
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
+__all__ = ["DecodingConfig", "GenerateConfig", "RolloutConfig", "SamplerBackendConfig", "SamplerConfig"]
 
 
 @dataclass
-class SamplerConfig:
-    """How to sample: the backend, the model and the sampling settings (shared by generate and rollout)."""
+class DecodingConfig:
+    """How each sample is decoded: the settings of every sampler in prmkit (GRPO's policy included)."""
 
-    k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix)."))
     temperature: float = field(default=1.0, metadata=_help("sampling temperature (MCNIG sec 4.2: 1.0; PUM: 0.7)."))
     top_p: float = field(default=0.95, metadata=_help("nucleus sampling mass (MCNIG sec 4.2 and PUM: 0.95)."))
     max_new_tokens: int = field(default=512, metadata=_help("new tokens per sample at most."))
     seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend."))
-    backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
-                                                                "(generate.BACKENDS)."))
-    model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
-    batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers)."))
-    dtype: str | None = field(default=None, metadata=_help("weights dtype (None: float32 for transformers, the "
-                                                           "model's own for vllm)."))
-    base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai)."))
     chat: bool = field(default=True, metadata=_help("few-shot Q/A prompts in the model's chat template when it has "
                                                     "one (transformers, vllm); --no-chat sends raw text."))
+
+
+@dataclass
+class SamplerBackendConfig(DecodingConfig):
+    """K samples per prompt on a prmkit backend; the model is the subclass's (`SamplerConfig.model`, PUM's
+    students)."""
+
+    k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix)."))
+    backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
+                                                                "(generate.BACKENDS)."))
+    batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers)."))
+    base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai)."))
 
     def sampling(self) -> SamplingConfig:
         return SamplingConfig(n=self.k, temperature=self.temperature, top_p=self.top_p,
                               max_new_tokens=self.max_new_tokens, seed=self.seed)
 
     def backend_options(self) -> BackendOptions:
-        return BackendOptions(batch_size=self.batch_size, base_url=self.base_url, chat=self.chat, dtype=self.dtype)
+        return BackendOptions(batch_size=self.batch_size, base_url=self.base_url, chat=self.chat)
+
+
+@dataclass
+class SamplerConfig(SamplerBackendConfig):
+    """How to sample: the backend, the model and the sampling settings (generate, rollout, search, the rollout
+    labelers)."""
+
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
+    dtype: str | None = field(default=None, metadata=_help("weights dtype (None: float32 for transformers, the "
+                                                           "model's own for vllm)."))
+
+    def backend_options(self) -> BackendOptions:
+        return replace(super().backend_options(), dtype=self.dtype)
 
     def make_backend(self) -> Backend:
         """The backend, with its model loaded."""

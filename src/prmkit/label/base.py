@@ -13,6 +13,9 @@ that has the members below, plus one line in `prmkit.label.registry.LABELERS`:
         def skip_reason(self, pool, method): ...   # "why not this pool" (no model run), or None
         def unreadable(self, pool, ids): ... # {trace id: why} of traces too long to read (no model run)
         def label(self, pool, todo): ...   # -> Labeled(records per method, LabelCost of this call)
+
+A labeler that loads a model takes it from the `model` field of `LabelerModelConfig`, which its config inherits:
+`prmkit label` has one flag per field name, so `--model X` gives X to every labeler of the run.
 """
 
 from __future__ import annotations
@@ -22,8 +25,22 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from prmkit.data.records import Pool, StepLabels
+from prmkit.models.loading import DEFAULT_MODEL
 
-__all__ = ["LabelCost", "Labeled", "Labeler"]
+__all__ = ["LabelCost", "Labeled", "Labeler", "LabelerModelConfig"]
+
+
+@dataclass
+class LabelerModelConfig:
+    """The model of every labeler that loads one (IG/MCNIG's scorer, Math-Shepherd/OmegaPRM's completer): their
+    configs inherit this field, so one `--model` flag of `prmkit label` (the CLI makes one flag per field name),
+    one `model=` of `prmkit.label` or one `model:` key of a `--config` file sets it for all the labelers of the run.
+    Labelers that need different models are separate runs (`prmkit label --method mcnig --model A`, then
+    `--method math-shepherd --model B`)."""
+
+    model: str = field(default=DEFAULT_MODEL, metadata={"help": "the model of every labeler of the run (IG/MCNIG "
+                                                                "scorer, Math-Shepherd/OmegaPRM completer): "
+                                                                "embedded model name or local HF directory"})
 
 
 @dataclass

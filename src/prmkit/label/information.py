@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from prmkit.data.answers import answer_sets
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.templates import load_template
-from prmkit.label.base import LabelCost, Labeled
+from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
 from prmkit.label.complexity import information_tokens
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig
-from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.models.stepwise import encode_text
 
 if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
@@ -32,10 +31,10 @@ __all__ = ["METHODS", "InformationConfig", "InformationLabeler", "make_scorer", 
 
 
 @dataclass
-class InformationConfig:
-    """Settings of the IG / MCNIG labeler. Defaults are the MCNIG paper's (sec 3.2, appendix D: max, step 0)."""
+class InformationConfig(LabelerModelConfig):
+    """Settings of the IG / MCNIG labeler (`model`: the scorer, shared with the other labelers of the run). Defaults
+    are the MCNIG paper's (sec 3.2, appendix D: max, step 0)."""
 
-    model: str = field(default=DEFAULT_MODEL, metadata={"help": "embedded model name or local HF directory"})
     aggregation: str = field(default="max", metadata={"help": "MCNIG: max | mean over each answer set"})
     reference: str = field(default="step0", metadata={"help": "MCNIG: step0 | previous (appendix D)"})
     prompt_template: str | None = field(default=None, metadata={"help": "file with {question}; default built in"})

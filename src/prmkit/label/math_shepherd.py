@@ -58,7 +58,7 @@ class MathShepherdLabeler(RolloutLabeler):
             verdicts = [[c.correct for c in r.continuations] for r in mine] + ([[bool(t.correct)]] if t.steps else [])
             estimates = mc_estimates(verdicts)
             ledger = self.roller.ledger(pool, t, mine)
-            paper = shepherd_tokens(len(t.steps), ledger["step_tokens"], self.config.rollouts)
+            paper = shepherd_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
             cost.tokens_read += ledger["tokens_read"]
             cost.tokens_generated += ledger["tokens_generated"]
             for m in todo:

@@ -109,7 +109,7 @@ class OmegaPRMLabeler(RolloutLabeler):
         for t in traces:
             ledger = self.roller.ledger(pool, t, done[t.id]) | {"first_error": searches[t.id].first_error,
                                                                 "queried": searches[t.id].queried}
-            ledger["paper_tokens"] = omegaprm_tokens(len(t.steps), ledger["step_tokens"], self.config.rollouts)
+            ledger["paper_tokens"] = omegaprm_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
             cost.tokens_read += ledger["tokens_read"]
             cost.tokens_generated += ledger["tokens_generated"]
             for m in todo:

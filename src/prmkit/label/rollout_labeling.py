@@ -16,39 +16,49 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, Trace
-from prmkit.generate.backends import PromptBackend, SamplingConfig
+from prmkit.generate.backends import PromptBackend
+from prmkit.generate.config import SamplerConfig
 from prmkit.generate.prompts import build_prompt
 from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
-from prmkit.models.loading import DEFAULT_MODEL
+from prmkit.label.base import LabelerModelConfig
 
 __all__ = ["PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
 
 # settings that change no score (kept out of the records' params, so a re-run may change them)
-_NOT_PARAMS = ("batch_size",)
+_NOT_PARAMS = ("batch_size", "base_url")
+_SCOPE = "Math-Shepherd/OmegaPRM: "  # `prmkit label` has the flags of every labeler: these name the ones they set
+
+
+def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
+    """`SamplerConfig`'s field `name` with its default, and the help `text` naming the labelers it serves."""
+    return field(default=SamplerConfig.__dataclass_fields__[name].default, metadata={"help": _SCOPE + text, **metadata})
 
 
 @dataclass
-class RolloutLabelConfig:
-    """Settings of the rollout labelers. M = 8 rollouts per prefix as in the MCNIG paper's comparison (appendix A)
-    and Math-Shepherd (Wang et al. 2024, N = 8 completions); sampling at the generation defaults (MCNIG sec 4.2)."""
+class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
+    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults (the generation defaults, MCNIG sec 4.2),
+    with K the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison (appendix A) and Math-Shepherd
+    (Wang et al. 2024, N = 8 completions); `model` is every labeler's (`LabelerModelConfig`). `rollouts`, K's old
+    name, is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:` key); the records' `params` still name K
+    `rollouts`, so files labeled before resume."""
 
-    model: str = field(default=DEFAULT_MODEL, metadata={"help": "embedded model name or local HF directory"})
-    rollouts: int = field(default=8, metadata={"help": "Math-Shepherd/OmegaPRM: completions M per prefix"})
-    temperature: float = field(default=1.0, metadata={"help": "Math-Shepherd/OmegaPRM: sampling temperature"})
-    top_p: float = field(default=0.95, metadata={"help": "Math-Shepherd/OmegaPRM: nucleus sampling mass"})
-    max_new_tokens: int = field(default=512, metadata={"help": "Math-Shepherd/OmegaPRM: tokens per rollout at most"})
-    seed: int = field(default=0, metadata={"help": "Math-Shepherd/OmegaPRM: base seed of the rollouts"})
-    backend: str = field(default="transformers", metadata={"help": "Math-Shepherd/OmegaPRM: generation backend"})
-    chat: bool = field(default=True, metadata={"help": "Math-Shepherd/OmegaPRM: prompts in the chat template"})
-    batch_size: int = field(default=16, metadata={"help": "Math-Shepherd/OmegaPRM: sequences per generation batch"})
-    dtype: str | None = field(default=None, metadata={"help": "Math-Shepherd/OmegaPRM: weights dtype of the rollout "
-                                                              "model (transformers: float32 when unset; bfloat16 "
-                                                              "samples ~1.7x faster on CPUs with bf16 matrix units, "
-                                                              "other samples)"})
+    k: int = _sampler_field("k", "completions M per prefix", aliases=("rollouts",))
+    temperature: float = _sampler_field("temperature", "sampling temperature")
+    top_p: float = _sampler_field("top_p", "nucleus sampling mass")
+    max_new_tokens: int = _sampler_field("max_new_tokens", "tokens per rollout at most")
+    seed: int = _sampler_field("seed", "base seed of the rollouts")
+    backend: str = _sampler_field("backend", "generation backend")
+    chat: bool = _sampler_field("chat", "prompts in the chat template")
+    batch_size: int = _sampler_field("batch_size", "sequences per generation batch")
+    base_url: str = _sampler_field("base_url", "OpenAI-compatible server (openai backend)")
+    dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 when "
+                                                "unset; bfloat16 samples ~1.7x faster on CPUs with bf16 matrix "
+                                                "units, other samples)")
 
     def params(self, method: str) -> dict[str, Any]:
-        return {"method": method} | {k: v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
+        names = {"k": "rollouts"}  # the records' name of K (files labeled before the rename resume)
+        return {"method": method} | {names.get(k, k): v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
 
 
 def rollout_skip_reason(pool: Pool) -> str | None:
@@ -67,23 +77,17 @@ class PrefixRoller:
     """
 
     def __init__(self, config: RolloutLabelConfig, backend: PromptBackend | None = None):
-        if config.rollouts < 1:
-            raise ValueError(f"rollouts must be >= 1, got {config.rollouts}")
-        if backend is None:
-            from prmkit.generate.backends import BackendOptions, make_backend
-
-            backend = make_backend(config.backend, config.model, BackendOptions(batch_size=config.batch_size,
-                                                                                chat=config.chat, dtype=config.dtype))
-        self.config, self.backend = config, backend
-        self.sampling = SamplingConfig(n=config.rollouts, temperature=config.temperature, top_p=config.top_p,
-                                       max_new_tokens=config.max_new_tokens, seed=config.seed)
+        if config.k < 1:
+            raise ValueError(f"k (rollouts per prefix) must be >= 1, got {config.k}")
+        self.config, self.backend = config, backend if backend is not None else config.make_backend()
+        self.sampling = config.sampling()
 
     def roll(self, pool: Pool, prefixes: Sequence[tuple[Trace, int]]) -> dict[tuple[str, int], Rollout]:
         """{(trace id, n): its rollout} for each (trace, n) asked for, all sampled in shared batches."""
         requests = [PrefixRequest(f"{t.id}@{n}", pool.problem, tuple(t.steps[:n])) for t, n in prefixes]
         if not requests:
             return {}
-        per_batch = max(1, self.config.batch_size // self.config.rollouts)
+        per_batch = max(1, self.config.batch_size // self.config.k)
         stats = rollout_prefixes(requests, self.backend, self.sampling, prefixes_per_batch=per_batch)
         return {(t.id, n): r for (t, n), r in zip(prefixes, stats.records, strict=True)}
 

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from prmkit.data.settings import field_help as _help
+from prmkit.generate.config import DecodingConfig
 from prmkit.models.loading import DEFAULT_MODEL
+from prmkit.train.config import TrainRunConfig
 
 __all__ = ["RLConfig"]
 
 
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
-
-
 @dataclass
-class RLConfig:
-    """GRPO with outcome and process rewards (TRL's GRPOTrainer; PUM sec 4.4 / appendix D.4, PSPO eq. 9-11)."""
+class RLConfig(DecodingConfig, TrainRunConfig):
+    """GRPO with outcome and process rewards (TRL's GRPOTrainer; PUM sec 4.4 / appendix D.4, PSPO eq. 9-11). The
+    run's fields are `train.config.TrainRunConfig`'s and the sampling's `generate.config.DecodingConfig`'s (TRL
+    samples), with GRPO's defaults and helps."""
 
     model: str = field(default=DEFAULT_MODEL, metadata=_help("policy: embedded name or local HF directory."))
     reward: str = field(default="outcome", metadata=_help(
@@ -58,9 +59,7 @@ class RLConfig:
         "runs) or a file; None: the domain's few-shot template of `prmkit generate`."))
     chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as generate)."))
     seed: int = field(default=0, metadata=_help("sampling, data order and initialisation seed."))
-    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)."))
     save_steps: int = field(default=10, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))
-    save_total_limit: int = field(default=2, metadata=_help("checkpoints kept (oldest deleted; 0 = all)."))
     resume: bool = field(default=False, metadata=_help("continue from the last <output>/checkpoint-N (a fresh start "
                                                        "when there is none)."))
     trainer_args: list[str] = field(default_factory=list, metadata=_help(

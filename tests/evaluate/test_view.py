@@ -57,7 +57,7 @@ def test_trajectories_first_error_and_colours():
     assert trajectory([2.0, -1.5], "step0") == [(0, 0.0), (1, 2.0), (2, -1.5)]
     assert trajectory([2.0, -1.5], "previous") == [(0, 0.0), (1, 2.0), (2, 0.5)]
     assert trajectory([0.9, 0.2], "probability") == [(1, 0.9), (2, 0.2)]
-    assert predicted_first_error([1, 0, 0]) == 1 and predicted_first_error([1, 1]) is None
+    assert predicted_first_error([1, 0, 0]) == 1 and predicted_first_error([1, 1]) == -1
     assert diverging_colour(1.0, 0.0, 2.0) == "#88c8a4"
     assert diverging_colour(9.0, 0.0, 2.0) == GOOD and diverging_colour(-9.0, 0.0, 2.0) == BAD
 

@@ -52,29 +52,30 @@ def test_mc_estimates_worked_example():
         mc_estimates([[True], []])
 
 
-@pytest.mark.parametrize("n, final, good_up_to, error, queried", [
-    (5, False, 2, 3, [2, 3]),        # the docstring's example
-    (8, False, 0, 1, [4, 2, 1]),     # wrong from the first step: log2 8 = 3 queries
-    (8, False, 7, 8, [4, 6, 7]),     # only the last step wrong
-    (8, True, 8, None, []),          # a correct CoT: no query, all steps 1
-    (1, False, 0, 1, []),            # one wrong step: nothing to search
-    (0, False, 0, None, []),
+@pytest.mark.parametrize("n, final, good_up_to, error, queried", [  # error: 0-based step index, -1 = none
+    (5, False, 2, 2, [2, 3]),        # the docstring's example
+    (8, False, 0, 0, [4, 2, 1]),     # wrong from the first step: log2 8 = 3 queries
+    (8, False, 7, 7, [4, 6, 7]),     # only the last step wrong
+    (8, True, 8, -1, []),            # a correct CoT: no query, all steps 1
+    (1, False, 0, 0, []),            # one wrong step: nothing to search
+    (0, False, 0, -1, []),
 ])
 def test_first_error_binary_search(n, final, good_up_to, error, queried):
     asked = []
     oracle = lambda k: asked.append(k) or k <= good_up_to  # noqa: E731
     assert first_error(n, final, oracle) == (error, queried)
     assert asked == queried
-    # the search agrees with a linear scan for the first failing prefix (monotone oracle)
-    linear = next((k for k in range(1, n + 1) if not (k <= good_up_to if k < n else final)), None)
+    # the search agrees with a linear scan for the first failing prefix (monotone oracle); its last step is the error
+    linear = next((k - 1 for k in range(1, n + 1) if not (k <= good_up_to if k < n else final)), -1)
     assert error == linear
 
 
 def test_first_error_labels_and_search_state():
-    assert first_error_labels(5, 3) == [1, 1, 0, 0, 0]
-    assert first_error_labels(3, None) == [1, 1, 1]
+    assert first_error_labels(5, 2) == [1, 1, 0, 0, 0]
+    assert first_error_labels(3, -1) == [1, 1, 1]
+    assert first_error_labels(0, -1) == []
     with pytest.raises(ValueError, match="outside"):
-        first_error_labels(3, 4)
+        first_error_labels(3, 3)
     search = FirstErrorSearch(4, False)
     with pytest.raises(ValueError, match="pending query 2"):
         search.answer(3, True)

@@ -48,7 +48,8 @@ class Annotation:
 
 @dataclass
 class Corruption:
-    """A corrupted solution: its raw text (annotations kept), first wrong step, and what was changed."""
+    """A corrupted solution: its raw text (annotations kept), first wrong step (`step`, a 0-based index as
+    `StepRecord.first_error`; a corruption always has one), and what was changed."""
 
     text: str
     step: int

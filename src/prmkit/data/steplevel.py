@@ -7,7 +7,9 @@ ProcessBench, PRM800K and Math-Shepherd files and written back as ProcessBench o
 | `prm800k`       | {question: {problem}, label: {steps: [{completions: [{text, rating}]}]}} | first rating -1      |
 | `math-shepherd` | {input: "Q Step 1: ... ки\\nStep 2: ... ки", label: same with +/- for ки} | first `-`            |
 
-`STEP_READERS` / `STEP_WRITERS` map a format name to its function.
+`STEP_READERS` / `STEP_WRITERS` map a format name to its function. Every in-memory first error in prmkit is
+ProcessBench's: a 0-based step index, -1 = no error. Each reader converts its format's marking to it once, where it
+reads a line (PRM800K ratings and Math-Shepherd `+`/`-` tags become that index), and each writer converts back.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def _check(path: str | os.PathLike[str], lineno: int, ok: bool, what: str) -> No
 
 
 def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """ProcessBench lines `{id, problem, steps, label, final_answer_correct}` (other keys go to `meta`)."""
+    """ProcessBench lines `{id, problem, steps, label, final_answer_correct}` (other keys go to `meta`); `label` is
+    already the 0-based first error (-1 = none) and is taken as is."""
     known = {"id", "problem", "steps", "label", "final_answer_correct", "problem_id", "gold_answer", "answer", "meta"}
     for k, (lineno, obj) in enumerate(iter_json(path)):
         steps, label = obj.get("steps"), obj.get("label")
@@ -79,7 +82,8 @@ def _prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
 
 
 def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """PRM800K lines: the step texts of the rated trajectory; the first rating -1 is the first error."""
+    """PRM800K lines: the step texts of the rated trajectory; the first error is converted here from the ratings
+    (1/0/-1 per step) to the 0-based index of the first step rated -1, -1 when none is."""
     for k, (lineno, obj) in enumerate(iter_json(path)):
         question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
         _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
@@ -96,7 +100,9 @@ def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
 
 
 def read_math_shepherd(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """Math-Shepherd lines `{input, label}`: steps end in ` ки`; in `label` each tag is `+` or `-`."""
+    """Math-Shepherd lines `{input, label}`: steps end in ` ки`; in `label` each tag is `+` or `-`. The first error
+    is converted here from the tags to the 0-based index of the first `-` step ("Step 1:" is index 0), -1 when
+    every tag is `+`."""
     for k, (lineno, obj) in enumerate(iter_json(path)):
         text, tagged = obj.get("input"), obj.get("label")
         _check(path, lineno, isinstance(text, str) and isinstance(tagged, str), "fields 'input', 'label' must be text")

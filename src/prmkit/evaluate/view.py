@@ -75,12 +75,12 @@ def _sparkline(trace: Trace, source: Source, true_error: int | None) -> str:
     points = trajectory(mark.scores, source.reading)
     at = dict(points)
     pred = predicted_first_error(mark.labels)
-    dots = [(pred + 1, at[pred + 1], BAD)] if pred is not None and pred + 1 in at else []
+    dots = [(pred + 1, at[pred + 1], BAD)] if pred >= 0 and pred + 1 in at else []
     if true_error is not None and true_error >= 0 and true_error + 1 in at:
         dots.append((true_error + 1, at[true_error + 1], _TRUE_ERROR))
     series = [{"points": points, "colour": TRACE_COLOURS[CORRECTNESS[trace.correct][0]], "width": 1.5,
                "dots": dots}]
-    verdict = "no step labeled 0" if pred is None else f"\u25B6 first 0 at step {pred + 1}"
+    verdict = "no step labeled 0" if pred < 0 else f"\u25B6 first 0 at step {pred + 1}"
     if not mark.labels:
         verdict = "no labels (no threshold)"
     return (f'<figure data-labeler="{escape(source.name)}">{line_plot(series, (150, 44), _hline(source))}'

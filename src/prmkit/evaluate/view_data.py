@@ -6,7 +6,8 @@ source that covers it. A step's predicted label is the file's label, or `score >
 
 The true first error of a trace is shown only when a record states it: a `first_error` field (0-based step
 index, -1 = no error; ProcessBench's convention) on a labels or scores record, or `problem.meta["first_error"]`
-mapping trace id -> index. It is never inferred from correctness.
+mapping trace id -> index. It is never inferred from correctness. A trace whose first error no record states has
+none in `first_errors` (unknown, which is not -1).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, RecordError, StepLabels
+from prmkit.evaluate.first_error import first_labeled_wrong
 
 __all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
            "read_source", "trajectory"]
@@ -76,9 +78,10 @@ TRAJECTORIES: dict[str, Callable[[list[float]], list[tuple[int, float]]]] = {
 }
 
 
-def predicted_first_error(labels: list[int]) -> int | None:
-    """0-based index of the first step labeled 0, None when every step is labeled 1. [1, 0, 0] -> 1."""
-    return next((i for i, v in enumerate(labels) if v == 0), None)
+def predicted_first_error(labels: list[int]) -> int:
+    """0-based index of the first step labeled 0, -1 when every step is labeled 1 (ProcessBench's convention, as
+    `first_labeled_wrong`). [1, 0, 0] -> 1; [1, 1] -> -1."""
+    return first_labeled_wrong(labels)
 
 
 def _named(item: str) -> tuple[str, str]:

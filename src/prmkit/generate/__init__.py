@@ -1,6 +1,7 @@
 """Generation of step-delimited CoT pools (MCNIG paper, sec. 3.1 and 4.2): prompts, backends, filtering; and
 rollouts, K validated continuations after step prefixes (Math-Shepherd, OmegaPRM, PUM prefix gain); executors that
-run per-item work here or on Ray actors (`distributed`, used by generate, rollout and label)."""
+run per-item work here or on Ray actors (`distributed`, used by generate, rollout and label); the domains (math,
+python, sql, choice: template, stop strings, answer format, validator) in one registry, `DOMAINS`."""
 
 from prmkit.generate.backends import (
     BACKENDS,
@@ -22,6 +23,7 @@ from prmkit.generate.distributed import (
     make_executor,
     ray_init,
 )
+from prmkit.generate.domains import DOMAINS, Domain, domain
 from prmkit.generate.extract import EXTRACTORS, extract_answer, parse_completion, split_steps
 from prmkit.generate.filtering import FilterReport, filter_pools, subsample
 from prmkit.generate.generation_recipe import GenerationReport, raw_path, run_generation, solve_rate
@@ -42,6 +44,7 @@ from prmkit.generate.sources import SOURCES, load_problems
 
 __all__ = [
     "BACKENDS",
+    "DOMAINS",
     "EXTRACTORS",
     "SOURCES",
     "STEP",
@@ -50,6 +53,7 @@ __all__ = [
     "Completion",
     "Continuation",
     "DecodingConfig",
+    "Domain",
     "Executor",
     "FilterReport",
     "GenerateConfig",
@@ -70,6 +74,7 @@ __all__ = [
     "ScaleConfig",
     "VerifyConfig",
     "build_prompt",
+    "domain",
     "extract_answer",
     "filter_pools",
     "generate_pools",

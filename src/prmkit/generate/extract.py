@@ -1,8 +1,9 @@
 """Split a completion into steps on `[STEP]` and extract its final answer (MCNIG paper, sec. 3.1).
 
-Answer formats: math `$...$` (see `_math` for the order of preference and the fallbacks small models need),
-code in a fenced ```python block, SQL in a fenced ```sql block. A completion without an answer in its domain's
-format gets `answer=None` and is removed by the first filtering stage.
+Answer formats: math `$...$` (see `math_answer` for the order of preference and the fallbacks small models need),
+code in a fenced ```python block, SQL in a fenced ```sql block (`fenced_answer`). Each domain's format is its
+`Domain.extract` (`prmkit.generate.domains`). A completion without an answer in its domain's format gets
+`answer=None` and is removed by the first filtering stage.
 
     >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
     (['2 + 2 = 4.', 'The answer is $4$.'], '4')
@@ -11,11 +12,12 @@ format gets `answer=None` and is removed by the first filtering stage.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from prmkit.generate.prompts import STEP
+from prmkit.verify.base import DomainField
 
-__all__ = ["EXTRACTORS", "extract_answer", "parse_completion", "split_steps"]
+__all__ = ["EXTRACTORS", "extract_answer", "fenced_answer", "math_answer", "parse_completion", "split_steps"]
 
 _DOLLAR = re.compile(r"\$\$?([^$\n]{1,80}?)\$\$?")
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
@@ -28,7 +30,8 @@ _TRUNCATED = re.compile(r"[-+*/×=]\s*\$?\s*$")  # an expression that stops at a
 _NUMBER = re.compile(r"-?[\d,]*\.?\d+")
 
 
-def _fenced(lang: str) -> Callable[[str], str | None]:
+def fenced_answer(lang: str) -> Callable[[str], str | None]:
+    """An extractor of the last non-empty fenced code block whose language is `lang` (a regex) or unnamed."""
     block = re.compile(rf"```(?:{lang})?[ \t]*\n(.*?)```", re.S | re.I)
 
     def extract(text: str) -> str | None:
@@ -54,7 +57,7 @@ def _plain_number(expr: str) -> str | None:
     return numbers[-1].replace(",", "") if numbers else None
 
 
-def _math(text: str) -> str | None:
+def math_answer(text: str) -> str | None:
     """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an equation
     whose final number is read, a currency sign allowed); any `$x$`. An answer that ends on "= x" is x; one that
     stops at an operator ("The answer is $196 * 2 = $", a truncated generation) is no answer (None). A `$...$` pair
@@ -72,18 +75,14 @@ def _math(text: str) -> str | None:
     return _final_value(found[-1]) if found else None
 
 
-EXTRACTORS: dict[str, Callable[[str], str | None]] = {
-    "math": _math,
-    "choice": _math,
-    "python": _fenced("python|py"),
-    "sql": _fenced("sql|sqlite"),
-}
+EXTRACTORS: Mapping[str, Callable[[str], str | None]] = DomainField("extract")  # domain -> extractor, a view
 
 
 def extract_answer(domain: str, text: str) -> str | None:
-    if domain not in EXTRACTORS:
-        raise ValueError(f"no answer extractor for domain '{domain}'; known: {', '.join(EXTRACTORS)}")
-    return EXTRACTORS[domain](text)
+    """The final answer of `text` in the format of `domain` (its `Domain.extract`), None when it has none."""
+    from prmkit.generate.domains import domain as named  # domains is built from this module's extractors
+
+    return named(domain).extract(text)
 
 
 def split_steps(text: str) -> list[str]:

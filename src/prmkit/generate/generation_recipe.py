@@ -17,10 +17,10 @@ from prmkit.data.outputs import check_output_path
 from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor
+from prmkit.generate.domains import domain
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
-from prmkit.verify import VALIDATORS
 
 __all__ = ["GenerationReport", "raw_path", "run_generation", "solve_rate"]
 
@@ -81,8 +81,8 @@ def run_generation(
     Both paths are checked before the model loads, and both locks are held for the whole run."""
     if not config.data:
         raise ValueError("no data: set --data (demo, humaneval or a jsonl file)")
-    if config.domain is not None and config.domain not in VALIDATORS:
-        raise ValueError(f"unknown domain '{config.domain}'; known: {', '.join(VALIDATORS)}")
+    if config.domain is not None:
+        domain(config.domain)  # an unknown one is refused before any file is touched
     raw = Path(raw) if raw else raw_path(output)
     check_output_path(output)
     check_output_path(raw, what="raw output")

@@ -1,50 +1,43 @@
 """Few-shot prompts with the `[STEP]` delimiter and each domain's final-answer format (MCNIG paper, sec. 3.1).
 
 Templates are files in `prmkit/templates/generate_<domain>.txt` with `{question}` (and, for SQL, `{schema}`)
-placeholders, filled by plain replacement so that braces in code and LaTeX need no escaping.
+placeholders, filled by plain replacement so that braces in code and LaTeX need no escaping. Each domain's template,
+stop strings and question text are fields of its `Domain` (`prmkit.generate.domains`); `STOP` is a view of them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from prmkit.data.records import Problem
-from prmkit.data.templates import load_template
+from prmkit.verify.base import DomainField
 
 __all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "domain_template", "in_chat_template"]
 
 STEP = "[STEP]"
-# where a completion ends: the model starting the next few-shot item
-STOP: dict[str, tuple[str, ...]] = {
-    "math": ("\nQuestion:", "\n\n\n"),
-    "choice": ("\nQuestion:", "\n\n\n"),
-    "python": ("\n### Problem", "\n### Schema"),
-    "sql": ("\n### Schema", "\n### Problem"),
-}
-_TEMPLATE_OF = {
-    "math": "generate_math.txt",
-    "choice": "generate_math.txt",
-    "python": "generate_python.txt",
-    "sql": "generate_sql.txt",
-}
+# where a completion ends (the model starting the next few-shot item): domain -> its `Domain.stop`, a view
+STOP: Mapping[str, tuple[str, ...]] = DomainField("stop")
 
 
 def domain_template(domain: str) -> str:
-    """The built-in few-shot template of a domain (through the one template loader, `prmkit.data.templates`)."""
-    if domain not in _TEMPLATE_OF:
-        raise ValueError(f"no prompt template for domain '{domain}'; known: {', '.join(_TEMPLATE_OF)}")
-    return load_template(_TEMPLATE_OF[domain])
+    """The built-in few-shot template of a domain (its `Domain.template`, `prmkit.generate.domains`)."""
+    from prmkit.generate.domains import domain as named  # domains imports the extractors, which import STEP
+
+    return named(domain).template
 
 
 def build_prompt(problem: Problem, template: str | None = None) -> str:
-    """The few-shot prompt for one problem (the question of a code problem is its function stub)."""
+    """The few-shot prompt for one problem: `{question}` filled with its domain's `prompt_text` (a code problem
+    shows its function stub), `{schema}` with its SQL schema. With a `template` of its own a problem of an
+    unregistered domain shows its question."""
+    from prmkit.generate.domains import DOMAINS, question_text
+
     text = template if template is not None else domain_template(problem.domain)
-    question = (
-        problem.meta.get("prompt", problem.question) if problem.domain == "python" else problem.question
-    )
+    spec = DOMAINS.get(problem.domain)
     text = text.replace("{schema}", _schema(problem))
-    return text.replace("{question}", question.rstrip() if problem.domain != "python" else question)
+    return text.replace("{question}", (spec.prompt_text if spec else question_text)(problem))
 
 
 def _schema(problem: Problem) -> str:

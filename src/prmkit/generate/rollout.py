@@ -30,10 +30,11 @@ from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool, Problem
 from prmkit.generate.backends import Completion, PromptBackend, SamplingConfig
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident
+from prmkit.generate.domains import domain
 from prmkit.generate.extract import parse_completion
 from prmkit.generate.prompts import STEP, STOP, build_prompt
 from prmkit.generate.rollout_records import Continuation, Rollout
-from prmkit.verify import VALIDATORS, verify_answers
+from prmkit.verify import verify_answers
 
 __all__ = ["PrefixRequest", "RolloutStats", "partial_answer", "prefix_requests", "prefix_seed", "rollout_prefixes"]
 
@@ -100,9 +101,10 @@ def _check(requests: Sequence[PrefixRequest], backend: PromptBackend) -> list[tu
         if r.prefix_id in seen:
             errors.append(f"{r.prefix_id}: duplicate prefix id")
         seen.add(r.prefix_id)
-        if r.problem.domain not in VALIDATORS:
-            errors.append(f"{r.prefix_id}: problem {r.problem.id} has domain '{r.problem.domain}', which has no "
-                          f"validator (known: {', '.join(VALIDATORS)})")
+        try:
+            domain(r.problem.domain)
+        except ValueError as e:
+            errors.append(f"{r.prefix_id}: problem {r.problem.id} has domain '{r.problem.domain}' ({e})")
             continue
         bad = [k for k, s in enumerate(r.steps) if not s.strip() or STEP in s]
         if bad:

@@ -4,7 +4,9 @@ Process Supervision", sec 3.2): a binary search for the first error of a CoT ove
 A prefix r_1..r_n is "correct" when any of its M rollouts reaches the right answer (MC(prefix) > 0). Assuming
 correctness is monotone (a prefix holding an error stays wrong), the first error is the shortest incorrect prefix,
 found with about log2 N queries: the empty prefix is taken as correct and the whole CoT as its own verdict, so a
-correct CoT needs no query (all steps 1) and an incorrect one is searched between them. Labels: steps before the
+correct CoT needs no query (all steps 1) and an incorrect one is searched between them. The first error is a 0-based
+step index, -1 when there is none (ProcessBench's convention, `prmkit.evaluate.first_error`); the search itself
+works on prefix lengths (the first error is the shortest incorrect prefix's last step). Labels: steps before the
 first error 1, the first error 0, and the steps after it 0, which is what the monotone assumption says of them
 (OmegaPRM itself keeps only the prefix up to the first error for training; a StepLabels record needs a score per
 step, and a 0 after the first error leaves the CoT-level min, and so tau, unchanged). This is the plain binary
@@ -61,16 +63,18 @@ class FirstErrorSearch:
             self.hi = n
 
     @property
-    def first_error(self) -> int | None:
-        """The 1-based index of the first wrong step (None: none), once `next_query()` is None."""
-        return self.hi
+    def first_error(self) -> int:
+        """The 0-based index of the first wrong step (-1: none), once `next_query()` is None: the last step of the
+        shortest incorrect prefix."""
+        return -1 if self.hi is None else self.hi - 1
 
 
-def first_error(n_steps: int, final_correct: bool, oracle: Callable[[int], bool]) -> tuple[int | None, list[int]]:
-    """(first wrong step, 1-based or None, the prefix lengths queried) by binary search over `oracle(n)`, whether
+def first_error(n_steps: int, final_correct: bool, oracle: Callable[[int], bool]) -> tuple[int, list[int]]:
+    """(first wrong step, 0-based or -1, the prefix lengths queried) by binary search over `oracle(n)`, whether
     the prefix of n steps is still correct.
 
-    Example: 5 steps, the CoT wrong, prefixes correct up to 2 steps: queries 2 (correct), 3 (wrong) -> (3, [2, 3]).
+    Example: 5 steps, the CoT wrong, prefixes correct up to 2 steps: queries 2 (correct), 3 (wrong) -> (2, [2, 3])
+    (the third step, index 2, is the first wrong one).
     """
     search = FirstErrorSearch(n_steps, final_correct)
     while (n := search.next_query()) is not None:
@@ -78,14 +82,15 @@ def first_error(n_steps: int, final_correct: bool, oracle: Callable[[int], bool]
     return search.first_error, search.queried
 
 
-def first_error_labels(n_steps: int, error: int | None) -> list[float]:
-    """Steps before the first error 1, the first error and later steps 0 (see the module doc).
+def first_error_labels(n_steps: int, error: int) -> list[float]:
+    """Steps before the first error 1, the first error and later steps 0 (see the module doc); `error` is 0-based,
+    -1 = none.
 
-    Example: 5 steps, first error 3 -> [1, 1, 0, 0, 0]; no error -> [1, 1, 1, 1, 1].
+    Example: 5 steps, first error 2 -> [1, 1, 0, 0, 0]; no error (-1) -> [1, 1, 1, 1, 1].
     """
-    if error is not None and not 1 <= error <= n_steps:
-        raise ValueError(f"first error {error} outside steps 1..{n_steps}")
-    cut = n_steps if error is None else error - 1
+    if error != -1 and not 0 <= error < n_steps:
+        raise ValueError(f"first error {error} outside step indices 0..{n_steps - 1} (or -1, none)")
+    cut = n_steps if error < 0 else error
     return [1.0] * cut + [0.0] * (n_steps - cut)
 
 

@@ -1,4 +1,5 @@
-"""Answer validators V_q(y) -> Verdict (MCNIG paper, sec. 3.1), one per domain, chosen through `VALIDATORS`.
+"""Answer validators V_q(y) -> Verdict (MCNIG paper, sec. 3.1), one per domain: its `Domain.validator`
+(`prmkit.generate.domains.DOMAINS`); `VALIDATORS` is a view of them.
 
 >>> verify_answer(Problem("p", "2+2?", "4"), "$4$")
 Verdict(ok=True, reason='equal')
@@ -6,15 +7,12 @@ Verdict(ok=True, reason='equal')
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from prmkit.data.records import Problem
-from prmkit.verify.base import Validator, Verdict
-from prmkit.verify.choice import verify_choice
-from prmkit.verify.math import math_equal, verify_math
-from prmkit.verify.python import verify_python
-from prmkit.verify.sql import verify_sql
+from prmkit.verify.base import DomainField, Validator, Verdict
+from prmkit.verify.math import math_equal
 
 __all__ = [
     "VALIDATORS",
@@ -26,19 +24,14 @@ __all__ = [
     "verify_answers",
 ]
 
-VALIDATORS: dict[str, Validator] = {
-    "math": verify_math,
-    "python": verify_python,
-    "sql": verify_sql,
-    "choice": verify_choice,
-}
+VALIDATORS: Mapping[str, Validator] = DomainField("validator")  # domain -> validator, a view of DOMAINS
 
 
 def get_validator(domain: str) -> Validator:
-    try:
-        return VALIDATORS[domain]
-    except KeyError:
-        raise ValueError(f"no validator for domain '{domain}'; known: {', '.join(VALIDATORS)}") from None
+    """The validator of `domain`: its `Domain.validator` (`prmkit.generate.domains.DOMAINS`)."""
+    from prmkit.generate.domains import domain as named  # generate imports verify: read the domains on use
+
+    return named(domain).validator
 
 
 def verify_answer(problem: Problem, answer: str | None) -> Verdict:

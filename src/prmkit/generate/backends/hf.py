@@ -67,9 +67,6 @@ class TransformersBackend:
         return getattr(self.model.config, "max_position_embeddings", None)
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
-        import torch
-
-        torch.manual_seed(cfg.seed)
         flat = [self.format_prompt(p) for p in prompts for _ in range(cfg.n)]
         done: list[Completion] = []
         for i in range(0, len(flat), self.batch_size):
@@ -104,8 +101,8 @@ class TransformersBackend:
                 self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=positions,
                            use_cache=True, **{self._cache: cache})
             self.tokens_prefilled += int(mask[:, :-1].sum())
-        index = torch.tensor([distinct.index(p) for p in prompts]) if len(distinct) > 1 else torch.zeros(
-            len(prompts), dtype=torch.long)
+        row_of = {p: i for i, p in enumerate(distinct)}
+        index = torch.tensor([row_of[p] for p in prompts])
         if ids.shape[1] > 1:
             cache.batch_select_indices(index)
         return ids[index], mask[index], cache

@@ -45,3 +45,15 @@ def test_tokens_are_drawn_with_their_renormalised_nucleus_probabilities():
         freq = torch.bincount(draws, minlength=5).float() / draws.numel()
         expected = torch.tensor([0.5, 0.3, 0.15, 0.0, 0.0]) / 0.95
         assert torch.allclose(freq, expected, atol=0.015), (ladder, freq)
+
+
+def test_a_rounding_of_the_logits_does_not_change_the_draw():
+    """Another batch shape rounds the logits differently (~1e-6): a flat distribution over 49,152 tokens, where an
+    inverse-CDF draw over the sorted probabilities kept only 18 of 64 tokens under such a rounding, keeps its
+    tokens here (the Gumbel-max over token-keyed uniforms)."""
+    torch.manual_seed(0)
+    scores = torch.randn(64, 49152) * 0.01
+    rounded = scores + torch.randn_like(scores) * 1e-6
+    first = sample_rows(scores, 1.0, 0.95, [torch.Generator().manual_seed(s) for s in range(64)])
+    again = sample_rows(rounded, 1.0, 0.95, [torch.Generator().manual_seed(s) for s in range(64)])
+    assert (first == again).all()

@@ -5,6 +5,14 @@ it. Here each row has its own `torch.Generator`, seeded from its prompt's seed a
 continuations are the same whatever else is in its batch. The logits processor samples the token itself and
 returns a one-hot score, so `generate` must run with `do_sample=False` (its argmax then takes the sampled token).
 
+A batch changes the float rounding of the logits (another batch shape, other padding: ~1e-6), so the draw must
+not hang on the last bits of a probability. An inverse-CDF draw does: with a flat distribution (tens of thousands
+of tokens of probability ~2e-5) a rounding moves the CDF's boundaries or swaps two near-equal tokens in the sort,
+and another token comes out. Here each step draws one key per row and gives every token a uniform number that
+depends only on (key, token id), then takes the Gumbel-max, argmax of log p + Gumbel(u), over the nucleus: an
+exact draw from the renormalised nucleus, which changes under rounding only when its two best values lie within
+the rounding of each other (their gap is Exp(1)-distributed, so ~1e-6 of draws).
+
     >>> import torch
     >>> g = [torch.Generator().manual_seed(0)]
     >>> sample_rows(torch.tensor([[0.0, 9.0, 0.0]]), 1.0, 1e-9, g).tolist()  # top-p ~ 0 keeps only the argmax
@@ -16,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["RowSampler", "sample_rows"]
+__all__ = ["RowSampler", "sample_rows", "token_uniforms"]
 
 
 def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any],
@@ -49,15 +57,42 @@ def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[
 
 def _pick(sorted_p: Any, order: Any, top_p: float, generators: list[Any]) -> Any:
     """Sample each row's nucleus from its probabilities sorted descending (R, C) and their token ids (R, C): one
-    uniform draw from the row's generator, inverted through the nucleus's cumulative mass."""
+    key from the row's generator, a uniform number per token from (key, token id) (`token_uniforms`), and the
+    Gumbel-max over the nucleus (module doc)."""
     import torch
 
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
-    cdf = sorted_p.masked_fill(drop, 0.0).cumsum(-1)  # (R, C); flat past the nucleus
-    u = torch.stack([torch.rand((), generator=g, dtype=cdf.dtype, device=cdf.device) for g in generators])
-    index = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None]).clamp(max=cdf.shape[1] - 1)  # (R, 1)
-    return order.gather(1, index).squeeze(1)
+    keys = torch.stack([torch.randint(0, 2**32, (), generator=g, dtype=torch.int64, device=order.device)
+                        for g in generators])  # (R,)
+    gumbel = -(-token_uniforms(keys[:, None], order).log()).log()  # (R, C), float64
+    value = (sorted_p.double().log() + gumbel).masked_fill(drop, float("-inf"))
+    return order.gather(1, value.argmax(-1, keepdim=True)).squeeze(1)
+
+
+_MASK32 = 0xFFFFFFFF
+
+
+def _hash32(x: Any) -> Any:
+    """A bijective 32-bit integer mix (xor-shift-multiply, odd multiplier), on int64 tensors holding values in
+    [0, 2^32): every product stays below 2^59, so no int64 overflow."""
+    for _ in range(2):
+        x = (((x >> 16) ^ x) * 0x45D9F3B) & _MASK32
+    return (x >> 16) ^ x
+
+
+def token_uniforms(keys: Any, tokens: Any) -> Any:
+    """A number in (0, 1) for each token id of `tokens` (int64, any shape) under each key of `keys` (broadcast):
+    a function of (key, token id) alone, distinct for distinct tokens under one key, as float64.
+
+    >>> import torch
+    >>> u = token_uniforms(torch.tensor([[7]]), torch.tensor([[3, 9]]))
+    >>> alone = token_uniforms(torch.tensor([[7]]), torch.tensor([[9]]))
+    >>> bool(((u > 0) & (u < 1)).all()), alone.item() == u[0, 1].item()
+    (True, True)
+    """
+    mixed = _hash32(_hash32(tokens & _MASK32) ^ (keys & _MASK32))
+    return (mixed.double() + 0.5) / 2.0**32
 
 
 class RowSampler:

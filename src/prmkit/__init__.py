@@ -277,6 +277,16 @@ def synth(**settings: Any) -> dict[str, Any]:
     return write_synthetic(config)
 
 
+def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:
+    """`prmkit bench`: the step-label bench (problems with exact step truth, constructed and policy traces, every
+    labeler scored against the truth with its cost); settings are BenchConfig fields (output, problems, levels,
+    labelers, ...). Returns the report (also written to OUTPUT/report.json)."""
+    from prmkit.evaluate.bench import BenchConfig, run_bench
+
+    (config,) = _configs([BenchConfig], settings)
+    return run_bench(config, progress=progress)
+
+
 def bok_table(report: Mapping[str, Any]) -> str:
     """The markdown table `prmkit evaluate bok` prints for a `best_of_k` report."""
     from prmkit.evaluate.report import format_table

@@ -11,7 +11,7 @@ REQUIRED = {  # the least each verb needs besides --config
     "generate": ["--output", "y"], "rollout": ["--output", "y"], "verify": ["x"], "train": ["prm", "--output", "y"],
     "score": ["--model", "m", "--input", "x", "--output", "y"], "evaluate": ["bok"], "view": [],
     "search": ["beam", "--output", "y"], "pum": ["--input", "x", "--output-dir", "y"],
-    "rl": ["grpo", "--output", "y"],
+    "rl": ["grpo", "--output", "y"], "bench": ["--output", "y"],
 }
 
 
@@ -66,18 +66,19 @@ def test_help_imports_neither_torch_nor_transformers():
 
 def test_help_lists_every_registered_name():
     from prmkit.cli import data, evaluate, rl
+    from prmkit.evaluate.bench import BENCH_LABELERS
     from prmkit.label.registry import LABELERS
     from prmkit.models.heads import HEADS
     from prmkit.search import METHODS
     from prmkit.train.run import KIND_ALIASES
 
     registries = {"data": data.COMMANDS, "label": LABELERS, "train": [*HEADS, *KIND_ALIASES], "search": METHODS,
-                  "evaluate": evaluate.WHAT, "rl": rl.ALGORITHMS}
+                  "evaluate": evaluate.WHAT, "rl": rl.ALGORITHMS, "bench": BENCH_LABELERS}
     assert set(NAMES) == set(registries)
     for verb, registry in registries.items():
         assert verb_names(verb) == list(registry), verb  # the light lists in NAMES included
         assert verb_help(verb).endswith(": " + " | ".join(registry))
-    shown = " ".join(build_parser().format_help().split())  # `prmkit --help`, unwrapped
+    shown = " ".join(build_parser().format_help().split()).replace("- ", "-")  # `prmkit --help`, unwrapped
     assert all(verb_help(verb) in shown for verb in registries)
 
 

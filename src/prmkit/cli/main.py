@@ -36,6 +36,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "evaluate": ("prmkit.cli.evaluate", "evaluate score files"),
     "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
     "rl": ("prmkit.cli.rl", "train a policy on outcome and process rewards (PSPO-WRS, PUM/PRM)"),
+    "bench": ("prmkit.cli.bench", "the step-label bench: every labeler against exact step truth, with its cost"),
 }
 # The names a verb takes, for its line in `prmkit --help`: "module:attribute" of a registry that is light to import
 # (no torch, no transformers), or the names themselves where the registry's module is heavy. tests/cli/test_main.py
@@ -47,6 +48,8 @@ NAMES: dict[str, str | tuple[str, ...]] = {
     "search": "prmkit.search:METHODS",
     "evaluate": ("bok", "processbench"),  # prmkit.cli.evaluate.WHAT
     "rl": "prmkit.cli.rl:ALGORITHMS",
+    "bench": ("ig", "mcnig", "mcnig-mean", "mcnig-previous", "mcnig-mean-previous", "math-shepherd",
+              "math-shepherd-hard", "omegaprm"),  # prmkit.evaluate.bench.BENCH_LABELERS
 }
 QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"
 

@@ -1,0 +1,349 @@
+"""`prmkit bench`: the step-label bench. Every labeler run on the same traces of problems with exact step truth, and
+scored against it (`prmkit.evaluate.bench_metrics`), with what its labels cost.
+
+    prmkit bench --output runs/bench --problems 24 --levels 1,2,3 --labelers ig,mcnig,math-shepherd
+
+The run, in OUTPUT/ (each file append-only or rewritten whole; a re-run resumes: problems, samples and labels
+already written are not made again):
+
+1. `problems.jsonl`: arithmetic word problems with their computation graph (`prmkit.data.bench`), spread over the
+   levels (number of operations) at one number size;
+2. `pools.jsonl`: per problem, the constructed traces (one right, one per slip kind, process-only slips included)
+   and `--policy-k` samples of the policy (`policy.raw.jsonl`, sampled as `prmkit generate` does);
+3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
+   error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
+4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
+5. `report.json`, `table.md` and `f1_tokens.png`: per labeler and level, first-error F1 with its interval, step
+   and CoT balanced accuracy, process-only recall, tokens and wall time; the policy's solve rate and pass@K per
+   level; what was dropped and why.
+
+The labelers are named as in `BENCH_LABELERS`: a `prmkit label` method with settings (the MCNIG variants of
+appendix D: max/mean over each answer set x step 0/previous reference).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.bench import SIZES, SLIPS, bench_problems, constructed_pools, truth_labels
+from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.locks import output_lock
+from prmkit.data.records import Pool, Problem, StepLabels
+from prmkit.data.settings import field_help as _help
+from prmkit.evaluate.bench_metrics import bench_rows, pct
+from prmkit.generate.config import SamplerConfig
+from prmkit.generate.sample_pools import generate_pools
+from prmkit.label.information import InformationConfig
+from prmkit.label.recipe import LabelConfig, label_pools
+from prmkit.label.registry import LABELERS
+from prmkit.label.rollout_labeling import RolloutLabelConfig
+from prmkit.models.loading import DEFAULT_MODEL, resolve_model
+from prmkit.verify.step_checker import check_steps, first_wrong
+
+__all__ = ["BENCH_LABELERS", "BenchConfig", "format_bench", "pass_at_k", "run_bench"]
+
+# name -> (prmkit label method, settings of its labeler)
+BENCH_LABELERS: dict[str, tuple[str, dict[str, Any]]] = {
+    "ig": ("ig", {}),
+    "mcnig": ("mcnig", {}),
+    "mcnig-mean": ("mcnig", {"aggregation": "mean"}),
+    "mcnig-previous": ("mcnig", {"reference": "previous"}),
+    "mcnig-mean-previous": ("mcnig", {"aggregation": "mean", "reference": "previous"}),
+    "math-shepherd": ("math-shepherd", {}),
+    "math-shepherd-hard": ("math-shepherd-hard", {}),
+    "omegaprm": ("omegaprm", {}),
+}
+
+
+@dataclass
+class BenchConfig:
+    """`prmkit bench`: problems with exact step truth, every labeler scored against it."""
+
+    output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes."))
+    problems: int = field(default=60, metadata=_help("problems, spread evenly over the levels; half choose tau, "
+                                                     "half report."))
+    levels: str = field(default="1,2,3,4,5,6", metadata=_help("levels (operations per problem), comma-separated, "
+                                                              "1 to 8."))
+    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
+                                                      "1,000)."))
+    seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples."))
+    slips: str = field(default=",".join(SLIPS), metadata=_help(
+        "constructed slip kinds, one trace each per problem: " + " | ".join(SLIPS) + "; empty: none."))
+    policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
+    labelers: str = field(default="ig,mcnig,math-shepherd", metadata=_help(
+        "labelers, comma-separated: " + " | ".join(BENCH_LABELERS) + "."))
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy and every labeler's model."))
+    k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd and OmegaPRM."))
+    max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
+    temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
+    batch_size: int = field(default=32, metadata=_help("rows per sampling batch."))
+    dtype: str | None = field(default=None, metadata=_help("rollout and policy weights dtype (e.g. bfloat16)."))
+    bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
+
+    def __post_init__(self) -> None:
+        if self.size not in SIZES:
+            raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
+        if unknown := [s for s in self.slip_list() if s not in SLIPS]:
+            raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
+        if unknown := [n for n in self.labeler_list() if n not in BENCH_LABELERS]:
+            raise ValueError(f"unknown labeler(s) {unknown}; choose from {', '.join(BENCH_LABELERS)}")
+        try:
+            levels = self.level_list()
+        except ValueError:
+            raise ValueError(f"levels must be integers, comma-separated; got '{self.levels}'") from None
+        if bad := [lv for lv in levels if not 1 <= lv <= 8]:
+            raise ValueError(f"level(s) {bad} outside the templates' 1..8 operations")
+        if self.problems < 2 * len(levels):
+            raise ValueError(f"need at least two problems per level ({2 * len(levels)}): one half chooses tau, "
+                             "the other reports")
+        for name in ("policy_k", "bootstrap"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0")
+        for name in ("k", "max_new_tokens", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if not self.temperature > 0:
+            raise ValueError("temperature must be > 0")
+        if not self.slip_list() and not self.policy_k:
+            raise ValueError("no traces: give slips or a policy_k above 0")
+
+    def level_list(self) -> list[int]:
+        return [int(x) for x in self.levels.split(",") if x.strip()]
+
+    def slip_list(self) -> tuple[str, ...]:
+        return tuple(s.strip() for s in self.slips.split(",") if s.strip())
+
+    def labeler_list(self) -> list[str]:
+        return [n.strip() for n in self.labelers.split(",") if n.strip()]
+
+    def sampler(self) -> SamplerConfig:
+        return SamplerConfig(k=self.policy_k or 1, temperature=self.temperature, max_new_tokens=self.max_new_tokens,
+                             seed=self.seed, batch_size=self.batch_size, model=self.model, dtype=self.dtype)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k from n samples of which c are right (Chen et al., 2021): 1 - C(n-c, k) / C(n, k)."""
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+def _policy_truth(pool: Pool) -> list[StepLabels]:
+    """The checker's truth of each policy sample, its verdict counts in `params`."""
+    out = []
+    for t in pool.traces:
+        verdicts = check_steps(pool.problem, t.steps)
+        first = first_wrong(verdicts)
+        out.append(StepLabels(t.id, "truth", [float(x) for x in truth_labels(len(t.steps), first)],
+                              truth_labels(len(t.steps), first), 0.5,
+                              {"slip": "policy", "first_error": first, "level": pool.problem.meta["level"],
+                               "undecided": sum(v.verdict == "undecided" for v in verdicts),
+                               "reasons": [v.reason for v in verdicts]},
+                              t.correct, t.problem_id))
+    return out
+
+
+def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Callable[[str], None],
+                  progress: bool) -> tuple[list[Pool], dict[str, Any]]:
+    """The policy's samples (append-only, resumable), and its solve rate and pass@k per level."""
+    raw = out / "policy.raw.jsonl"
+    sampler = cfg.sampler()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(problems), unit="problem", desc="policy samples")
+    start = time.perf_counter()
+    try:
+        stats = generate_pools(problems, sampler.make_backend(), sampler.sampling(), raw,
+                               max(1, cfg.batch_size // sampler.k), f"policy:{cfg.model}",
+                               progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    wanted = {p.id for p in problems}
+    pools = [p for p in read_records(raw, Pool.from_dict) if p.problem.id in wanted]
+    levels: dict[str, dict[str, Any]] = {}
+    for pool in pools:
+        row = levels.setdefault(str(pool.problem.meta["level"]), {"problems": 0, "samples": 0, "right": 0,
+                                                                  "pass_at_1": 0.0, "pass_at_k": 0.0})
+        n, c = len(pool.traces), sum(bool(t.correct) for t in pool.traces)
+        row["problems"] += 1
+        row["samples"] += n
+        row["right"] += c
+        row["pass_at_1"] += pass_at_k(n, c, 1)
+        row["pass_at_k"] += pass_at_k(n, c, n)
+    for row in levels.values():
+        row["solve_rate"] = row["right"] / row["samples"]
+        row["pass_at_1"] /= row["problems"]
+        row["pass_at_k"] /= row["problems"]
+    log(f"policy: {stats.tokens} tokens generated in {time.perf_counter() - start:.1f}s")
+    return pools, {"k": cfg.policy_k, "tokens": stats.tokens, "seconds": round(time.perf_counter() - start, 1),
+                   "levels": dict(sorted(levels.items(), key=lambda kv: int(kv[0])))}
+
+
+def _groups(names: list[str]) -> list[list[str]]:
+    """Bench labelers that one labeling run serves together (same labeler class and settings: `ig` and `mcnig`
+    share one forward pass per problem), in order of first appearance."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for n in names:
+        method, extra = BENCH_LABELERS[n]
+        groups.setdefault((LABELERS[method], tuple(sorted(extra.items()))), []).append(n)
+    return list(groups.values())
+
+
+def _labeler_settings(cfg: BenchConfig, group: list[str]) -> tuple[LabelConfig, list[Any]]:
+    extra = BENCH_LABELERS[group[0]][1]
+    info = replace(InformationConfig(model=cfg.model), **{k: v for k, v in extra.items()
+                                                          if k in InformationConfig.__dataclass_fields__})
+    roll = RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens,
+                              temperature=cfg.temperature, seed=cfg.seed, batch_size=cfg.batch_size, dtype=cfg.dtype)
+    method = ",".join(BENCH_LABELERS[n][0] for n in group)
+    return LabelConfig(method=method, skip_too_long=True), [info, roll]
+
+
+def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
+              ) -> dict[str, Any]:
+    """Make (or resume) the bench in `cfg.output` and return its report (module doc)."""
+    if not cfg.output:
+        raise ValueError("set --output (the run directory)")
+    resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    out = Path(cfg.output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(exist_ok=True)
+    settings = out / "settings.json"
+    mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "bootstrap")}
+    if settings.exists() and (old := json.loads(settings.read_text())) != mine:
+        diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
+        raise ValueError(f"{out} holds a bench made with other settings ({diff}): choose another --output")
+    with output_lock(out / "report.json"):
+        settings.write_text(json.dumps(mine, indent=1) + "\n")
+        return _run(cfg, out, progress, log)
+
+
+def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
+    problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
+    write_records(out / "problems.jsonl", problems)
+    pools, truth = constructed_pools(problems, cfg.slip_list(), cfg.seed)
+    policy: dict[str, Any] = {}
+    if cfg.policy_k:
+        sampled, policy = _policy_pools(cfg, problems, out, log, progress)
+        by_id = {p.problem.id: p for p in sampled}
+        for pool in sampled:
+            truth += _policy_truth(pool)
+        pools = [Pool(p.problem, [*p.traces, *by_id[p.problem.id].traces]) for p in pools] if pools else sampled
+    write_records(out / "pools.jsonl", pools)
+    write_records(out / "truth.jsonl", truth)
+    labels: dict[str, dict[str, StepLabels]] = {}
+    runs: dict[str, Any] = {}
+    for group in _groups(cfg.labeler_list()):
+        paths = {BENCH_LABELERS[n][0]: str(out / "labels" / f"{n}.jsonl") for n in group}
+        label_cfg, labeler_settings = _labeler_settings(cfg, group)
+        log(f"labelers {', '.join(group)}")
+        reports = label_pools(pools, label_cfg, paths, labeler_settings, progress=progress)
+        for name in group:
+            rep = reports[BENCH_LABELERS[name][0]]
+            runs[name] = {"seconds": round(rep.seconds, 1), "skipped": rep.skipped, "shared_with": group,
+                          "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
+                          "resumed": rep.resumed}
+            labels[name] = {r.trace_id: r for r in read_records(paths[BENCH_LABELERS[name][0]],
+                                                                StepLabels.from_dict)}
+    excluded = {n: runs[n]["skipped"] for n, got in labels.items() if not got}
+    for name in excluded:
+        log(f"{name} labeled no trace (skipped: {excluded[name]}): left out of the comparison")
+        del labels[name]
+    rows, coverage = bench_rows(truth, labels, cfg.bootstrap, cfg.seed) if labels else ([], {})
+    coverage["excluded"] = excluded
+    for r in rows:
+        r["seconds"] = runs[r["labeler"]]["seconds"] if r["level"] == "all" else None
+    undecided = [sum(1 for _ in t.params.get("reasons", [])) for t in truth if t.params["slip"] == "policy"]
+    report = {"settings": asdict(cfg), "problems": len(problems), "traces": len(truth),
+              "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
+              "checker": {"policy_steps": sum(undecided),
+                          "undecided_steps": sum(t.params.get("undecided", 0) for t in truth)},
+              "rows": rows}
+    (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / "table.md").write_text(format_bench(report) + "\n")
+    if rows:
+        plot_f1_tokens(rows, out / "f1_tokens.png")
+    return report
+
+
+def _kinds(truth: list[StepLabels]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for t in truth:
+        row = out.setdefault(t.params["slip"] or "right", {"traces": 0, "answer_right": 0, "process_error": 0})
+        row["traces"] += 1
+        row["answer_right"] += bool(t.correct)
+        row["process_error"] += t.params["first_error"] >= 0
+    return out
+
+
+def format_bench(report: dict[str, Any]) -> str:
+    """The tables: the policy per level, then a row per labeler and level (report half; F1 with its interval)."""
+    lines = []
+    if report["policy"]:
+        lines += [f"policy: K = {report['policy']['k']} samples per problem",
+                  "| level | problems | solve rate | pass@1 | pass@K |", "|---|---|---|---|---|"]
+        for lv, r in report["policy"]["levels"].items():
+            lines.append(f"| {lv} | {r['problems']} | {pct(r['solve_rate'])} | {pct(r['pass_at_1'])} | "
+                         f"{pct(r['pass_at_k'])} |")
+        lines.append("")
+    cov = report["coverage"]
+    if cov.get("truth_traces"):
+        lines.append(f"labelers scored on the {cov['common_traces']} of {cov['truth_traces']} traces that all of "
+                     f"them labeled ({cov['choose_problems']} problems choose tau, {cov['report_problems']} report)")
+        for name, skipped in cov.get("excluded", {}).items():
+            lines.append(f"  {name}: labeled no trace (skipped: {skipped or 'none'}), left out")
+        for name, run in report["labelers"].items():
+            if name in cov["missing"] and (cov["missing"][name] or run["skipped"]):
+                lines.append(f"  {name}: lacks {cov['missing'][name]} traces (skipped: {run['skipped'] or 'none'})")
+        lines.append("")
+    lines += ["| labeler | level | traces | F1 [95% CI] | err acc | ok acc | step bal acc | CoT bal acc | "
+              "process-only recall | tokens/trace | F1 per 1M tok |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in report["rows"]:
+        f1 = f"{pct(r['f1'])} [{pct(r['f1_low'])}, {pct(r['f1_high'])}]"
+        po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
+        lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['error_accuracy'])} | "
+                     f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
+                     f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
+                     f"{r['f1_per_mtoken']:.1f} |")
+    if report["labelers"]:
+        lines += ["", "| labeler | wall s | tokens read | tokens generated |", "|---|---|---|---|"]
+        for name, run in report["labelers"].items():
+            lines.append(f"| {name} | {run['seconds']} | {run['tokens_read']} | {run['tokens_generated']} |")
+    return "\n".join(lines)
+
+
+def plot_f1_tokens(rows: list[dict[str, Any]], path: Path) -> None:
+    """F1 against tokens per trace (log scale), one point per labeler and level, a line per labeler."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name in dict.fromkeys(r["labeler"] for r in rows):
+        mine = [r for r in rows if r["labeler"] == name and r["level"] != "all" and r["tokens_per_trace"] > 0]
+        if not mine:
+            continue
+        xs, ys = [r["tokens_per_trace"] for r in mine], [100 * r["f1"] for r in mine]
+        ax.plot(xs, ys, marker="o", label=name)
+        for r, x, y in zip(mine, xs, ys, strict=True):
+            ax.annotate(f"L{r['level']}", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_xlabel("tokens per trace (read + generated)")
+    ax.set_ylabel("first-error F1 (%), report half")
+    ax.set_title("step-label bench: quality against cost per level")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,149 @@
+"""The step-label bench's figures: every labeler's step scores against the exact truth (`prmkit bench`).
+
+Per labeler, tau is chosen on the choose half of the problems (ProcessBench's rule, `first_error.choose_tau`,
+pooled over the levels) and applied unchanged to the report half, where each level gets:
+
+- first-error F1 (ProcessBench: prediction = first step whose score < tau, or -1), error and correct accuracy,
+  with a 95% interval that bootstraps the report half's problems;
+- step-label balanced accuracy: a step's label (score >= tau) against its truth (1 before the first error, 0
+  from it on), the mean of the two classes' recalls;
+- CoT balanced accuracy: a trace called right (no step below tau) against the truth of the whole trace (no step
+  wrong);
+- process-only recall: of the traces whose final answer is right but whose process holds an error, the share
+  whose first error is found exactly;
+- tokens read and generated (each record's cost ledger, summed over the level's traces, both halves: the
+  labels of every trace were paid for) and F1 per 10^6 tokens.
+
+Every labeler is scored on the same traces: those that all of them labeled (a labeler that skips a problem, as
+OmegaPRM skips problems without a wrong answer, takes those traces from the others too); what was dropped, and
+why, is in the report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from prmkit.data.records import StepLabels
+from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
+
+__all__ = ["balanced_accuracy", "bench_rows", "common_traces", "split_problems"]
+
+
+def balanced_accuracy(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
+    """Mean of the recall of the true and of the false class (NaN when a class is absent)."""
+    pos = [p for p, t in zip(predicted, truth, strict=True) if t]
+    neg = [not p for p, t in zip(predicted, truth, strict=True) if not t]
+    if not pos or not neg:
+        return float("nan")
+    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
+
+
+def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
+    """(choose, report) problem ids: within each level, problems alternate in order of first appearance."""
+    by_level: dict[int, list[str]] = {}
+    for r in truth:
+        ids = by_level.setdefault(r.params["level"], [])
+        if r.problem_id not in ids:
+            ids.append(r.problem_id)
+    choose = {p for ids in by_level.values() for p in ids[0::2]}
+    report = {p for ids in by_level.values() for p in ids[1::2]}
+    return choose, report
+
+
+def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[str, StepLabels]]
+                  ) -> tuple[list[str], dict[str, int]]:
+    """The trace ids every labeler scored (in truth order) and, per labeler, how many truth traces it lacks."""
+    ids = [t for t in truth if all(t in got for got in labels.values())]
+    missing = {name: sum(t not in got for t in truth) for name, got in labels.items()}
+    return ids, missing
+
+
+def _f1(scores: list[list[float]], firsts: list[int], tau: float) -> float:
+    return error_correct_f1([first_step_below(s, tau) for s in scores], firsts).f1
+
+
+def _bootstrap_f1(scores: list[list[float]], firsts: list[int], problems: list[str], tau: float, n_boot: int,
+                  seed: int) -> tuple[float, float]:
+    """95% interval of F1 when the problems are resampled (their traces together)."""
+    if n_boot <= 0 or not problems:
+        return float("nan"), float("nan")
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(problems):
+        groups.setdefault(p, []).append(i)
+    keys = list(groups)
+    rng = np.random.default_rng(seed)
+    preds = [first_step_below(s, tau) for s in scores]
+    values = []
+    for _ in range(n_boot):
+        pick = [i for k in rng.integers(0, len(keys), len(keys)) for i in groups[keys[k]]]
+        values.append(error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1)
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
+               seed: int) -> dict[str, Any]:
+    scores = [lab.scores for lab, _ in recs]
+    firsts = [first_error_label([bool(x) for x in tr.labels]) for _, tr in recs]
+    result = error_correct_f1([first_step_below(s, tau) for s in scores], firsts)
+    lo, hi = _bootstrap_f1(scores, firsts, [tr.problem_id for _, tr in recs], tau, n_boot, seed)
+    step_pred = [s >= tau for lab, _ in recs for s in lab.scores]
+    step_true = [bool(x) for _, tr in recs for x in tr.labels]
+    cot_pred = [first_step_below(s, tau) == -1 for s in scores]
+    cot_true = [f == -1 for f in firsts]
+    process_only = [(first_step_below(lab.scores, tau), f) for (lab, tr), f in zip(recs, firsts, strict=True)
+                    if tr.correct and f >= 0]
+    return {"labeler": name, "level": level, "traces": len(recs), "tau": tau, "f1": result.f1,
+            "f1_low": lo, "f1_high": hi, "error_accuracy": result.error_accuracy,
+            "correct_accuracy": result.correct_accuracy, "n_error": result.n_error, "n_correct": result.n_correct,
+            "step_balanced_accuracy": balanced_accuracy(step_pred, step_true),
+            "cot_balanced_accuracy": balanced_accuracy(cot_pred, cot_true),
+            "process_only": len(process_only),
+            "process_only_recall": (sum(p == f for p, f in process_only) / len(process_only)) if process_only
+            else float("nan")}
+
+
+def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]], n_boot: int = 1000,
+               seed: int = 0) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A row per labeler and level (and level "all") on the report half, tau from the choose half; and the
+    coverage (common traces, what each labeler lacks)."""
+    by_id = {t.trace_id: t for t in truth}
+    ids, missing = common_traces(by_id, labels)
+    if not ids:
+        raise ValueError(f"no trace was labeled by every labeler (traces each lacks: {missing})")
+    choose, report = split_problems(truth)
+    rows = []
+    for name, got in labels.items():
+        for tid in ids:
+            if len(got[tid].scores) != len(by_id[tid].labels):
+                raise ValueError(f"{name}: {tid} has {len(got[tid].scores)} scores for {len(by_id[tid].labels)} "
+                                 "steps")
+        fit = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in choose]
+        if not fit:
+            raise ValueError(f"{name}: no labeled trace in the choose half")
+        tau, _ = choose_tau([lab.scores for lab, _ in fit],
+                            [first_error_label([bool(x) for x in tr.labels]) for _, tr in fit])
+        held = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in report]
+        levels = sorted({tr.params["level"] for _, tr in held})
+        for level in [*levels, "all"]:
+            recs = [(lab, tr) for lab, tr in held if level == "all" or tr.params["level"] == level]
+            row = _level_row(name, str(level), recs, tau, n_boot, seed)
+            spent = [got[t].cost for t in ids if level == "all" or by_id[t].params["level"] == level]
+            row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
+            row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)
+            row["labeled_traces"] = len(spent)
+            tokens = row["tokens_read"] + row["tokens_generated"]
+            row["tokens_per_trace"] = tokens / len(spent) if spent else float("nan")
+            row["f1_per_mtoken"] = row["f1"] / (tokens / 1e6) if tokens else float("nan")
+            rows.append(row)
+    coverage = {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
+                "choose_problems": len(choose), "report_problems": len(report)}
+    return rows, coverage
+
+
+def pct(x: float) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"

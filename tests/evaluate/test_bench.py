@@ -1,0 +1,98 @@
+"""`prmkit bench` on the tiny random model: the whole run, its figures against the truth, resume, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from prmkit.cli.main import main
+from prmkit.data.bench import bench_problems, constructed_pools
+from prmkit.data.records import StepLabels
+from prmkit.evaluate.bench import BenchConfig, pass_at_k, run_bench
+from prmkit.evaluate.bench_metrics import bench_rows
+
+
+def _truth(n=8):
+    _, truth = constructed_pools(bench_problems(n, seed=3, levels=(1, 2)), ("arithmetic", "corrected"), seed=3)
+    return truth
+
+
+def _scored(truth, f):
+    return {t.trace_id: StepLabels(t.trace_id, "x", [f(t, i) for i in range(len(t.labels))], [], None, {}, t.correct,
+                                   t.problem_id, {"tokens_read": 10}) for t in truth}
+
+
+def test_a_scorer_that_knows_the_truth_scores_f1_one_and_a_constant_one_does_not():
+    truth = _truth()
+    rows, coverage = bench_rows(truth, {"oracle": _scored(truth, lambda t, i: float(t.labels[i])),
+                                        "constant": _scored(truth, lambda t, i: 0.5)}, n_boot=50)
+    by = {(r["labeler"], r["level"]): r for r in rows}
+    assert by["oracle", "all"]["f1"] == 1.0 and by["oracle", "all"]["process_only_recall"] == 1.0
+    assert by["oracle", "all"]["step_balanced_accuracy"] == 1.0 and by["oracle", "all"]["process_only"] > 0
+    assert by["constant", "all"]["f1"] == 0.0  # one tau flags every trace or none
+    assert {r["level"] for r in rows} == {"1", "2", "all"}
+    assert coverage["common_traces"] == len(truth) and coverage["missing"] == {"oracle": 0, "constant": 0}
+    assert by["oracle", "all"]["tokens_read"] == 10 * len(truth)
+
+
+def test_labelers_are_compared_on_the_traces_all_of_them_scored():
+    truth = _truth()
+    partial = _scored(truth, lambda t, i: float(t.labels[i]))
+    dropped = [t.trace_id for t in truth[::3]]
+    for tid in dropped:
+        del partial[tid]
+    rows, coverage = bench_rows(truth, {"a": _scored(truth, lambda t, i: 1.0), "b": partial}, n_boot=0)
+    assert coverage["common_traces"] == len(truth) - len(dropped)
+    assert coverage["missing"] == {"a": 0, "b": len(dropped)}
+    assert len({r["traces"] for r in rows if r["level"] == "all"}) == 1  # the same traces for both
+
+
+def test_pass_at_k():
+    assert pass_at_k(4, 0, 1) == 0.0 and pass_at_k(4, 4, 1) == 1.0
+    assert pass_at_k(4, 1, 1) == pytest.approx(0.25) and pass_at_k(4, 1, 4) == 1.0
+    assert pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
+
+
+@pytest.fixture(scope="module")
+def long_base(tmp_path_factory):
+    """The tiny base with a context long enough for the few-shot prompt of the rollouts (300-token BPE vocabulary)."""
+    from helpers import make_tiny_base
+
+    return str(make_tiny_base(tmp_path_factory.mktemp("long_base"), context=4096))
+
+
+def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_path):
+    out = tmp_path / "bench"
+    settings = dict(output=str(out), problems=4, levels="1,2", policy_k=1, labelers="ig,mcnig,math-shepherd",
+                    model=long_base, k=2, max_new_tokens=6, batch_size=8, bootstrap=20, slips="arithmetic,corrected")
+    report = run_bench(BenchConfig(**settings), progress=False)
+    assert report["traces"] == 4 * (3 + 1)  # right + two slips + one policy sample per problem
+    assert report["traces_by_kind"]["corrected"] == {"traces": 4, "answer_right": 4, "process_error": 4}
+    assert {r["labeler"] for r in report["rows"]} == {"ig", "mcnig", "math-shepherd"}
+    assert report["labelers"]["math-shepherd"]["tokens_generated"] > 0
+    assert report["labelers"]["ig"]["shared_with"] == ["ig", "mcnig"]  # one forward pass for both
+    for name in ("report.json", "table.md", "f1_tokens.png", "truth.jsonl", "pools.jsonl", "labels/ig.jsonl"):
+        assert (out / name).stat().st_size > 0
+    lines = (out / "labels/math-shepherd.jsonl").read_text().splitlines()
+    again = run_bench(BenchConfig(**settings), progress=False)
+    assert (out / "labels/math-shepherd.jsonl").read_text().splitlines() == lines  # resumed: nothing redone
+    assert again["labelers"]["math-shepherd"]["resumed"] == 4
+
+    def figures(rows):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+    assert figures(again["rows"]) == figures(report["rows"])
+    with pytest.raises(ValueError, match=r"other settings .*problems 4 -> 6"):
+        run_bench(BenchConfig(**(settings | {"problems": 6})), progress=False)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--labelers", "ig,oracle"], "unknown labeler(s) ['oracle']"),
+    (["--levels", "1,12"], "level(s) [12] outside the templates' 1..8"),
+    (["--size", "huge"], "unknown size 'huge'"),
+    (["--problems", "3", "--levels", "1,2"], "at least two problems per level"),
+    (["--model", "no-such-model"], "no-such-model"),
+])
+def test_bad_input_is_a_clear_error_before_any_model_loads(tmp_path, capsys, flags, message):
+    code = main(["bench", "--output", str(tmp_path / "b"), "--policy-k", "0", "--labelers", "ig", *flags])
+    assert code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "b" / "labels").exists()

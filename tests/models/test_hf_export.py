@@ -48,7 +48,7 @@ def _hf_step_scores(path: Path, question: str, steps: list[str]) -> list[float]:
     p = model.config.prmkit
     ids = tok(p["prompt"].format(question=question)).input_ids
     for step in steps:
-        ids += tok(step, add_special_tokens=False).input_ids + [p["sep_token_id"]]
+        ids += [*tok(step, add_special_tokens=False).input_ids, p["sep_token_id"]]
     with torch.no_grad():
         logits = model(torch.tensor([ids])).logits[0][torch.tensor(ids) == p["sep_token_id"]]
     scores = logits[:, 0] if model.config.num_labels == 1 else logits.softmax(-1)[:, 0]

@@ -118,3 +118,26 @@ def test_cli_and_api_write_the_same_model(tiny_base, tmp_path, capsys):
     assert main(["export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli")]) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli"), "--overwrite"]) == 0
+
+
+def test_a_pum_model_trained_with_a_linear_value_head_exports(tiny_base, tmp_path):
+    """`prmkit train pum --value-head linear` learns (its value layer leaves zero) and exports as a one-label model
+    whose logits at the separators are the utilities `prmkit score` writes."""
+    from helpers import write_jsonl
+
+    question = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+    good, bad = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step", "so the answer is 8 mistake"]
+    pairs = [{"problem_id": f"p{k}", "question": question, "prefix_a": good[: 1 + k % 2], "prefix_b": bad[: 1 + k % 2],
+              "label": 1, "id_a": f"p{k}/a@1", "id_b": f"p{k}/b@1", "kind": "horizontal"} for k in range(6)]
+    path = write_jsonl(tmp_path / "pairs.jsonl", pairs)
+    assert main(["--quiet", "train", "pum", "--pairs", path, "--model", tiny_base, "--value-head", "linear",
+                 "--lr", "1e-3", "--epochs", "2", "--save-strategy", "no", "--output", str(tmp_path / "pum")]) == 0
+    rm = RewardModel.from_pretrained(tmp_path / "pum")
+    assert rm.config.value_head == "linear" and rm.target_head.value[0].weight.abs().max() > 0
+    prmkit.export_hf(tmp_path / "pum", tmp_path / "pum_hf")
+    pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", question, "7", TRACES)])
+    prmkit.score(tmp_path / "pum", pools, tmp_path / "scores.jsonl")
+    records = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
+    for (steps, _, _), record in zip(TRACES, records, strict=True):
+        theirs = _hf_step_scores(tmp_path / "pum_hf", question, steps)
+        assert max(abs(a - b) for a, b in zip(record["step_scores"], theirs, strict=True)) <= MODEL_ABS

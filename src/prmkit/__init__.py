@@ -105,7 +105,8 @@ class _Package(types.ModuleType):
 
 
 def read_pools(source: PathLike, format: str = "auto") -> list[Pool]:
-    """The pools of a file (prmkit Pool JSONL, GSM8K, GSM8K candidates, TRL; detected) or of `"demo"`."""
+    """The pools of a file (prmkit Pool JSONL, GSM8K, GSM8K candidates, TRL JSONL or parquet, Math-Shepherd,
+    PRM800K, OpenR OmegaPRM; detected) or of `"demo"`."""
     from prmkit.data.formats import read_pools as read
 
     return list(read(source, format))

@@ -123,6 +123,15 @@ def test_score_and_best_of_k(trained, tmp_path, capsys):
     assert _volatile_free(saved["rows"]) == _volatile_free(json.loads(json.dumps(report["rows"])))
 
 
+def test_export_hf(trained, tmp_path, capsys):
+    cli, api, _, _ = trained
+    assert main(["--quiet", "export-hf", "--model", str(cli), "--output", str(tmp_path / "cli_hf")]) == 0
+    result = prmkit.export_hf(api, tmp_path / "api_hf")
+    assert result["vllm"].replace("api_hf", "cli_hf") in capsys.readouterr().out
+    for name in ("model.safetensors", "config.json"):
+        _same_file(tmp_path / "cli_hf" / name, tmp_path / "api_hf" / name)
+
+
 def test_generate(tiny_base, tmp_path):
     common = {"data": "demo", "limit": 2, "k": 2, "max_new_tokens": 12, "model": tiny_base}
     flags = [x for k, v in common.items() for x in (f"--{k.replace('_', '-')}", str(v))]

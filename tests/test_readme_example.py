@@ -32,3 +32,50 @@ def test_readme_example_labels_trains_scores_and_reports(tmp_path, monkeypatch, 
     scores = (tmp_path / "runs/demo_scores.jsonl").read_text().splitlines()
     assert len(scores) == 80 and (tmp_path / "runs/demo_prm").is_dir()
 
+
+
+def readme_block(marker: str) -> str:
+    """The ```python block of the README that contains `marker`."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    found = [b for b in blocks if marker in b]
+    assert len(found) == 1, f"README.md has {len(found)} python blocks with {marker!r}"
+    return found[0]
+
+
+def test_readme_transformers_snippet_reads_the_prmkit_scores(tmp_path, monkeypatch, tiny_base):
+    """The README's five lines load `prmkit export-hf`'s output with plain transformers; the probabilities they print
+    equal `prmkit score`'s step scores of the same trace (max |delta| printed, within MODEL_ABS)."""
+    import ast
+    import json
+
+    import torch
+
+    import prmkit
+    from helpers import pool_dict, write_jsonl
+    from prmkit.cli.main import main
+    from prmkit.models.hf_export import transformers_snippet
+    from prmkit.models.reward import RewardModel, RewardModelConfig
+    from tolerances import MODEL_ABS
+
+    code = readme_block("AutoModelForTokenClassification")
+    assert len(code.strip().splitlines()) == 5 and code.strip() == transformers_snippet("runs/demo_prm_hf")
+    monkeypatch.chdir(tmp_path)
+    rm = RewardModel.from_base(tiny_base, RewardModelConfig(kind="prm"))
+    with torch.no_grad():  # a head far from uniform, as a trained one is
+        head = rm.model.get_output_embeddings().weight
+        head[rm.class_ids] = 0.2 * torch.randn(2, head.shape[1], generator=torch.Generator().manual_seed(1))
+    rm.save_pretrained("runs/demo_prm")
+    assert main(["--quiet", "export-hf", "--model", "runs/demo_prm", "--output", "runs/demo_prm_hf"]) == 0
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    printed = ast.literal_eval(out.getvalue().strip().splitlines()[-1])
+
+    question, steps = "Tom has 3 apples and buys 4 more. How many?", ["3 + 4 = 7.", "The answer is 7."]
+    pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("q", question, "7", [(steps, "7", True)])])
+    prmkit.score("runs/demo_prm", pools, "runs/scores.jsonl")
+    ours = json.loads(Path("runs/scores.jsonl").read_text())["step_scores"]
+    delta = max(abs(a - b) for a, b in zip(ours, printed, strict=True))
+    print(f"README transformers snippet vs prmkit score: max |delta| = {delta:.2e} over {len(ours)} steps")
+    assert len(printed) == len(steps) and delta <= MODEL_ABS
+    assert max(ours) - min(ours) > 100 * MODEL_ABS or abs(ours[0] - 0.5) > 100 * MODEL_ABS

@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "best_of_k", "bok_table", "corrupt", "export", "generate", "label", "processbench", "pum",
-           "read_pools", "rl", "rollout", "score", "search", "synth", "threshold", "to_dataset", "train", "verify",
-           "view"]
+__all__ = ["__version__", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate", "label",
+           "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "synth", "threshold",
+           "to_dataset", "train", "verify", "view"]
 
 PathLike = str | os.PathLike[str]
 
@@ -105,7 +105,8 @@ class _Package(types.ModuleType):
 
 
 def read_pools(source: PathLike, format: str = "auto") -> list[Pool]:
-    """The pools of a file (prmkit Pool JSONL, GSM8K, GSM8K candidates, TRL; detected) or of `"demo"`."""
+    """The pools of a file (prmkit Pool JSONL, GSM8K, GSM8K candidates, TRL JSONL or parquet, Math-Shepherd,
+    PRM800K, OpenR OmegaPRM; detected) or of `"demo"`."""
     from prmkit.data.formats import read_pools as read
 
     return list(read(source, format))
@@ -147,7 +148,7 @@ def threshold(choose_on: PathLike, apply_to: Sequence[PathLike] = (), **settings
 
 def to_dataset(pools: PathLike | Iterable[Pool], labels: PathLike | Iterable[StepLabels], soft: bool = False):
     """A `datasets.Dataset` in TRL's stepwise format (`prompt, completions, labels`); `soft`: sigmoid(score - tau)
-    labels in [0, 1] and the raw `scores`. Write it with `.to_parquet(path)` or give it to `trl.PRMTrainer`."""
+    labels in [0, 1] and the raw `scores`. Write it with `.to_parquet(path)`; `prmkit train` reads such parquet."""
     from prmkit.label.export import to_dataset as build
 
     return build(pools, labels, soft)
@@ -158,6 +159,17 @@ def export(pools: PathLike, labels: PathLike, output: PathLike, format: str = "t
     from prmkit.label.export import ExportConfig, export_labels
 
     return export_labels(ExportConfig(str(pools), str(labels), str(output), format))
+
+
+def export_hf(model: PathLike, output: PathLike, **settings: Any) -> dict[str, Any]:
+    """`prmkit export-hf`: the checkpoint `model` as a standard token-classification model in `output` (weights,
+    tokenizer, config.json with the step format, model card); settings are ExportHFConfig fields (overwrite).
+    Returns the architecture, label count, separator id and the vLLM command."""
+    from prmkit.models.hf_export import ExportHFConfig
+    from prmkit.models.hf_export import export_hf as run
+
+    (config,) = _configs([ExportHFConfig], settings, {"model": str(model), "output": str(output)})
+    return run(config)
 
 
 def train(kind: str, output: PathLike, config: PathLike | None = None, log: Callable[[str], None] = print,

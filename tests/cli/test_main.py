@@ -7,7 +7,7 @@ import pytest
 from prmkit.cli.main import NAMES, VERBS, build_parser, main, verb_help, verb_names
 
 REQUIRED = {  # the least each verb needs besides --config
-    "data": ["corrupt"], "label": ["--input", "x", "--output", "y"], "threshold": [], "export": [],
+    "data": ["corrupt"], "label": ["--input", "x", "--output", "y"], "threshold": [], "export": [], "export-hf": [],
     "generate": ["--output", "y"], "rollout": ["--output", "y"], "verify": ["x"], "train": ["prm", "--output", "y"],
     "score": ["--model", "m", "--input", "x", "--output", "y"], "evaluate": ["bok"], "view": [],
     "search": ["beam", "--output", "y"], "pum": ["--input", "x", "--output-dir", "y"],

@@ -5,13 +5,13 @@ file holds the keys of that command alone. The documented command lines parse as
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from prmkit.cli.main import build_parser, main
+from prmkit.train.recipe_files import RECIPES_DIR
 
-RECIPE = Path(__file__).resolve().parents[2] / "recipes" / "synth_policy.yaml"
+RECIPE = RECIPES_DIR / "synth_policy.yaml"
 
 
 def _help(capsys, *argv: str) -> str:

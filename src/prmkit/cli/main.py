@@ -26,6 +26,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "label": ("prmkit.cli.label", "label every step of step-delimited CoTs, by method"),
     "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
     "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (JSONL or parquet)"),
+    "export-hf": ("prmkit.cli.export_hf", "export a reward model as a standard token-classification model "
+                  "(transformers, vLLM)"),
     "generate": ("prmkit.cli.generate", "sample K step-delimited CoTs per problem and validate them"),
     "rollout": ("prmkit.cli.rollout", "sample K validated continuations after each step prefix of each trace"),
     "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),

@@ -1,14 +1,16 @@
 """Records, readers and writers: Problem, Trace, StepLabels, Pool; GSM8K, TRL stepwise, JSONL; step-level
-benchmark records (ProcessBench, PRM800K, Math-Shepherd) and the GSM8K first-error benchmark."""
+benchmark records (ProcessBench, PRM800K, Math-Shepherd) and the GSM8K first-error benchmark; labeled step data
+of other tools (TRL JSONL/parquet, Math-Shepherd, PRM800K, OpenR OmegaPRM) as training data."""
 
 from prmkit.data.join import JoinReport, join_labels, read_labels
 from prmkit.data.jsonl import AppendOnlyWriter, DataError, read_records, write_records
+from prmkit.data.labeled import LABELED_READERS, read_labeled
 from prmkit.data.locks import OutputBusy, output_lock
 from prmkit.data.outputs import OutputPathError, atomic_dir, atomic_path, check_output_path, save_figure
 from prmkit.data.records import Pool, PrefixPair, Problem, RecordError, StepLabels, Trace
 from prmkit.data.steplevel import STEP_READERS, STEP_WRITERS, StepRecord, read_step_records
 
-__all__ = ["STEP_READERS", "STEP_WRITERS", "AppendOnlyWriter", "DataError", "JoinReport", "OutputBusy",
-           "OutputPathError", "Pool", "PrefixPair", "Problem", "RecordError", "StepLabels", "StepRecord", "Trace",
-           "atomic_dir", "atomic_path", "check_output_path", "join_labels", "output_lock", "read_labels",
-           "read_records", "read_step_records", "save_figure", "write_records"]
+__all__ = ["LABELED_READERS", "STEP_READERS", "STEP_WRITERS", "AppendOnlyWriter", "DataError", "JoinReport",
+           "OutputBusy", "OutputPathError", "Pool", "PrefixPair", "Problem", "RecordError", "StepLabels",
+           "StepRecord", "Trace", "atomic_dir", "atomic_path", "check_output_path", "join_labels", "output_lock",
+           "read_labeled", "read_labels", "read_records", "read_step_records", "save_figure", "write_records"]

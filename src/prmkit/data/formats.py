@@ -6,11 +6,16 @@
 | `gsm8k-candidates`  | question, ground_truth, 6b_finetuning, ...       | `read_gsm8k_candidates`  |
 | `gsm8k`             | question, answer (with a final `#### x`)         | `read_gsm8k`             |
 | `trl`               | prompt, completions, labels                      | `read_trl`               |
+| `trl-parquet`       | the same columns, a `*.parquet` file             | `read_trl_parquet`       |
+| `omegaprm`          | question, reasoning_steps (OpenR; JSONL or .json)| `read_omegaprm`          |
+| `prm800k`           | question {problem, ...}, label {steps}           | `read_prm800k_labels`    |
+| `math-shepherd`     | input, label (steps end in `ки`)                 | `read_math_shepherd_labels` |
 
-The name `demo` (instead of a path) gives the built-in demo pools (`prmkit.data.demo_pools`). Each pool keeps
-the `file:line` it came from (`Pool.origin`). A problem id that comes twice is an error naming both lines,
-unless `allow_duplicates` (then the first copy is kept and the later ones are dropped); a file with no
-records is an error in every reader.
+The last five carry step labels too (`prmkit.data.labeled`: `prmkit train --labels FILE` reads them without
+`--pools`); here only their pools are read. The name `demo` (instead of a path) gives the built-in demo pools
+(`prmkit.data.demo_pools`). Each pool keeps the `file:line` it came from (`Pool.origin`). A problem id that comes
+twice is an error naming both lines, unless `allow_duplicates` (then the first copy is kept and the later ones are
+dropped); a file with no records is an error in every reader.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
 from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.labeled import LABELED_READERS, iter_records
 from prmkit.data.records import Pool, RecordError
-from prmkit.data.trl import read_trl
 
 __all__ = ["POOL_READERS", "detect_format", "read_pools", "unique_pools"]
 
@@ -39,12 +44,15 @@ POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {
     "pool": _read_pool_file,
     "gsm8k-candidates": read_gsm8k_candidates,
     "gsm8k": read_gsm8k,
-    "trl": lambda path: (pool for pool, _ in read_trl(path)),
+    **{name: (lambda path, read=read: (pool for pool, _ in read(path))) for name, read in LABELED_READERS.items()},
 }
 _SIGNATURES: list[tuple[str, set[str]]] = [
     ("pool", {"problem", "traces"}),
     ("gsm8k-candidates", {"question", "ground_truth", "6b_finetuning"}),
     ("trl", {"prompt", "completions", "labels"}),
+    ("omegaprm", {"question", "reasoning_steps"}),
+    ("prm800k", {"question", "label"}),
+    ("math-shepherd", {"input", "label"}),
     ("gsm8k", {"question", "answer"}),
 ]
 
@@ -52,11 +60,13 @@ _SIGNATURES: list[tuple[str, set[str]]] = [
 def detect_format(path: str | os.PathLike[str]) -> str:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"input file not found: {path}")
-    for lineno, obj in iter_json(path):
+    if str(path).endswith(".parquet"):
+        return "trl-parquet"
+    for where, obj in iter_records(path):
         for name, keys in _SIGNATURES:
             if keys <= obj.keys():
                 return name
-        raise DataError(f"{path}:{lineno}: unknown record format with keys {sorted(obj)}; "
+        raise DataError(f"{where}: unknown record format with keys {sorted(obj)}; "
                         f"expected one of {[n for n, _ in _SIGNATURES]}")
     raise DataError(f"{path}: no records")
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json, write_records
 
-__all__ = ["STEP_READERS", "STEP_WRITERS", "StepRecord", "read_math_shepherd", "read_prm800k", "read_processbench",
-           "read_step_records", "write_math_shepherd", "write_processbench"]
+__all__ = ["STEP_READERS", "STEP_WRITERS", "StepRecord", "prm800k_step", "read_math_shepherd", "read_prm800k",
+           "read_processbench", "read_step_records", "shepherd_steps", "write_math_shepherd", "write_processbench"]
 
 SHEPHERD_TAG = "ки"
 
@@ -69,7 +69,7 @@ def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
                          str(obj.get("problem_id", "")), obj.get("gold_answer"), obj.get("answer"), meta)
 
 
-def _prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
+def prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
     """(text, rating) of the completion that the trajectory continued with (or the human one, or the first)."""
     chosen, completions = step.get("chosen_completion"), step.get("completions") or []
     if chosen is not None:
@@ -90,7 +90,7 @@ def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
                "field 'question.problem' missing")
         _check(path, lineno, isinstance(steps, list) and bool(steps), "field 'label.steps' missing or empty")
         try:
-            texts, ratings = zip(*(_prm800k_step(s) for s in steps), strict=True)
+            texts, ratings = zip(*(prm800k_step(s) for s in steps), strict=True)
         except (IndexError, KeyError, TypeError) as e:
             raise DataError(f"{path}:{lineno}: malformed label.steps ({e})") from None
         first = next((i for i, r in enumerate(ratings) if r == -1), -1)
@@ -99,26 +99,32 @@ def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
                          question.get("ground_truth_answer"), question.get("pre_generated_answer"), meta)
 
 
+def shepherd_steps(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any]) -> tuple[str, list[str], list[str]]:
+    """(question, steps, +/- tag of each step) of a Math-Shepherd line `{input, label}`: steps end in ` ки`, and
+    `label` is the same text with `+` or `-` in place of each `ки`. "Step 1:" starts the first step."""
+    text, tagged = obj.get("input"), obj.get("label")
+    _check(path, lineno, isinstance(text, str) and isinstance(tagged, str), "fields 'input', 'label' must be text")
+    chunks = text.split(SHEPHERD_TAG)
+    _check(path, lineno, len(chunks) > 1, f"no step marker '{SHEPHERD_TAG}' in 'input'")
+    tags, pos = [], 0
+    for chunk in chunks[:-1]:
+        pos += len(chunk)
+        _check(path, lineno, tagged[pos:pos + 1] in ("+", "-"), f"'label' has no +/- at character {pos}")
+        tags.append(tagged[pos])
+        pos += 1
+    question, _, first_step = chunks[0].partition("Step 1:")
+    steps = ["Step 1:" + first_step if first_step else chunks[0], *chunks[1:-1]]
+    return (question.strip() if first_step else ""), [s.strip() for s in steps], tags
+
+
 def read_math_shepherd(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """Math-Shepherd lines `{input, label}`: steps end in ` ки`; in `label` each tag is `+` or `-`. The first error
-    is converted here from the tags to the 0-based index of the first `-` step ("Step 1:" is index 0), -1 when
-    every tag is `+`."""
+    """Math-Shepherd lines `{input, label}` (see `shepherd_steps`). The first error is converted here from the tags
+    to the 0-based index of the first `-` step ("Step 1:" is index 0), -1 when every tag is `+`."""
     for k, (lineno, obj) in enumerate(iter_json(path)):
-        text, tagged = obj.get("input"), obj.get("label")
-        _check(path, lineno, isinstance(text, str) and isinstance(tagged, str), "fields 'input', 'label' must be text")
-        chunks = text.split(SHEPHERD_TAG)
-        _check(path, lineno, len(chunks) > 1, f"no step marker '{SHEPHERD_TAG}' in 'input'")
-        tags, pos = [], 0
-        for chunk in chunks[:-1]:
-            pos += len(chunk)
-            _check(path, lineno, tagged[pos:pos + 1] in ("+", "-"), f"'label' has no +/- at character {pos}")
-            tags.append(tagged[pos])
-            pos += 1
-        question, _, first_step = chunks[0].partition("Step 1:")
-        steps = ["Step 1:" + first_step if first_step else chunks[0], *chunks[1:-1]]
+        question, steps, tags = shepherd_steps(path, lineno, obj)
         first = next((i for i, t in enumerate(tags) if t == "-"), -1)
-        yield StepRecord(f"math-shepherd-{k}", question.strip() if first_step else "", [s.strip() for s in steps],
-                         first, None, f"math-shepherd-{k}", None, None, {"task": obj.get("task")})
+        yield StepRecord(f"math-shepherd-{k}", question, steps, first, None, f"math-shepherd-{k}", None, None,
+                         {"task": obj.get("task")})
 
 
 def write_processbench(path: str | os.PathLike[str], records: Iterable[StepRecord]) -> int:

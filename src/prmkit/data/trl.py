@@ -15,7 +15,7 @@ from prmkit.data.join import JoinReport, join_labels
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
-__all__ = ["read_trl", "to_trl"]
+__all__ = ["read_trl", "read_trl_parquet", "to_trl", "trl_pair"]
 
 
 def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels],
@@ -36,22 +36,44 @@ def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels],
         yield record
 
 
+def trl_pair(where: str, obj: dict[str, Any], default_id: str) -> tuple[Pool, StepLabels]:
+    """One TRL record -> a one-trace Pool and its StepLabels (method 'trl'); bool labels become 0/1; `where`
+    (`file:line`, `file:row N`) starts every error message."""
+    prompt, completions, labels = obj.get("prompt"), obj.get("completions"), obj.get("labels")
+    if not isinstance(prompt, str):
+        raise DataError(f"{where}: field 'prompt' missing or not a string")
+    if not isinstance(completions, list) or not all(isinstance(c, str) for c in completions):
+        raise DataError(f"{where}: field 'completions' must be a list of strings")
+    if not isinstance(labels, list) or not all(isinstance(v, (bool, int, float)) for v in labels):
+        raise DataError(f"{where}: field 'labels' must be a list of numbers or booleans")
+    if len(labels) != len(completions):
+        raise DataError(f"{where}: {len(completions)} completions but {len(labels)} labels")
+    tid = str(default_id if obj.get("id") is None else obj["id"])
+    values = [int(v) if isinstance(v, bool) else v for v in labels]
+    hard = [1 if float(v) >= 0.5 else 0 for v in values]
+    problem = Problem(tid, prompt, "", None, "math", {})
+    trace = Trace(tid, tid, completions, None, bool(hard and all(hard)), "trl")
+    labels_rec = StepLabels(tid, "trl", [float(v) for v in values], hard, None, {}, None, tid)
+    return Pool(problem, [trace], where), labels_rec
+
+
 def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:
-    """Each TRL line -> a one-trace Pool and its StepLabels (method 'trl'); bool labels become 0/1."""
+    """Each TRL JSONL line -> a one-trace Pool and its StepLabels (see `trl_pair`)."""
     for lineno, obj in iter_json(path):
-        prompt, completions, labels = obj.get("prompt"), obj.get("completions"), obj.get("labels")
-        if not isinstance(prompt, str):
-            raise DataError(f"{path}:{lineno}: field 'prompt' missing or not a string")
-        if not isinstance(completions, list) or not all(isinstance(c, str) for c in completions):
-            raise DataError(f"{path}:{lineno}: field 'completions' must be a list of strings")
-        if not isinstance(labels, list) or not all(isinstance(v, (bool, int, float)) for v in labels):
-            raise DataError(f"{path}:{lineno}: field 'labels' must be a list of numbers or booleans")
-        if len(labels) != len(completions):
-            raise DataError(f"{path}:{lineno}: {len(completions)} completions but {len(labels)} labels")
-        tid = str(obj.get("id", f"trl-{lineno}"))
-        values = [int(v) if isinstance(v, bool) else v for v in labels]
-        hard = [1 if float(v) >= 0.5 else 0 for v in values]
-        problem = Problem(tid, prompt, "", None, "math", {})
-        trace = Trace(tid, tid, completions, None, bool(hard and all(hard)), "trl")
-        labels_rec = StepLabels(tid, "trl", [float(v) for v in values], hard, None, {}, None, tid)
-        yield Pool(problem, [trace], f"{path}:{lineno}"), labels_rec
+        yield trl_pair(f"{path}:{lineno}", obj, f"trl-{lineno}")
+
+
+def read_trl_parquet(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:
+    """Each row of a TRL stepwise parquet file (what dataset hubs hold: columns prompt, completions, labels, and
+    optionally id) -> a one-trace Pool and its StepLabels; an error names `file:row N` (1-based)."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as e:  # pyarrow raises its own error types for a file that is not parquet
+        raise DataError(f"{path}: not a readable parquet file ({e})") from None
+    missing = {"prompt", "completions", "labels"} - set(table.column_names)
+    if missing:
+        raise DataError(f"{path}: parquet columns {sorted(table.column_names)} lack {sorted(missing)}")
+    for row, obj in enumerate(table.to_pylist(), start=1):
+        yield trl_pair(f"{path}:row {row}", obj, f"trl-{row}")

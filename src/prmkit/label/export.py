@@ -96,7 +96,7 @@ def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os
 def to_dataset(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
                soft: bool = False):
     """A `datasets.Dataset` with TRL's stepwise columns `prompt, completions, labels` (and `id`; with `soft`,
-    soft labels plus `scores` and `threshold`): ready for `trl.PRMTrainer`, or `.to_parquet(path)`."""
+    soft labels plus `scores` and `threshold`), or `.to_parquet(path)` (which `prmkit train --labels` reads)."""
     from datasets import Dataset
 
     records = list(trl_records(pools, labels, "trl-soft" if soft else "trl"))

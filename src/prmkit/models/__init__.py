@@ -16,12 +16,13 @@ from prmkit.models.scorer import SCORERS, BatchStepScorer, StepScorer, load_scor
 _LAZY = {"HEADS": "heads", "Head": "heads", "BradleyTerryHead": "heads", "bradley_terry_loss": "losses",
          "class_targets": "heads", "head_class": "heads", "grouped_cross_entropy": "losses", "soft_cross_entropy":
          "losses", "step_weights": "losses", "PRM": "reward", "RewardModel": "reward", "RewardModelConfig": "reward",
-         "length_batches": "reward"}
+         "length_batches": "reward", "ExportHFConfig": "hf_export", "export_hf": "hf_export"}
 
-__all__ = ["AGGREGATIONS", "DEFAULT_MODEL", "HEADS", "PRM", "SCORERS", "BatchStepScorer", "BradleyTerryHead", "Head",
-           "ModelNotFound", "RewardModel", "RewardModelConfig", "StepScorer", "aggregate", "bradley_terry_loss",
-           "class_targets", "geometric_mean", "grouped_cross_entropy", "head_class", "length_batches", "load_model",
-           "load_scorer", "resolve_model", "score_items", "score_traces", "soft_cross_entropy", "step_weights"]
+__all__ = ["AGGREGATIONS", "DEFAULT_MODEL", "HEADS", "PRM", "SCORERS", "BatchStepScorer", "BradleyTerryHead",
+           "ExportHFConfig", "Head", "ModelNotFound", "RewardModel", "RewardModelConfig", "StepScorer", "aggregate",
+           "bradley_terry_loss", "class_targets", "export_hf", "geometric_mean", "grouped_cross_entropy",
+           "head_class", "length_batches", "load_model", "load_scorer", "resolve_model", "score_items",
+           "score_traces", "soft_cross_entropy", "step_weights"]
 
 
 def __getattr__(name: str) -> Any:

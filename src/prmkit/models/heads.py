@@ -9,7 +9,10 @@ A head owns everything that differs between kinds:
 - `targets` (a classmethod, like `check_labels`: no model needed): label -> target row (binary soft (y, 1 - y);
   prm3 one-hot of -1/0/+1);
 - `keep`: the truncation policy (prm/prm3 keep the targets within max_length, orm skips the trace);
-- `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`.
+- `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`;
+- `linear_head` / `label_names`: the head as one linear layer on the hidden states (its weight rows, its bias or
+  None, one name per output), which `prmkit export-hf` writes as a standard token-classification model's `score`;
+  None where the head is not one linear layer (the default `bt` MLP).
 
 A head is a `torch.nn.Module`, so it may own parameters (built in `attach`, which sees the model): the `bt` head
 (PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head read at every delimiter (so one pass
@@ -42,6 +45,7 @@ class Head(torch.nn.Module):
     class_fields: ClassVar[tuple[str, ...]] = ()  # config fields of the reserved class tokens, positive first
     label_source: ClassVar[str] = "steps"  # key of prmkit.train.data.LABEL_SOURCES ("pairs": PUM pair files)
     aggregation: ClassVar[str | None] = None  # how a trace is scored from its step outputs, when not the config's
+    label_names: ClassVar[tuple[str, ...]] = ()  # one name per output, in output order (id2label of an export)
     help: ClassVar[str] = ""
 
     def __init__(self, config: Any, token_id: Callable[[str], int]):
@@ -93,6 +97,11 @@ class Head(torch.nn.Module):
         """The score of each target: p(positive class)."""
         return outputs.float().softmax(-1)[:, 0].tolist()
 
+    def linear_head(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None] | None:
+        """(weight (C, H), bias (C,) or None) when the head's outputs are `hidden @ weight.T + bias`; None when
+        the head is not one linear layer."""
+        return None
+
 
 class ClassTokenHead(Head):
     """Logits of reserved class tokens: the LM-head rows of the class tokens only (MCNIG sec 3.3)."""
@@ -103,11 +112,18 @@ class ClassTokenHead(Head):
             logits = logits + lm_head.bias[self.class_ids]
         return logits
 
+    def linear_head(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The LM-head rows of the class tokens (and their bias, when the LM head has one)."""
+        bias = getattr(lm_head, "bias", None)
+        rows = lm_head.weight[self.class_ids].detach().clone()
+        return rows, None if bias is None else bias[self.class_ids].detach().clone()
+
 
 class BinaryHead(ClassTokenHead):
     """prm: a target at every step delimiter, <pos>/<neg>; label y in [0, 1] -> (y, 1 - y)."""
 
     class_fields = ("pos_token", "neg_token")
+    label_names = ("positive", "negative")
     help = "a target per step (MCNIG sec 3.3)"
 
     @classmethod
@@ -139,6 +155,7 @@ class ThreeClassHead(ClassTokenHead):
     """prm3 (PSPO): <pos>/<neu>/<neg> at every delimiter; labels +1/0/-1 -> one-hot."""
 
     class_fields = ("pos_token", "neu_token", "neg_token")
+    label_names = ("positive", "neutral", "negative")
     label_source = "three_class"
     help = "labels -1/0/+1 (PSPO)"
 
@@ -167,18 +184,40 @@ class BradleyTerryHead(Head):
     the pair's soft label t (eq. 8); each row carries the pair's Bradley-Terry loss of Delta = U_a - U_b (eq. 9),
     so the rows' mean is the pairs' mean. Scoring reads U at every delimiter: U(x, r_1..r_i) per step, so a trace's
     score is its last value (`aggregation: last`) and a partial prefix is scored like a whole one (beam search).
+
+    `value_head` (a `RewardModelConfig` field): `mlp` (the paper's, appendix C: Linear-GELU-Linear) or `linear`
+    (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains).
+    Only `linear` is one linear layer, so only it exports as a standard single-label token-classification model.
     """
 
     label_source = "pairs"
     aggregation = "last"
+    label_names = ("utility",)
     help = "prefix utility from preference pairs, Bradley-Terry (PUM sec 3.4)"
+    VALUE_HEADS = ("mlp", "linear")
+
+    def __init__(self, config: Any, token_id: Callable[[str], int]):
+        super().__init__(config, token_id)
+        self.value_head = getattr(config, "value_head", "mlp")
+        if self.value_head not in self.VALUE_HEADS:
+            raise ValueError(f"bt: value_head must be one of {', '.join(self.VALUE_HEADS)}, got {self.value_head!r}")
 
     def attach(self, model: Any) -> None:
         config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
         width = config.hidden_size
-        self.value = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.GELU(), torch.nn.Linear(width, 1))
-        torch.nn.init.zeros_(self.value[2].weight)  # Delta = 0 at the start: every pair's loss is log 2
-        torch.nn.init.zeros_(self.value[2].bias)
+        if self.value_head == "linear":
+            self.value = torch.nn.Sequential(torch.nn.Linear(width, 1, bias=False))
+        else:
+            self.value = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.GELU(),
+                                             torch.nn.Linear(width, 1))
+            torch.nn.init.zeros_(self.value[-1].bias)
+        torch.nn.init.zeros_(self.value[-1].weight)  # Delta = 0 at the start: every pair's loss is log 2
+
+    def linear_head(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None] | None:
+        """The value layer of a `linear` value head (weight (1, H), no bias); None for the MLP."""
+        if self.value_head != "linear":
+            return None
+        return self.value[0].weight.detach().clone(), None
 
     def keep(self, positions: list[int], max_length: int) -> list[int] | None:
         """Train at the prefix's last delimiter only; a prefix cut by `max_length` is skipped (with its pair)."""

@@ -1,4 +1,5 @@
-"""Training examples: pools joined with step labels on `trace_id` (or a TRL stepwise file).
+"""Training examples: pools joined with step labels on `trace_id` (or a labeled-data file: TRL stepwise JSONL or
+parquet, Math-Shepherd, PRM800K, OpenR OmegaPRM; `prmkit.data.labeled`).
 
 Reads a Pool JSONL, or the raw GSM8K `candidates_dev.jsonl` (detected by its `ground_truth` key), plus a
 StepLabels JSONL such as
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 
 from prmkit.data.formats import read_pools
 from prmkit.data.join import JoinReport, join_labels, read_labels
+from prmkit.data.labeled import read_labeled
 from prmkit.data.records import Pool, StepLabels, Trace
-from prmkit.data.trl import read_trl
 from prmkit.label.threshold import soft_labels, three_class_labels
 from prmkit.models.heads import head_class
 
@@ -125,10 +126,11 @@ def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str
 def read_training_set(kind: str, pools_path: str | None, labels_path: str | None, problems: str | None,
                       soft: bool = False, neutral_band: float | None = None, report: JoinReport | None = None,
                       allow_duplicates: bool = False, require_all: bool = False) -> list[Example]:
-    """The CLI's inputs -> examples: a TRL file as --labels needs no --pools. Repeated ids are errors unless
+    """The CLI's inputs -> examples: a labeled-data file as --labels (TRL JSONL or parquet, Math-Shepherd,
+    PRM800K, OpenR OmegaPRM: `prmkit.data.labeled`) needs no --pools. Repeated ids are errors unless
     `allow_duplicates`; `report`/`require_all` as in `build_examples`."""
     if labels_path and pools_path is None:
-        pairs = list(read_trl(labels_path))
+        pairs = list(read_labeled(labels_path))
         pools, labels = [p for p, _ in pairs], [lab for _, lab in pairs]
     else:
         if pools_path is None:

@@ -1,6 +1,7 @@
-"""Named training recipes: `recipes/<name>.yaml` at the top of the checkout, each a `--config` file of
-`prmkit train` (TrainConfig / RewardModelConfig keys). `prmkit train` without any training flag and without
-`--config` uses `cpu` on a machine without CUDA and `gpu` with it, and says so in its first line.
+"""Named training recipes: `prmkit/recipes/<name>.yaml`, package data (an installed wheel carries them; in a source
+checkout `recipes/` at the top is a link to the same folder, so `--config recipes/cpu.yaml` works there), each a
+`--config` file of `prmkit train` (TrainConfig / RewardModelConfig keys). `prmkit train` without any training flag
+and without `--config` uses `cpu` on a machine without CUDA and `gpu` with it, and says so in its first line.
 
     config = TrainConfig(**load_recipe("cpu"))      # the settings that learn in minutes on 2 cores
 """
@@ -14,11 +15,12 @@ import yaml
 
 __all__ = ["RECIPES_DIR", "default_recipe", "load_recipe", "recipe_path"]
 
-RECIPES_DIR = Path(__file__).resolve().parents[3] / "recipes"
+RECIPES_DIR = Path(__file__).resolve().parents[1] / "recipes"
 
 
 def recipe_path(name: str) -> Path:
-    """`recipes/<name>.yaml`, or `name` itself when it is a file; a FileNotFoundError names the recipes there are."""
+    """`prmkit/recipes/<name>.yaml`, or `name` itself when it is a file; a FileNotFoundError names the recipes
+    there are."""
     if Path(name).is_file():
         return Path(name)
     path = RECIPES_DIR / f"{name}.yaml"

@@ -1,0 +1,27 @@
+"""`prmkit export-hf`: a `prmkit train` checkpoint -> a standard transformers token-classification model.
+
+    prmkit export-hf --model runs/prm --output runs/prm_hf
+
+Writes `<Arch>ForTokenClassification` weights, the tokenizer, config.json (with the step format under `prmkit`)
+and a model card README.md with the transformers snippet and the vLLM command; prints the vLLM command. Every
+ExportHFConfig field is a flag and may come from `--config export_hf.yaml`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.models.hf_export import ExportHFConfig, export_hf
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_config_arguments(p, ExportHFConfig)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = export_hf(config_from_args(ExportHFConfig, args))
+    print(f"wrote {result['architecture']} ({result['num_labels']} labels, separator id {result['sep_token_id']}) "
+          f"to {result['output']}")
+    print(f"serve it: {result['vllm']}")
+    return 0

@@ -1,0 +1,203 @@
+"""Labeled step data from other tools -> (Pool, StepLabels) pairs: what `prmkit train --labels FILE` trains on
+without `--pools`, and (the pools alone) what `prmkit label --input FILE` and `prmkit score` read.
+
+- `trl`: JSONL `{prompt, completions: [...], labels: [...]}`; labels as they are (0/1, floats);
+- `trl-parquet`: the same columns in a parquet file (`*.parquet`);
+- `math-shepherd`: `{input: "Q Step 1: ... ки\\nStep 2: ... ки", label: "... +\\n... -"}`; `+` -> 1, `-` -> 0;
+- `prm800k`: `{question: {problem, ground_truth_answer}, label: {steps: [{completions: [{text, rating}],
+  chosen_completion}]}}`; each step's rating -1/0/1 is its score, its label 1 unless -1;
+- `omegaprm`: OpenR's `{question, final_answer, reasoning_steps: [{solution_prefix, mc_value}]}` (or the tree
+  `{text, mc_value, children}`); the MC value is the score, the label 1 when it is above 0.
+
+`LABELED_READERS` maps a name to its reader; `detect_labeled_format` picks one from the file's suffix
+(`.parquet`) or its first record's keys; `read_labeled(path)` reads any of them. Each record becomes one Pool of
+one trace (id `<format>-<line>`, or the record's `id`), its origin `file:line` (`file:row N` in parquet, `file:record
+N` in a `.json` file); a malformed record is a DataError naming that place. `scores` keep each format's own values
+(ratings, MC values) with `threshold: null`, so `prmkit train --soft` trains on MC values as they are and `prm3`
+on PRM800K's ratings as they are.
+
+PRM800K: the steps of the rated trajectory (the chosen completion of each step, or the human one); the
+alternative completions a labeler rated but did not continue with are not read. A neutral step (rating 0) is
+label 1: it is not wrong (PSPO's neutral = correct but not helpful). OmegaPRM (Luo et al. 2024, OpenR's
+`omegaPRM_v2`): a prefix's MC value is measured on whole prefixes, which may add several `\\n\\n`-separated steps
+at once; each such addition is one step here, so every step carries a measured value. One trace per leaf of the
+search tree (a prefix that no other prefix extends); `solution_prefix` starts with the question (OpenR's root
+state), which is cut off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.records import Pool, Problem, StepLabels, Trace
+from prmkit.data.steplevel import prm800k_step, shepherd_steps
+from prmkit.data.trl import read_trl, read_trl_parquet
+
+__all__ = ["LABELED_READERS", "LABELED_SIGNATURES", "detect_labeled_format", "iter_records", "read_labeled",
+           "read_math_shepherd_labels", "read_omegaprm", "read_prm800k_labels"]
+
+Pair = tuple[Pool, StepLabels]
+
+
+def _pair(fmt: str, where: str, pid: str, question: str, answer: str, steps: list[str], scores: list[float],
+          labels: list[int], trace_answer: str | None = None, meta: dict[str, Any] | None = None) -> Pair:
+    if not steps:
+        raise DataError(f"{where}: no steps")
+    problem = Problem(pid, question, answer, None, "math", dict(meta or {}))
+    trace = Trace(pid, pid, steps, trace_answer, bool(labels and all(labels)), fmt)
+    return Pool(problem, [trace], where), StepLabels(pid, fmt, scores, labels, None, {}, None, pid)
+
+
+def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(place, object) of a JSONL file (`file:line`), or of a `.json` file holding one object or a list of them
+    (`file:record N`; OpenR writes one indented object per question file)."""
+    if Path(path).suffix != ".json":
+        for lineno, obj in iter_json(path):
+            yield f"{path}:{lineno}", obj
+        return
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DataError(f"{path}: invalid JSON ({e})") from None
+    for k, obj in enumerate(data if isinstance(data, list) else [data], start=1):
+        if not isinstance(obj, dict):
+            raise DataError(f"{path}:record {k}: expected a JSON object, got {type(obj).__name__}")
+        yield f"{path}:record {k}", obj
+
+
+def read_math_shepherd_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
+    """Math-Shepherd lines with every step's `+`/`-` kept: label 1/0, score the same."""
+    for k, (lineno, obj) in enumerate(iter_json(path)):
+        question, steps, tags = shepherd_steps(path, lineno, obj)
+        labels = [1 if t == "+" else 0 for t in tags]
+        yield _pair("math-shepherd", f"{path}:{lineno}", f"math-shepherd-{k}", question, "", steps,
+                    [float(v) for v in labels], labels, meta={"task": obj.get("task")})
+
+
+def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
+    """PRM800K lines with every step's rating (-1/0/1) as its score; label 0 for -1, else 1."""
+    for lineno, obj in iter_json(path):
+        where = f"{path}:{lineno}"
+        question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
+        if not (isinstance(question, dict) and isinstance(question.get("problem"), str)):
+            raise DataError(f"{where}: field 'question.problem' missing")
+        if not (isinstance(steps, list) and steps):
+            raise DataError(f"{where}: field 'label.steps' missing or empty")
+        try:
+            texts, ratings = zip(*(prm800k_step(s) for s in steps), strict=True)
+        except (IndexError, KeyError, TypeError) as e:
+            raise DataError(f"{where}: malformed label.steps ({e})") from None
+        bad = [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]
+        if bad:
+            raise DataError(f"{where}: step {bad[0]} has rating {ratings[bad[0]]!r}; ratings are -1, 0 or 1")
+        yield _pair("prm800k", where, f"prm800k-{lineno}", question["problem"],
+                    str(question.get("ground_truth_answer") or ""), list(texts), [float(r) for r in ratings],
+                    [0 if r == -1 else 1 for r in ratings], question.get("pre_generated_answer"),
+                    {"finish_reason": obj["label"].get("finish_reason")})
+
+
+def _mc(where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise DataError(f"{where}: mc_value must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _tree_paths(where: str, node: dict[str, Any], path: list[tuple[str, float]]) -> Iterator[list[tuple[str, float]]]:
+    """Root-to-leaf paths of OpenR's tree (`{text, mc_value, children}`), the root (the question) left out."""
+    children = node.get("children") or []
+    if not isinstance(children, list):
+        raise DataError(f"{where}: 'children' must be a list")
+    if not children:
+        if path:
+            yield path
+        return
+    for child in children:
+        if not (isinstance(child, dict) and isinstance(child.get("text"), str)):
+            raise DataError(f"{where}: a tree node needs 'text' and 'mc_value'")
+        yield from _tree_paths(where, child, [*path, (child["text"].strip(), _mc(where, child.get("mc_value")))])
+
+
+def _flat_paths(where: str, question: str, items: list[Any]) -> Iterator[list[tuple[str, float]]]:
+    """Root-to-leaf paths of OpenR's flat list of (solution_prefix, mc_value): a prefix's parent is the longest
+    other prefix it extends by `\\n\\n` + text (the question is the root)."""
+    nodes: dict[str, float] = {}
+    for k, item in enumerate(items):
+        if not (isinstance(item, dict) and isinstance(item.get("solution_prefix"), str)):
+            raise DataError(f"{where}: reasoning_steps[{k}] needs 'solution_prefix' and 'mc_value'")
+        nodes[item["solution_prefix"].strip()] = _mc(f"{where}: reasoning_steps[{k}]", item.get("mc_value"))
+    root = question.strip()
+    prefixes = sorted((p for p in nodes if p != root), key=len)
+    parent: dict[str, str] = {}
+    for p in prefixes:
+        parent[p] = max((q for q in prefixes if len(q) < len(p) and p.startswith(q + "\n\n")), key=len,
+                        default=root)
+        if parent[p] == root and not p.startswith(root):
+            raise DataError(f"{where}: a solution_prefix does not start with the question")
+    leaves = set(prefixes) - set(parent.values())
+    for leaf in [p for p in nodes if p in leaves]:  # in file order
+        chain, p = [], leaf
+        while p != root:
+            chain.append((p[len(parent[p]):].strip(), nodes[p]))
+            p = parent[p]
+        yield chain[::-1]
+
+
+def read_omegaprm(path: str | os.PathLike[str]) -> Iterator[Pair]:
+    """OpenR OmegaPRM records: one trace per leaf of the search tree, a step per measured prefix (its MC value the
+    score, label 1 when it is above 0: a prefix is correct when any rollout from it is)."""
+    for where, obj in iter_records(path):
+        question, steps = obj.get("question"), obj.get("reasoning_steps")
+        if not isinstance(question, str):
+            raise DataError(f"{where}: field 'question' missing or not a string")
+        if isinstance(steps, list):
+            paths = list(_flat_paths(where, question, steps))
+        elif isinstance(steps, dict):
+            paths = list(_tree_paths(where, steps, []))
+        else:
+            raise DataError(f"{where}: field 'reasoning_steps' must be a list of prefixes or a tree")
+        base = where.replace(f"{path}:", "").replace("record ", "r")
+        for n, chain in enumerate(paths):
+            texts, values = [t for t, _ in chain], [v for _, v in chain]
+            yield _pair("omegaprm", where, f"omegaprm-{base}-{n}", question, str(obj.get("final_answer") or ""),
+                        texts, values, [1 if v > 0 else 0 for v in values])
+
+
+LABELED_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pair]]] = {
+    "trl": read_trl,
+    "trl-parquet": read_trl_parquet,
+    "math-shepherd": read_math_shepherd_labels,
+    "prm800k": read_prm800k_labels,
+    "omegaprm": read_omegaprm,
+}
+# name -> the keys its first record has (checked in this order; parquet is told by its suffix)
+LABELED_SIGNATURES: list[tuple[str, set[str]]] = [
+    ("trl", {"prompt", "completions", "labels"}),
+    ("omegaprm", {"question", "reasoning_steps"}),
+    ("prm800k", {"question", "label"}),
+    ("math-shepherd", {"input", "label"}),
+]
+
+
+def detect_labeled_format(path: str | os.PathLike[str]) -> str | None:
+    """The LABELED_READERS name of `path` (suffix `.parquet`, else its first record's keys), None when none fits."""
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"input file not found: {path}")
+    if Path(path).suffix == ".parquet":
+        return "trl-parquet"
+    for _, obj in iter_records(path):
+        return next((name for name, keys in LABELED_SIGNATURES if keys <= obj.keys()), None)
+    raise DataError(f"{path}: no records")
+
+
+def read_labeled(path: str | os.PathLike[str], fmt: str = "auto") -> Iterator[Pair]:
+    """(Pool, StepLabels) pairs of a labeled-data file in `fmt` (or detected)."""
+    name = detect_labeled_format(path) if fmt == "auto" else fmt
+    if name not in LABELED_READERS:
+        raise DataError(f"{path}: not labeled step data; formats: {', '.join(LABELED_READERS)} "
+                        "(or give --pools with a StepLabels file)")
+    return LABELED_READERS[name](path)

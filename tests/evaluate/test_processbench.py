@@ -52,3 +52,22 @@ def test_processbench_refuses_overlap_and_bad_lengths(tmp_path):
     write_jsonl(tmp_path / "s.jsonl", [{"id": r.id, "step_scores": [0.5]} for r in records])
     assert main([*args, "--choose-on", "0:3", "--report-on", "3:"]) == 2  # 1 score for 2 steps
 
+
+
+def test_scorers_are_compared_on_the_records_every_one_scored(tmp_path, capsys):
+    src = write_jsonl(tmp_path / "gsm8k.jsonl", GSM8K)
+    bench = tmp_path / "bench.jsonl"
+    main(["data", "corrupt", "--input", str(src), "--output", str(bench)])
+    records = read_step_records(bench)
+    _scores(tmp_path / "full.jsonl", records, 0.1, 0.9)
+    _scores(tmp_path / "part.jsonl", records[2:], 0.1, 0.9)  # lacks two records of the choose range
+    out = tmp_path / "pb.json"
+    capsys.readouterr()
+    assert main(["evaluate", "processbench", "--benchmark", str(bench), "--scores", f"full={tmp_path}/full.jsonl",
+                 "--scores", f"part={tmp_path}/part.jsonl", "--choose-on", "0:3", "--report-on", "3:",
+                 "--output", str(out)]) == 0
+    assert "part lacks 2" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["dropped"] == {"full": 0, "part": 2} and report["compared_records"] == len(records) - 2
+    rows = {r["scorer"]: r for r in report["rows"]}
+    assert rows["full"]["n_error"] + rows["full"]["n_correct"] == rows["part"]["n_error"] + rows["part"]["n_correct"]

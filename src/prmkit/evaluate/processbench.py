@@ -48,12 +48,11 @@ def _split(records: list[StepRecord], rng: slice) -> list[StepRecord]:
     return [r for r in records if (r.problem_id or r.id) in chosen]
 
 
-def _joined(records: list[StepRecord], scores: dict, name: str) -> tuple[list[StepRecord], list, int]:
-    have = [r for r in records if r.id in scores]
-    for r in have:
+def _joined(records: list[StepRecord], scores: dict, name: str) -> list:
+    for r in records:
         if len(scores[r.id][0]) != len(r.steps):
             raise ValueError(f"{name}: {r.id} has {len(scores[r.id][0])} step scores for {len(r.steps)} steps")
-    return have, [scores[r.id] for r in have], len(records) - len(have)
+    return [scores[r.id] for r in records]
 
 
 def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, missing: int) -> dict[str, Any]:
@@ -64,25 +63,34 @@ def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, m
 
 def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,
                         report_on: slice) -> dict[str, Any]:
-    """A row per scorer (and per labeler's own labels): tau from `choose_on` problems, figures on `report_on`."""
+    """A row per scorer (and per labeler's own labels): tau from `choose_on` problems, figures on `report_on`.
+
+    Every scorer is judged on the same records: those that every score file scores. A record some file lacks is
+    dropped from every row (so two scorers are never compared on different records, nor their tau chosen on
+    different sets); the report counts, per file, the records it lacks (`dropped`)."""
     choose, report = _split(records, choose_on), _split(records, report_on)
     if {r.id for r in choose} & {r.id for r in report}:
         raise ValueError("the choose and report ranges overlap: tau would not be held out")
+    every = {name: read_step_scores(path) for name, path in score_files.items()}
+    wanted = choose + report
+    dropped = {name: sum(r.id not in scores for r in wanted) for name, scores in every.items()}
+    choose = [r for r in choose if all(r.id in s for s in every.values())]
+    report = [r for r in report if all(r.id in s for s in every.values())]
+    if not choose or not report:
+        raise ValueError(f"no record scored by every scorer in the choose ({len(choose)}) or report "
+                         f"({len(report)}) range; records each file lacks: {dropped}")
     rows = []
-    for name, path in score_files.items():
-        scores = read_step_scores(path)
-        ch, ch_scores, _ = _joined(choose, scores, name)
-        rp, rp_scores, missing = _joined(report, scores, name)
-        if not ch or not rp:
-            raise ValueError(f"{name}: no scored records in the choose ({len(ch)}) or report ({len(rp)}) range")
-        tau, fit = choose_tau([s for s, _ in ch_scores], [r.first_error for r in ch])
-        result = first_error_result([s for s, _ in rp_scores], [r.first_error for r in rp], tau)
-        rows.append(_row(name, tau, result, fit.f1, missing))
+    for name, scores in every.items():
+        ch_scores, rp_scores = _joined(choose, scores, name), _joined(report, scores, name)
+        tau, fit = choose_tau([s for s, _ in ch_scores], [r.first_error for r in choose])
+        result = first_error_result([s for s, _ in rp_scores], [r.first_error for r in report], tau)
+        rows.append(_row(name, tau, result, fit.f1, dropped[name]))
         if all(labels is not None for _, labels in rp_scores):
             preds = [first_labeled_wrong(labels) for _, labels in rp_scores]
-            rows.append(_row(f"{name} (labels)", None, error_correct_f1(preds, [r.first_error for r in rp]),
-                             None, missing))
-    return {"choose_records": len(choose), "report_records": len(report), "rows": rows}
+            rows.append(_row(f"{name} (labels)", None, error_correct_f1(preds, [r.first_error for r in report]),
+                             None, dropped[name]))
+    return {"choose_records": len(choose), "report_records": len(report), "dropped": dropped,
+            "compared_records": len(choose) + len(report), "rows": rows}
 
 
 def _pct(x: float | None) -> str:
@@ -93,6 +101,10 @@ def format_processbench(report: dict[str, Any]) -> str:
     """A text table: scorer, tau, error acc, correct acc, F1 (%), and the sample counts."""
     head = f"{'scorer':<24} {'tau':>10} {'error acc':>9} {'correct acc':>11} {'F1':>6} {'n err/ok':>9} {'fit F1':>6}"
     lines = [head, "-" * len(head)]
+    if any(report.get("dropped", {}).values()):
+        lacks = ", ".join(f"{name} lacks {n}" for name, n in report["dropped"].items() if n)
+        lines.insert(0, f"compared on the {report['compared_records']} records every scorer scored ({lacks}; "
+                        "those are dropped from every row)")
     for r in report["rows"]:
         tau = "labels" if r["tau"] is None else f"{r['tau']:.4g}"
         lines.append(f"{r['scorer']:<24} {tau:>10} {_pct(r['error_accuracy']):>9} {_pct(r['correct_accuracy']):>11} "

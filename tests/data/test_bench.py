@@ -87,9 +87,11 @@ def test_checker_judges_each_kind_of_step():
         "The answer is 19 * 2 = 38 apples.",
         "The answer is $39$.",
         "19 × 2 = 38 and 38 ÷ 2 = 19.",  # the other signs
+        "32 apples - 13 apples = 18 apples.",  # units between the numbers: still a computation
     ])
     assert [v.verdict for v in verdicts] == ["right", "wrong", "wrong", "right", "wrong", "right", "right", "right",
-                                             "wrong", "right"]
+                                             "wrong", "right", "wrong"]
+    assert verdicts[10].reason == "32 - 13 is 19, not 18"
     assert "33" in verdicts[1].reason and "reads 16" in verdicts[2].reason and "answer line" in verdicts[8].reason
     assert first_wrong(verdicts) == 1
 
@@ -99,4 +101,4 @@ def test_checker_cannot_decide_a_bare_number_off_the_path():
     off = max(path_values(p)) + 7
     verdict = check_steps(p, [f"Now there are {off} apples."])[0]
     assert verdict.verdict == "undecided" and str(off) in verdict.reason
-    assert first_wrong([verdict]) == -1
+    assert first_wrong([check_steps(p, ["Let us think."])[0], verdict]) == 1  # taken as wrong

@@ -12,8 +12,9 @@ its answer line states another number.
 
 The checker **cannot decide** a step that states a number outside any computation which is not on the path
 ("Olga has 20 stamps." when no path value is 20): the number may be a wrong count or something harmless (an
-enumeration, a unit, a restated misreading). Such steps are counted as `undecided` and taken as right, so a
-trace's first error is its first step judged wrong. Steps without numbers are right.
+enumeration, a unit, a restated misreading). Such steps are counted as `undecided` and taken as wrong (a number
+the solution never holds is most often a wrong count; docs/results.md has the hand-read sample). Steps without
+numbers are right.
 
     >>> from prmkit.data.bench import bench_problems
     >>> p = bench_problems(1, seed=0, levels=(2,))[0]
@@ -37,7 +38,8 @@ __all__ = ["StepVerdict", "check_steps", "first_wrong"]
 
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 _OP = r"[-+*/×x÷]"
-_EQUATION = re.compile(rf"\$?({_NUM}(?:\s*{_OP}\s*\$?{_NUM})+)\s*=\s*\$?({_NUM})")
+_UNIT = r"(?:\s+[A-Za-z]+){0,2}"  # "18 stickers - 9 stickers = 9": words after a number, before its operator
+_EQUATION = re.compile(rf"\$?({_NUM}{_UNIT}(?:\s*{_OP}\s*\$?{_NUM}{_UNIT})+)\s*=\s*\$?({_NUM})")
 _ANSWER = re.compile(rf"answer is:?\s*\$?\s*(?:\\boxed\{{)?\s*({_NUM})(?!\s*{_OP}\s*{_NUM})", re.I)
 _ANSWER_EXPR = re.compile(rf"answer is:?\s*\$?\s*(?:{_NUM}\s*{_OP}\s*)+{_NUM}\s*=\s*\$?\s*({_NUM})", re.I)
 _BARE = re.compile(rf"(?<![\w.]){_NUM}(?![\w])")
@@ -59,7 +61,8 @@ def _computations(step: str) -> list[tuple[str, str, str]]:
     """(expression, result text, whole match) of every `expr = result` in the step."""
     text = step.replace("×", "*").replace("÷", "/")
     text = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " * ", text)
-    return [(m.group(1).replace("$", ""), m.group(2), m.group(0)) for m in _EQUATION.finditer(text)]
+    return [(" ".join(re.sub(r"[A-Za-z]+", " ", m.group(1).replace("$", "")).split()), m.group(2), m.group(0))
+            for m in _EQUATION.finditer(text)]
 
 
 def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | None:
@@ -107,5 +110,6 @@ def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
 
 
 def first_wrong(verdicts: list[StepVerdict]) -> int:
-    """The first step judged wrong (undecided steps count as right), -1 when none is."""
-    return next((i for i, v in enumerate(verdicts) if v.verdict == "wrong"), -1)
+    """The first step judged wrong or undecided (a number off the solution path is a claim the solution does not
+    make: module doc), -1 when none is."""
+    return next((i for i, v in enumerate(verdicts) if v.verdict != "right"), -1)

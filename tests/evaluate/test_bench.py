@@ -8,7 +8,7 @@ from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.bench import BenchConfig, pass_at_k, run_bench
-from prmkit.evaluate.bench_metrics import bench_rows
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling
 
 
 def _truth(n=8):
@@ -32,6 +32,15 @@ def test_a_scorer_that_knows_the_truth_scores_f1_one_and_a_constant_one_does_not
     assert {r["level"] for r in rows} == {"1", "2", "all"}
     assert coverage["common_traces"] == len(truth) and coverage["missing"] == {"oracle": 0, "constant": 0}
     assert by["oracle", "all"]["tokens_read"] == 10 * len(truth)
+    assert by["oracle", "2"]["steps_per_trace"] > by["oracle", "1"]["steps_per_trace"]
+
+
+def test_cost_scaling_recovers_the_exponent():
+    rows = [{"labeler": "mcnig", "level": str(n), "steps_per_trace": n, "tokens_per_trace": 10 * n} for n in (2, 4, 8)]
+    rows += [{"labeler": "shepherd", "level": str(n), "steps_per_trace": n, "tokens_per_trace": 3 * n * n}
+             for n in (2, 4, 8)]
+    scaling = cost_scaling(rows, "mcnig")["shepherd"]
+    assert scaling["exponent"] == pytest.approx(1.0) and scaling["ratio_by_level"]["8"] == 2.4
 
 
 def test_labelers_are_compared_on_the_traces_all_of_them_scored():

@@ -35,7 +35,7 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.settings import field_help as _help
-from prmkit.evaluate.bench_metrics import bench_rows, pct
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.information import InformationConfig
@@ -269,7 +269,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
               "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
               "checker": {"policy_steps": sum(undecided),
                           "undecided_steps": sum(t.params.get("undecided", 0) for t in truth)},
-              "rows": rows}
+              "cost_scaling": cost_scaling(rows, "mcnig") if "mcnig" in labels else {}, "rows": rows}
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "table.md").write_text(format_bench(report) + "\n")
     if rows:
@@ -316,6 +316,11 @@ def format_bench(report: dict[str, Any]) -> str:
                      f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
                      f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
                      f"{r['f1_per_mtoken']:.1f} |")
+    if report.get("cost_scaling"):
+        lines += ["", "tokens per trace over MCNIG's, by level (exponent b of ratio ~ steps^b):"]
+        for name, c in report["cost_scaling"].items():
+            ratios = ", ".join(f"L{lv} {r}x" for lv, r in c["ratio_by_level"].items())
+            lines.append(f"  {name}: {ratios}; b = {c['exponent']:.2f}")
     if report["labelers"]:
         lines += ["", "| labeler | wall s | tokens read | tokens generated |", "|---|---|---|---|"]
         for name, run in report["labelers"].items():

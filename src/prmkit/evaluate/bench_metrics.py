@@ -30,7 +30,7 @@ import numpy as np
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
 
-__all__ = ["balanced_accuracy", "bench_rows", "common_traces", "split_problems"]
+__all__ = ["balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "split_problems"]
 
 
 def balanced_accuracy(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
@@ -136,6 +136,9 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
             row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
             row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)
             row["labeled_traces"] = len(spent)
+            row["steps_per_trace"] = (sum(len(by_id[t].labels) for t in ids
+                                          if level == "all" or by_id[t].params["level"] == level) / len(spent)
+                                      if spent else float("nan"))
             tokens = row["tokens_read"] + row["tokens_generated"]
             row["tokens_per_trace"] = tokens / len(spent) if spent else float("nan")
             row["f1_per_mtoken"] = row["f1"] / (tokens / 1e6) if tokens else float("nan")
@@ -143,6 +146,30 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
     coverage = {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
                 "choose_problems": len(choose), "report_problems": len(report)}
     return rows, coverage
+
+
+def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[str, Any]]:
+    """Per labeler, its tokens per trace over `base`'s at each level, and the exponent b of
+    ratio ~ steps^b fitted by least squares on log-log over the levels (MCNIG appendix A: IG/MCNIG cost O(N),
+    OmegaPRM O(N log N), Math-Shepherd O(N^2) tokens per CoT of N steps, so the ratio to MCNIG grows as log N and
+    N)."""
+    levels = {r["level"]: r for r in rows if r["labeler"] == base and r["level"] != "all"}
+    out: dict[str, dict[str, Any]] = {}
+    for name in dict.fromkeys(r["labeler"] for r in rows):
+        if name == base:
+            continue
+        mine = [(levels[r["level"]], r) for r in rows if r["labeler"] == name and r["level"] in levels]
+        points = [(b["steps_per_trace"], r["tokens_per_trace"] / b["tokens_per_trace"]) for b, r in mine
+                  if b["tokens_per_trace"] > 0 and r["tokens_per_trace"] > 0]
+        exponent = float("nan")
+        if len({x for x, _ in points}) >= 2:
+            xs, ys = np.log([x for x, _ in points]), np.log([y for _, y in points])
+            exponent = float(np.polyfit(xs, ys, 1)[0])
+        out[name] = {"ratio_by_level": {b["level"]: round(r["tokens_per_trace"] / b["tokens_per_trace"], 2)
+                                        for b, r in mine if b["tokens_per_trace"] > 0},
+                     "steps_by_level": {b["level"]: round(b["steps_per_trace"], 2) for b, _ in mine},
+                     "exponent": exponent}
+    return out
 
 
 def pct(x: float) -> str:

@@ -51,9 +51,9 @@ __all__ = ["BENCH_LABELERS", "BenchConfig", "format_bench", "pass_at_k", "run_be
 BENCH_LABELERS: dict[str, tuple[str, dict[str, Any]]] = {
     "ig": ("ig", {}),
     "mcnig": ("mcnig", {}),
-    "mcnig-mean": ("mcnig", {"aggregation": "mean"}),
-    "mcnig-previous": ("mcnig", {"reference": "previous"}),
-    "mcnig-mean-previous": ("mcnig", {"aggregation": "mean", "reference": "previous"}),
+    "mcnig-mean": ("mcnig-mean", {}),
+    "mcnig-previous": ("mcnig-previous", {}),
+    "mcnig-mean-previous": ("mcnig-mean-previous", {}),
     "math-shepherd": ("math-shepherd", {}),
     "math-shepherd-hard": ("math-shepherd-hard", {}),
     "omegaprm": ("omegaprm", {}),

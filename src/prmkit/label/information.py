@@ -27,7 +27,7 @@ from prmkit.models.stepwise import encode_text
 if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
     from prmkit.label.information_scorer import InformationScorer
 
-__all__ = ["METHODS", "InformationConfig", "InformationLabeler", "make_scorer", "paper_tokens"]
+__all__ = ["METHODS", "VARIANTS", "InformationConfig", "InformationLabeler", "make_scorer", "paper_tokens"]
 
 
 @dataclass
@@ -100,6 +100,12 @@ METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float
     "ig": (_plan_ig, lambda info, plan, cfg: information_gain([row[0] for row in info])),
     "mcnig": (_plan_mcnig, lambda info, plan, cfg: mcnig(info, plan[1], plan[2], cfg.aggregation, cfg.reference)),
 }
+# MCNIG's variants of appendix D under names of their own, so that one forward pass labels them all
+# (`prmkit label --method mcnig,mcnig-mean,mcnig-previous,mcnig-mean-previous`): (aggregation, reference)
+VARIANTS: dict[str, tuple[str, str]] = {"mcnig-mean": ("mean", "step0"), "mcnig-previous": ("max", "previous"),
+                                        "mcnig-mean-previous": ("mean", "previous")}
+for _name, (_agg, _ref) in VARIANTS.items():
+    METHODS[_name] = (_plan_mcnig, lambda info, plan, cfg, a=_agg, r=_ref: mcnig(info, plan[1], plan[2], a, r))
 
 
 class InformationLabeler:
@@ -123,7 +129,8 @@ class InformationLabeler:
         self.scorer = scorer
 
     def params(self, method: str) -> dict[str, Any]:
-        return {"method": method} | {k: v for k, v in asdict(self.config).items() if k not in _RUNTIME_KEYS}
+        own = dict(zip(("aggregation", "reference"), VARIANTS[method], strict=True)) if method in VARIANTS else {}
+        return {"method": method} | {k: v for k, v in asdict(self.config).items() if k not in _RUNTIME_KEYS} | own
 
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
         """{trace id: why} for the traces in `ids` whose step or packed sequence (prompt, steps, answer blocks)

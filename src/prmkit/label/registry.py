@@ -17,6 +17,9 @@ __all__ = ["LABELERS", "labeler_configs"]
 LABELERS: dict[str, type[Labeler]] = {
     "ig": InformationLabeler,
     "mcnig": InformationLabeler,
+    "mcnig-mean": InformationLabeler,  # MCNIG appendix D variants, in the same forward pass
+    "mcnig-previous": InformationLabeler,
+    "mcnig-mean-previous": InformationLabeler,
     "math-shepherd": MathShepherdLabeler,
     "math-shepherd-hard": MathShepherdLabeler,
     "omegaprm": OmegaPRMLabeler,

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prmkit.data.jsonl import read_records, write_records
-from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor
@@ -84,9 +83,7 @@ def run_generation(
     if config.domain is not None:
         domain(config.domain)  # an unknown one is refused before any file is touched
     raw = Path(raw) if raw else raw_path(output)
-    check_output_path(output)
-    check_output_path(raw, what="raw output")
-    with output_lock(output), output_lock(raw):
+    with claim_outputs({"--output": output, "--raw": raw}, {"--data": config.data}):
         return _run_generation(config, output, raw, progress, log)
 
 

@@ -44,11 +44,12 @@ import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from prmkit.data.demo_problems import demo_problems, iter_demo_problems
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 
 __all__ = ["MAX_PROBLEMS", "SLIPS", "STYLES", "SynthConfig", "build_synthetic", "iter_synthetic", "render_policy_style",
@@ -76,6 +77,11 @@ _ANSWERS = ("The answer is {r}.", "The answer is ${r}.", "The answer is {r} {ite
 class SynthConfig:
     """`prmkit data synth`: synthetic arithmetic problems, one right and `wrong` slipped traces each, true labels."""
 
+    LIMITS: ClassVar[dict[str, Range]] = {
+        "problems": Range(1, MAX_PROBLEMS, note="one run streams its files, but more would take hours and tens of GB: "
+                                                "write several files with other seeds"),
+        "wrong": Range(0, MAX_WRONG), "exclude_demo": Range(0, None)}
+
     problems: int = field(default=300, metadata=_help("problems to write."))
     seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
     wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
@@ -91,20 +97,13 @@ class SynthConfig:
     labels: str | None = field(default=None, metadata=_help("StepLabels JSONL of the true labels (required)."))
 
     def __post_init__(self) -> None:
+        check_limits(self)
         unknown = [s for s in self.slips.split(",") if s not in SLIPS]
         if unknown:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
         if self.style not in STYLES:
             raise ValueError(f"unknown style '{self.style}'; choose from {', '.join(STYLES)}")
-        if self.problems < 1 or self.wrong < 0:
-            raise ValueError("problems must be at least 1 and wrong at least 0")
-        if self.problems > MAX_PROBLEMS:
-            raise ValueError(f"problems {self.problems}: at most {MAX_PROBLEMS} (the files are streamed, but more "
-                             "would take hours and tens of GB); write several files with other seeds")
-        if self.wrong > MAX_WRONG:
-            raise ValueError(f"wrong {self.wrong}: at most {MAX_WRONG} wrong traces per problem")
-        if self.exclude_demo < 0:
-            raise ValueError(f"exclude_demo {self.exclude_demo}: must be 0 or more")
+
 
 
 def _operations(question: str, expression: str) -> tuple[int, list[tuple[str, int]]]:

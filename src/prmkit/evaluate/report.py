@@ -57,7 +57,11 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
     first = next(iter(loaded.values()))
-    common = [p for p in first if all(p in s for s in loaded.values())][problems]
+    shared = [p for p in first if all(p in s for s in loaded.values())]
+    common = shared[problems]
+    if shared and not common:
+        raise ValueError(f"--problems-range {problems.start or ''}:{problems.stop or ''} selects none of the "
+                         f"{len(shared)} problems the score files share")
     for name, s in loaded.items():
         for p in common:
             if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:

@@ -20,9 +20,9 @@ from typing import Any
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter
-from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
+from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer, score_items
 from prmkit.train.data import select_range
@@ -48,6 +48,9 @@ class ScoreConfig:
     window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
                                                        "records are written in input order; a killed run redoes "
                                                        "at most one window."})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
@@ -83,8 +86,8 @@ def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str]
     are skipped); `model` is loaded by `models.load_scorer` as a `config.scorer`. Returns {"written", "problems",
     "traces", "tokens", "seconds"} ("tokens": those a reward model read, else 0)."""
     cfg = config or ScoreConfig()
-    check_output_path(output)
-    with output_lock(output):  # taken before the model loads: a second writer is refused at once
+    # taken before the model loads: a second writer is refused at once, an input is never the output
+    with claim_outputs({"--output": output}, {"--input": input_path, "--model": model}):
         return _score_file(model, input_path, output, cfg)
 
 

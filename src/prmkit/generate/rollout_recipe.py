@@ -14,8 +14,7 @@ from pathlib import Path
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import read_records
-from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.outputs import claim_outputs
 from prmkit.generate.config import RolloutConfig
 from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
@@ -77,8 +76,8 @@ def run_rollout(
     """config.k continuations after every chosen prefix of every trace of `config.input`, appended to `output`."""
     if not config.input:
         raise ValueError("no input: set --input (a pool file or demo)")
-    check_output_path(output)
-    with output_lock(output):  # held for the whole run: the append and the totals read back
+    # held for the whole run: the append and the totals read back
+    with claim_outputs({"--output": output}, {"--input": config.input}):
         return _run_rollout(config, output, progress, log)
 
 

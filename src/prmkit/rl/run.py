@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.outputs import claim_outputs
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
@@ -101,6 +102,13 @@ def _process(config: RLConfig, scorers: Scorers) -> ProcessAdvantage | None:
 def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None = None,
              log: Callable[[str], None] = print) -> dict[str, Any]:
     """Train the policy with GRPO (+ process advantages); returns the report (also written to report.json)."""
+    with claim_outputs({"--output": output}, {"--data": config.data, "--model": config.model},
+                       directories=("--output",)):  # before the policy loads; one run per output
+        return _run_grpo(config, output, scorers, log)
+
+
+def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None,
+              log: Callable[[str], None]) -> dict[str, Any]:
     from datasets import Dataset
 
     from prmkit.rl.trainer import ProcessGRPOTrainer

@@ -20,10 +20,12 @@ from typing import Any
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter
+from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
+from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer, score_items
 from prmkit.train.data import select_range
 
@@ -99,6 +101,8 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    pools = select_range(list(read_pools(input_path)), cfg.problems_range)
+    pools, _ = check_lengths(pools, context_length(model), "the scorer", flag=None)  # before the model loads
     scorer = load_scorer(model, cfg.scorer)
     rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
     if rm is not None:
@@ -106,7 +110,6 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     agg = cfg.aggregation or (rm.config.aggregation if rm is not None else "prod")
     if agg not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
-    pools = select_range(list(read_pools(input_path)), cfg.problems_range)
     stats: dict[str, Any] = {}
     kind = rm.config.kind if rm is not None else cfg.scorer
     with AppendOnlyWriter(output) as writer:

@@ -14,11 +14,13 @@ from pathlib import Path
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import read_records
+from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.generate.config import RolloutConfig
 from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
+from prmkit.models.loading import context_length
 
 __all__ = ["RolloutReport", "run_rollout"]
 
@@ -84,6 +86,7 @@ def run_rollout(
 def _run_rollout(config: RolloutConfig, output: str | Path, progress: bool,
                  log: Callable[[str], None]) -> RolloutReport:
     pools = list(itertools.islice(read_pools(config.input), config.limit))
+    pools, _ = check_lengths(pools, context_length(config.model), "the rollout model", flag=None)  # before it loads
     requests = prefix_requests(pools, config.positions)
     cfg = config.sampling()
     log(f"{len(requests)} prefixes of {len(pools)} pools from {config.input}; K={cfg.n}, T={cfg.temperature}, "

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import AppendOnlyWriter, iter_json
+from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
@@ -33,6 +34,7 @@ from prmkit.generate.distributed import Executor, LocalExecutor, Resident, Scale
 from prmkit.label.base import Labeled, Labeler
 from prmkit.label.registry import LABELERS
 from prmkit.label.threshold_files import apply_threshold, check_same_settings, read_tau, sweep_path
+from prmkit.models.loading import context_length
 
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "run_labelers"]
 
@@ -136,6 +138,8 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     claimed = {f"--output ({m})" if len(outputs) > 1 else "--output": path for m, path in outputs.items()}
     claimed |= {f"sweep plot of {path}": str(sweep_path(path)) for path in outputs.values()}
     pools = pools[: cfg.limit] if cfg.limit else pools
+    contexts = [c for s in settings if isinstance(getattr(s, "model", None), str) and (c := context_length(s.model))]
+    pools, too_long = check_lengths(pools, min(contexts, default=None), "the labelers' model", cfg.skip_too_long)
     build = functools.partial(build_labelers, methods, tuple(settings))
     labelers = build()
     notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
@@ -148,6 +152,8 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     for m, note in notes.items():
         if note:
             reports[m].warnings.insert(0, note)
+    for report in reports.values():
+        _count(report, "traces too long", too_long)
     return reports
 
 

@@ -19,8 +19,10 @@ from typing import Any
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter, read_records
+from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
-from prmkit.data.records import Problem
+from prmkit.data.records import Pool, Problem
+from prmkit.models.loading import context_length
 from prmkit.search.beam import beam_search
 from prmkit.search.bon import best_of_n
 from prmkit.search.config import BeamConfig
@@ -113,6 +115,9 @@ def run_search(config: BeamConfig, methods: list[str], output: str, progress: bo
 def _run_search(config: BeamConfig, methods: list[str], paths: dict[str, Path], progress: bool,
                 log: Callable[[str], None]) -> list[SearchReport]:
     problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
+    check_lengths([Pool(p, []) for p in problems], min(filter(None, (context_length(config.model),
+                  context_length(config.prm) if config.prm else None)), default=None), "the policy or the scorer",
+                  flag=None)  # before either loads
     scorer = config.make_scorer()
     backend = config.make_backend()
     log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="

@@ -25,7 +25,7 @@ from typing import Any
 from prmkit.data.outputs import atomic_path, check_output_path, claim_outputs
 from prmkit.data.settings import build_config, check_known, read_config_file
 from prmkit.models.heads import head_class
-from prmkit.models.reward import RewardModelConfig
+from prmkit.models.reward import RUN_RECORD, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
 __all__ = ["KIND_ALIASES", "RUN_FILE", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
@@ -40,7 +40,7 @@ RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps"
 # settings that may change when a run is resumed
 RESUMABLE = RUN_FLAGS - {"model", "seed"} | {"max_steps", "overwrite", "allow_duplicates", "require_all_labels"}
 # written into the output when training starts: what run the directory holds
-RUN_FILE = "prmkit_run.json"
+RUN_FILE = RUN_RECORD
 
 
 def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Callable[[str], None] = print

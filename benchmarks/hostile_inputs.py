@@ -268,7 +268,7 @@ def cases() -> list[Case]:
              inputs=(L,)),
         Case("threshold --tau inf", "threshold", ["--choose-on", L, "--tau", "inf"], words=("finite", "inf"),
              inputs=(L,)),
-        Case("threshold --tau -inf --apply-to", "threshold", ["--choose-on", L, "--tau", "-inf", "--apply-to",
+        Case("threshold --tau -inf --apply-to", "threshold", ["--choose-on", L, "--tau=-inf", "--apply-to",
                                                              "l2.jsonl"], words=("finite", "inf"),
              inputs=(L, "l2.jsonl"), setup=jsonl("l2.jsonl", lambda: labels_for(pools(6)))),
         Case("verify P --output P", "verify", [P, "--output", P], words=OUT_WORDS, inputs=(P,)),

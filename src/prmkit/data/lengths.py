@@ -67,5 +67,6 @@ def check_lengths(pools: Iterable[Pool], context: int | None, what: str = "the m
             continue
         traces = [t for t in pool.traces if t.id not in drop_traces]
         skipped += len(pool.traces) - len(traces)
-        kept.append(replace(pool, traces=traces))
+        if traces or not pool.traces:  # a pool left with no trace is left out (not counted as empty)
+            kept.append(replace(pool, traces=traces))
     return kept, skipped

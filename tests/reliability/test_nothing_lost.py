@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from helpers import pool_dict, write_jsonl
 
 TESTS = str(Path(__file__).parents[1])

@@ -626,7 +626,7 @@ def cases() -> list[Case]:
              ("run.yaml", "yaml", "utf-8", "text")),
         conf("config: unknown key", "kk: 2\n", "generate", gen[:-2], ("unknown", "kk")),
         conf("config: a list, not a mapping", "- k\n- 2\n", "generate", gen[:-2], ("mapping",)),
-        conf("config: problems_range 0:10 (YAML reads base 60)", "problems_range: 0:10\n", "score",
+        conf("config: problems_range 1:5 (YAML reads base 60: 65)", "problems_range: 1:5\n", "score",
              ["--model", "ckpt", "--input", P, "--output", "s.jsonl"], ("run.yaml:1", "problems_range", "text")),
         conf("config: tau .nan", "tau: .nan\n", "threshold", ["--choose-on", L], ("tau", "finite")),
         conf("config: limit as a quoted string", "limit: '5'\n", "label", [*lab, "--input", P, "--output", "o.jsonl"],

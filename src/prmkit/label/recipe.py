@@ -141,12 +141,12 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     contexts = [c for s in settings if isinstance(getattr(s, "model", None), str) and (c := context_length(s.model))]
     pools, too_long = check_lengths(pools, min(contexts, default=None), "the labelers' model", cfg.skip_too_long)
     build = functools.partial(build_labelers, methods, tuple(settings))
-    labelers = build()
-    notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
-                                    cfg.force_tau, "force_tau")
-             for lab in labelers for m in lab.methods} if cfg.tau_from else {}
     # one writer per output, from before the model loads to after the threshold; no output is an input
     with claim_outputs(claimed, {"--input": sources, "--tau-from": cfg.tau_from}):
+        labelers = build()
+        notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
+                                        cfg.force_tau, "force_tau")
+                 for lab in labelers for m in lab.methods} if cfg.tau_from else {}
         reports = run_labelers(pools, Resident(build, labelers), outputs, tau, cfg.exclude_final, progress,
                                cfg.skip_too_long, make_executor(cfg))
     for m, note in notes.items():

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from prmkit.data.join import read_labels
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import StepLabels
@@ -141,6 +142,8 @@ def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
 
 
 def _threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
+    for path in [cfg.choose_on, *cfg.apply_to]:
+        read_labels(path)  # every record checked (and the file not empty) before anything is written
     mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
                   for path in cfg.apply_to}  # before anything is written
     chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)

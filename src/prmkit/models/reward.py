@@ -226,7 +226,7 @@ class RewardModel:
         if stored.is_file():
             try:
                 rm.target_head.load_state_dict(torch.load(stored, weights_only=True))
-            except RuntimeError as e:
+            except Exception as e:
                 raise ValueError(f"checkpoint {path}: {HEAD_WEIGHTS} does not fit head '{config.kind}' of this model "
                                  f"({str(e).splitlines()[0]})") from None
         return rm

@@ -500,6 +500,7 @@ def cases() -> list[Case]:
                     f"{name} {value}".replace("  ", " "), verb, [*base, name, value], words=words, **kw)
 
     W = ("must be", "at least", "at most", "positive", "range")
+    RL = ["grpo", "--data", "problems.jsonl", "--output", "rl", "--model", "tiny", "--heldout-range", "0:1"]
     C += [
         flag("label", [*lab, "--input", P, "--output", "o.jsonl"], "--limit", "0", ("limit", *W)),
         flag("label", [*lab, "--input", P, "--output", "o.jsonl"], "--limit", "-5", ("limit", *W)),
@@ -571,13 +572,13 @@ def cases() -> list[Case]:
              ("held-out", *W)),
         flag("train", ["prm", "--pools", P, "--labels", L, "--output", "ck", "--model", "tiny"], "--batch-traces",
              "0", ("batch-traces", *W)),
-        flag("rl", ["grpo", "--data", "problems.jsonl", "--output", "rl", "--model", "tiny"], "--steps", "0",
+        flag("rl", RL, "--steps", "0",
              ("steps", *W)),
-        flag("rl", ["grpo", "--data", "problems.jsonl", "--output", "rl", "--model", "tiny"], "--group-size", "0",
+        flag("rl", RL, "--group-size", "0",
              ("group-size", *W)),
-        flag("rl", ["grpo", "--data", "problems.jsonl", "--output", "rl", "--model", "tiny"], "--problems-range",
+        flag("rl", RL, "--problems-range",
              "10:5", ("range", "start", "below")),
-        flag("rl", ["grpo", "--data", "problems.jsonl", "--output", "rl", "--model", "tiny"], "--temperature", "-1",
+        flag("rl", RL, "--temperature", "-1",
              ("temperature", *W)),
         flag("pum", ["--input", P, "--output-dir", "pum", "--students", "tiny"], "--k", "0", ("--k", *W)),
         flag("pum", ["--input", P, "--output-dir", "pum", "--students", "tiny"], "--margin-quantile", "2",

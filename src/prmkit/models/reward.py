@@ -35,21 +35,20 @@ __all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "R
 CONFIG_NAME = "prmkit_reward.json"
 HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own
 RUN_RECORD = "prmkit_run.json"  # what `prmkit train` wrote the checkpoint with (its head kind among it)
+TRAIN_LOG = "train_log.json"  # the finished run's record (its model_config.kind)
 
 
 def _check_declared_head(path: Path, config: RewardModelConfig) -> None:
     """The head the checkpoint's config declares must be the one its training run trained (a config copied onto
     other weights, e.g. orm over prm weights, would score silently with the wrong reading)."""
-    record = path / RUN_RECORD
-    if not record.is_file():
-        return
-    try:
-        trained = json.loads(record.read_text(encoding="utf-8")).get("kind")
-    except (OSError, ValueError, AttributeError):
-        return
-    if trained and trained != config.kind:
-        raise ValueError(f"checkpoint {path} declares head '{config.kind}' in {CONFIG_NAME}, but was trained as "
-                         f"'{trained}' ({RUN_RECORD}): its weights are a '{trained}' model's")
+    for name, read in ((RUN_RECORD, lambda d: d.get("kind")), (TRAIN_LOG, lambda d: d["model_config"]["kind"])):
+        try:
+            trained = read(json.loads((path / name).read_text(encoding="utf-8")))
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            continue
+        if trained and trained != config.kind:
+            raise ValueError(f"checkpoint {path} declares head '{config.kind}' in {CONFIG_NAME}, but was trained as "
+                             f"'{trained}' ({name}): its weights are a '{trained}' model's")
 
 
 @dataclass

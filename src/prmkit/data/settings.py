@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import os
 import sys
 import types
@@ -284,10 +285,11 @@ def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
         return isinstance(value, dict), value
     if tp is bool:
         return isinstance(value, bool), value
-    if tp is int:
-        return isinstance(value, int) and not isinstance(value, bool), value
+    if tp is int:  # numpy integers too (an API caller's values)
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        return ok, int(value) if ok else value
     if tp is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
         return ok, float(value) if ok else value
     if tp is str:
         return isinstance(value, str | os.PathLike), str(value) if isinstance(value, os.PathLike) else value

@@ -82,6 +82,22 @@ def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod"
                    "aggregation": aggregation, "score": aggregate(p, aggregation)}
 
 
+def _check_tokens(rm: Any, pools: list[Pool]) -> None:
+    """A ValueError naming `file:line` and the trace whose input has more tokens than the model's context (the
+    character guard lets through what may fit; only a trace with more characters than the context is encoded)."""
+    context = getattr(rm.model.config, "max_position_embeddings", None)
+    if not context:
+        return
+    for pool in pools:
+        for t in pool.traces:
+            if len(pool.problem.question) + sum(map(len, t.steps)) + 64 <= context:
+                continue  # a token is at least one character: it fits
+            n = len(rm.encode(pool.problem.question, t.steps)[0])
+            if n > context:
+                raise ValueError(f"{pool.origin or 'problem ' + pool.problem.id}: trace {t.id}: {n} tokens, more "
+                                 f"than the model's context of {context}: too long for the scorer; shorten it")
+
+
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
                config: ScoreConfig | None = None) -> dict[str, Any]:
     """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
@@ -110,6 +126,8 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     agg = cfg.aggregation or (rm.config.aggregation if rm is not None else "prod")
     if agg not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
+    if rm is not None:
+        _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
     kind = rm.config.kind if rm is not None else cfg.scorer
     with AppendOnlyWriter(output) as writer:

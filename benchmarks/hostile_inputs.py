@@ -181,7 +181,7 @@ def setv(records: list[dict], index: int, key: str, value: object) -> None:
 
 
 def big_step(n: int) -> Callable[[], list[dict]]:
-    return lambda: [pool("p0", [(["3 + 4 = 7", "x " * (n // 2)], "7", True), (["3 + 4 = 8"], "8", False)])]
+    return lambda: [pool("big", [(["3 + 4 = 7", "x " * (n // 2)], "7", True), (["3 + 4 = 8"], "8", False)])]
 
 
 def symlink(name: str, target: str) -> Callable[[Path], None]:

@@ -907,6 +907,7 @@ def main() -> int:
     ap.add_argument("--src", default=str(ROOT / "src"), help="the src folder of the prmkit to test")
     ap.add_argument("--only", default="", help="run the cases whose name or verb contains this text")
     ap.add_argument("--json", default="", help="write the results here")
+    ap.add_argument("--start", type=int, default=1, help="run from the case of this number (1-based)")
     ap.add_argument("--assets", default=str(Path(tempfile.gettempdir()) / "prmkit-hostile-assets"))
     args = ap.parse_args()
     assets = Path(args.assets)
@@ -915,6 +916,7 @@ def main() -> int:
     _ENV.update(os.environ | {"PYTHONPATH": os.pathsep.join([args.src, str(TESTS)]), "OMP_NUM_THREADS": "1",
                               "TQDM_DISABLE": "1", "TOKENIZERS_PARALLELISM": "false"})
     chosen = [c for c in cases() if args.only in c.name or args.only == c.verb] if args.only else cases()
+    chosen = chosen[args.start - 1:]
     results = []
     with tempfile.TemporaryDirectory(prefix="prmkit-hostile-") as root:
         for k, case in enumerate(chosen, 1):

@@ -104,7 +104,7 @@ def test_a_label_file_passed_as_scores_is_an_error_naming_the_line(tmp_path):
     good = scores_file(tmp_path / "a.jsonl", [0.1, 0.8, 0.3, 0.2])
     labels = tmp_path / "mcnig.jsonl"
     labels.write_text(json.dumps({"trace_id": "p/0", "problem_id": "p", "scores": [1.0], "correct": True}) + "\n")
-    with pytest.raises(ValueError, match=r"mcnig.jsonl:1: not a score record \(no index, answer, score\)"):
+    with pytest.raises(ValueError, match=r"mcnig.jsonl:1: not a score record \(no id, index, answer, score\)"):
         bok_report({"A": good, "L": str(labels)}, [1], n_boot=10)
 
 

@@ -79,7 +79,8 @@ def test_a_step_longer_than_the_context_is_an_error_before_the_model_or_a_counte
     report = json.loads(ok.stdout)
     assert report["skipped"] == {"traces too long": 1} and report["traces"] == 2
     assert [r["trace_id"] for r in lines(tmp_path / "l.jsonl")] == ["p0/0", "p0/1"]
-    small = prmkit("label", "--method", "ig", "--input", path, "--output", str(tmp_path / "m.jsonl"), "--model",
+    short = write_jsonl(tmp_path / "short.jsonl", pools[:1])  # under the character guard: the token limit speaks
+    small = prmkit("label", "--method", "ig", "--input", short, "--output", str(tmp_path / "m.jsonl"), "--model",
                    tiny_base, "--quiet", "--max-step-tokens", "3")
     assert small.returncode == 2 and "more than the limit of 3" in small.stderr
 

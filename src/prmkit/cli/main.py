@@ -142,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         except (FileNotFoundError, ValueError, OutputBusy) as e:
             print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
             return 2
+        except OSError as e:  # a directory where a file goes, no permission, a full disk: one line, not a traceback
+            where = f": {e.filename}" if e.filename else ""
+            print(f"prmkit {args.verb}: error: {e.strerror or e}{where}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ from typing import Any
 from prmkit.data.arith import BINARY_OPS, NUMBER, ArithError, evaluate, format_number, matches, parse_number
 from prmkit.data.gsm8k import split_solution
 from prmkit.data.jsonl import DataError, iter_json, write_records
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, Problem, Trace
+from prmkit.data.settings import check_limits
 from prmkit.data.steplevel import StepRecord, write_processbench
 
 __all__ = ["BALANCE_KEYS", "WRONG_VALUES", "CorruptConfig", "Corruption", "annotations", "build_benchmark",
@@ -248,6 +250,9 @@ class CorruptConfig:
     balance: str = field(default="step", metadata={"help": "what error choice balances: step (error position) | "
                                                            "step_or_final (final-step errors one bucket)"})
 
+    def __post_init__(self) -> None:
+        check_limits(self)
+
 
 def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], dict[str, Any]]:
     """Benchmark records and pools from the first `cfg.limit` GSM8K problems, and a report of what was skipped.
@@ -311,8 +316,9 @@ def _pair(pid: str, question: str, text: str, c: Corruption, lineno: int) -> tup
 
 def write_benchmark(cfg: CorruptConfig) -> dict[str, Any]:
     """Build the benchmark and write it (and the pools when `cfg.pools`); returns the report."""
-    records, pools, report = build_benchmark(cfg)
-    write_processbench(cfg.output, records)
-    if cfg.pools:
-        write_records(cfg.pools, pools)
+    with claim_outputs({"--output": cfg.output, "--pools": cfg.pools}, {"--input": cfg.input}):
+        records, pools, report = build_benchmark(cfg)
+        write_processbench(cfg.output, records)
+        if cfg.pools:
+            write_records(cfg.pools, pools)
     return report | {"output": cfg.output, "pools": cfg.pools}

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 
 from prmkit.data.records import Problem
 
-__all__ = ["demo_problems"]
+__all__ = ["demo_problems", "iter_demo_problems"]
 
 _OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}
 
@@ -51,8 +52,12 @@ def _expression(expr: str, values: dict[str, int]) -> str:
 
 def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
     """`n` problems, the same for the same (n, seed); ids `demo-<seed>-<k>`."""
+    return list(iter_demo_problems(n, seed))
+
+
+def iter_demo_problems(n: int = 50, seed: int = 0) -> Iterator[Problem]:
+    """`demo_problems(n, seed)` one at a time (memory does not grow with `n`)."""
     spec, rng = _spec(), random.Random(seed)
-    problems = []
     for k in range(n):
         tpl = spec["templates"][k % len(spec["templates"])]
         values = {v: rng.randint(lo, hi) for v, (lo, hi) in tpl["ranges"].items()}
@@ -61,14 +66,5 @@ def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
         words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
         question = tpl["text"].format(**words)
         answer = _evaluate(tpl["answer"], values)
-        problems.append(
-            Problem(
-                f"demo-{seed}-{k}",
-                question,
-                str(answer),
-                None,
-                "math",
-                {"source": "demo", "expression": _expression(tpl["answer"], values)},
-            )
-        )
-    return problems
+        yield Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
+                      {"source": "demo", "expression": _expression(tpl["answer"], values)})

@@ -58,6 +58,8 @@ _SIGNATURES: list[tuple[str, set[str]]] = [
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, expected a pool file (JSONL)")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"input file not found: {path}")
     if str(path).endswith(".parquet"):
@@ -85,8 +87,10 @@ def read_pools(path: str | os.PathLike[str], fmt: str = "auto", allow_duplicates
 
 def unique_pools(pools: Iterable[Pool], allow_duplicates: bool = False, source: str = "input") -> Iterator[Pool]:
     """`pools` without repeated problem ids: a repeat is a DataError naming both positions, or (with
-    `allow_duplicates`) dropped; no pool at all is a DataError."""
+    `allow_duplicates`) dropped; a trace id of two problems is a DataError naming both (every verb keys its records
+    on trace ids: one of the two would be dropped); no pool at all is a DataError."""
     seen: dict[str, str] = {}
+    traces: dict[str, str] = {}
     for pool in pools:
         pid = pool.problem.id
         if pid in seen:
@@ -95,6 +99,11 @@ def unique_pools(pools: Iterable[Pool], allow_duplicates: bool = False, source: 
             raise DataError(f"{pool.origin or source}: problem id {pid!r} repeats {seen[pid] or 'an earlier pool'}; "
                             "remove the copy or pass --allow-duplicates to keep the first")
         seen[pid] = pool.origin
+        for t in pool.traces:
+            if t.id in traces:
+                raise DataError(f"{pool.origin or source}: trace id {t.id!r} of problem {pid!r} is also a trace of "
+                                f"problem {traces[t.id]}; trace ids must be unique in a file")
+            traces[t.id] = f"{pid!r} ({pool.origin})" if pool.origin else repr(pid)
         yield pool
     if not seen:
         raise DataError(f"{source}: no pools (the input is empty)")

@@ -30,7 +30,12 @@ class DataError(ValueError):
 
 
 def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for every non-blank line; raise DataError on invalid JSON or a non-object."""
+    """Yield (line number, object) for every non-blank line; raise DataError on invalid JSON or a non-object
+    (and on a directory or a file that cannot be read, naming it)."""
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, expected a JSONL file")
+    if os.path.exists(path) and not os.access(path, os.R_OK):
+        raise DataError(f"{path}: cannot be read (permission denied)")
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:

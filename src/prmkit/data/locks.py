@@ -2,7 +2,8 @@
 
 `output_lock(path)` takes `fcntl.flock(LOCK_EX | LOCK_NB)` on `<path>.lock` and writes the holder's pid
 into it. A second process that wants the same output gets `OutputBusy`, naming the holder's pid, at once
-(it never waits, and never writes). The kernel drops a lock when its process dies, so the lock file that a
+(it never waits, and never writes). The lock belongs to the file that `path` resolves to (symlinks followed), so
+two names of one file are one lock. The kernel drops a lock when its process dies, so the lock file that a
 `kill -9` leaves behind is not locked and the next run takes it over. The lock is re-entrant within one
 process (a run that holds it may open the output again, e.g. to rewrite it with thresholds), and the
 holder removes the lock file when it lets go; a waiter checks that the file it locked is still the one on
@@ -27,7 +28,9 @@ class OutputBusy(RuntimeError):
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    return Path(f"{path}.lock")
+    """`<path>.lock` beside the file that `path` resolves to (symlinks followed): every name of one file shares
+    one lock."""
+    return Path(f"{Path(path).expanduser().resolve()}.lock")
 
 
 def _holder(fd: int) -> str:

@@ -6,7 +6,14 @@ paths, so no work is lost to a bad `--output`. Whole-file outputs are written as
 (`atomic_path` for a file, `atomic_dir` for a checkpoint directory), so a failure leaves the previous output
 or none. `save_figure` writes a PNG with fixed metadata: the same plot gives the same bytes on every run.
 
+The output rule of every verb is `claim_outputs`, taken before any work and held for the whole run: each output
+can be written (`check_output_path`); none resolves (symlinks and hard links followed) to an input of the run or
+to another of its outputs, so an input is never overwritten; and each output's lock (`prmkit.data.locks`, one
+per resolved file) is held until the run ends, so a second writer of the same file is refused at once.
+
     check_output_path("runs/x.jsonl/ck", directory=True)   # OutputPathError: runs/x.jsonl is a file
+    with claim_outputs({"--output": out}, inputs={"--labels": labels}):   # OutputPathError when out is labels
+        ...
 """
 
 from __future__ import annotations
@@ -14,12 +21,17 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "current_umask", "save_figure"]
+from prmkit.data.locks import output_lock
+
+__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "current_umask",
+           "same_file", "save_figure"]
+
+PathLike = str | os.PathLike[str]
 
 
 class OutputPathError(ValueError):
@@ -56,6 +68,64 @@ def check_output_path(path: str | os.PathLike[str], directory: bool = False, wha
     return target
 
 
+def same_file(a: PathLike, b: PathLike) -> bool:
+    """Whether two paths name one file: equal once resolved (symlinks followed), or one inode (hard links)."""
+    pa, pb = Path(a).expanduser(), Path(b).expanduser()
+    if pa.resolve() == pb.resolve():
+        return True
+    try:
+        return os.path.samefile(pa, pb)
+    except OSError:  # one of them does not exist yet
+        return False
+
+
+def _paths(value: PathLike | Iterable[PathLike] | None) -> list[Path]:
+    """The file paths of an input setting: one path, a list of them, NAME=PATH items; None/"" and names that
+    are not files on disk (`demo`, a hub name) are left out."""
+    if value is None or value == "":
+        return []
+    items = [value] if isinstance(value, str | os.PathLike) else list(value)
+    out = []
+    for item in items:
+        text = str(item)
+        if not Path(text).exists() and "=" in text:  # NAME=PATH
+            text = text.split("=", 1)[1]
+        if text and Path(text).exists():
+            out.append(Path(text))
+    return out
+
+
+@contextmanager
+def claim_outputs(outputs: Mapping[str, PathLike | None],
+                  inputs: Mapping[str, PathLike | Iterable[PathLike] | None] | None = None,
+                  directories: Collection[str] = ()) -> Iterator[None]:
+    """The output rule, checked before any work and held for the `with` block.
+
+    `outputs` and `inputs` map a setting's name as the user gave it (e.g. "--output", "--labels") to its path
+    (an input may be a list of paths, or NAME=PATH items); None or "" is left out. Raises `OutputPathError` when
+    an output cannot be written (`check_output_path`; the outputs named in `directories` are folders), when an
+    output names the same file as an input (symlinks and hard links followed), or when two outputs name one
+    file. Then holds the lock of every output (one per resolved file) until the block ends.
+    """
+    outs = [(name, Path(path)) for name, path in outputs.items() if path]
+    ins = [(name, path) for name, value in (inputs or {}).items() for path in _paths(value)]
+    for name, path in outs:
+        check_output_path(path, directory=name in directories, what=name)
+    for k, (name, path) in enumerate(outs):
+        for other, source in ins:
+            if same_file(path, source):
+                raise OutputPathError(f"{name} {path} is the same file as the input {other} {source}: an input is "
+                                      f"never overwritten; choose another {name}")
+        for other, earlier in outs[:k]:
+            if same_file(path, earlier):
+                raise OutputPathError(f"{name} {path} and {other} {earlier} are the same file: each output needs "
+                                      "its own path")
+    with ExitStack() as held:
+        for _, path in outs:
+            held.enter_context(output_lock(path))
+        yield
+
+
 def _shown(ancestor: Path, target: Path) -> str:
     """`ancestor` as the user wrote it (relative when `target` was)."""
     with suppress(ValueError):
@@ -67,7 +137,7 @@ def _shown(ancestor: Path, target: Path) -> str:
 @contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside `path`; on success it is fsynced and renamed onto `path`, on failure removed."""
-    target = Path(path)
+    target = Path(path).expanduser().resolve()  # a symlinked name: the file it names is replaced, not the link
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)

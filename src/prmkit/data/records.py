@@ -1,15 +1,19 @@
 """Canonical records of the pipeline: Problem -> Trace -> StepLabels, and a Pool of traces per problem.
 
 Every verb reads and writes these as JSON lines (see docs/formats.md for one literal example of each).
-`from_dict` validates types and raises `RecordError` naming the field, so a reader can add `file:line`.
+`from_dict` validates types and values and raises `RecordError` naming the field, so a reader can add `file:line`:
+booleans are JSON booleans (`"correct": "false"` is an error, not true), numbers are finite (no NaN or infinity),
+binary labels are 0 or 1, a pool's traces belong to its problem and have distinct ids. A `prmkit score` line has
+no dataclass of its own: `check_score_record` validates it the same way.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-__all__ = ["Pool", "PrefixPair", "Problem", "RecordError", "StepLabels", "Trace"]
+__all__ = ["Pool", "PrefixPair", "Problem", "RecordError", "StepLabels", "Trace", "check_score_record"]
 
 
 class RecordError(ValueError):
@@ -56,8 +60,20 @@ def _check(cls: type, data: Any) -> dict[str, Any]:
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
         ):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of numbers")
+        if str(f.type) == "list[int]" and not all(isinstance(v, int) or float(v).is_integer() for v in value):
+            raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of integers")
+        if numeric or str(f.type) in ("list[float]", "list[int]"):
+            _finite(cls.__name__, f.name, value)
         out[f.name] = value
     return out
+
+
+def _finite(kind: str, name: str, value: Any) -> None:
+    """A RecordError when a number (or a number of a list) is NaN or infinite."""
+    for k, v in enumerate(value if isinstance(value, list) else [value]):
+        if isinstance(v, float) and not math.isfinite(v):
+            where = f"{name}[{k}]" if isinstance(value, list) else name
+            raise RecordError(f"{kind}: field '{where}' is {v} (scores must be finite numbers)")
 
 
 class _Record:
@@ -117,6 +133,15 @@ class StepLabels(_Record):
             del data["cost"]
         return data
 
+    @classmethod
+    def from_dict(cls, data: Any) -> StepLabels:
+        rec = cls(**_check(cls, data))
+        if bad := next((v for v in rec.labels if v not in (0, 1)), None):
+            raise RecordError(f"StepLabels {rec.trace_id}: labels must be 0 or 1, got {bad}")
+        if rec.labels and len(rec.labels) != len(rec.scores):
+            raise RecordError(f"StepLabels {rec.trace_id}: {len(rec.scores)} scores but {len(rec.labels)} labels")
+        return rec
+
 
 @dataclass
 class Pool(_Record):
@@ -142,6 +167,14 @@ class Pool(_Record):
             problem = Problem.from_dict(kw["problem"])
         except RecordError as e:
             raise RecordError(f"problem: {e}") from None
+        seen: set[str] = set()
+        for k, t in enumerate(traces):
+            if t.problem_id != problem.id:
+                raise RecordError(f"traces[{k}]: trace {t.id!r} has problem_id {t.problem_id!r}, not its pool's "
+                                  f"problem {problem.id!r}")
+            if t.id in seen:
+                raise RecordError(f"traces[{k}]: trace id {t.id!r} repeats an earlier trace of problem {problem.id!r}")
+            seen.add(t.id)
         return cls(problem=problem, traces=traces, origin=kw.get("origin", ""))
 
 
@@ -175,3 +208,31 @@ class PrefixPair(_Record):
         if not pair.prefix_a or not pair.prefix_b:
             raise RecordError("PrefixPair: prefix_a and prefix_b need at least one step")
         return pair
+
+
+_SCORE_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "problem_id": (str,), "index": (int,),
+                                             "answer": (str, type(None)), "correct": (bool, type(None)),
+                                             "score": (int, float)}
+
+
+def check_score_record(data: Any) -> dict[str, Any]:
+    """A `prmkit score` line, validated: the fields above with their types (`correct` a JSON boolean or null),
+    `score` and every `step_scores` value finite. Returns it; raises RecordError naming the field."""
+    if not isinstance(data, dict):
+        raise RecordError(f"score record: expected a JSON object, got {type(data).__name__}")
+    if missing := [k for k in _SCORE_FIELDS if k not in data]:
+        raise RecordError(f"not a score record (no {', '.join(missing)}): score files are written by `prmkit score`")
+    for name, allowed in _SCORE_FIELDS.items():
+        value = data[name]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and name in ("index", "score")):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
+            raise RecordError(f"score record: field '{name}' must be {names}, got {type(value).__name__} "
+                              f"{value!r}")
+    _finite("score record", "score", data["score"])
+    steps = data.get("step_scores")
+    if steps is not None:
+        if not isinstance(steps, list) or not all(isinstance(v, int | float) and not isinstance(v, bool)
+                                                  for v in steps):
+            raise RecordError("score record: field 'step_scores' must be a list of numbers")
+        _finite("score record", "step_scores", steps)
+    return data

@@ -5,6 +5,13 @@ the command line, keyword arguments in Python). A key that no dataclass of the v
     file = read_config_file("run.yaml", (TrainConfig, RewardModelConfig))
     config = build_config(TrainConfig, file, {"lr": 1e-5})
 
+Values are checked where the settings are made, once for every verb: `build_config` checks each given value's type
+against its field (`k: four` in a YAML file is an error naming `file:line`, a YAML syntax error too), and each config
+dataclass's `__post_init__` calls `check_limits`, which holds every numeric setting to its range (`LIMITS`, one
+table by field name, so `k`, `limit` or `temperature` mean the same everywhere; a class may narrow a field with
+its own `LIMITS`) and refuses NaN and infinities: `--limit 0`, `--k 0`, `--temperature -1`, `--batch-size 0` or
+`--problems-range 10:5` are errors before any work, naming the setting and its range.
+
 A field may keep an old name as a deprecated alias (`metadata={"aliases": ("rollouts",)}` on `k`): a YAML key or a
 keyword argument of that name sets the field, with a one-line note on stderr (the CLI adds the alias as a flag).
 """
@@ -12,14 +19,160 @@ keyword argument of that name sets the field, with a one-line note on stderr (th
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
+import os
 import sys
+import types
 from collections.abc import Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-__all__ = ["build_config", "check_known", "field_aliases", "field_help", "known_fields", "read_config_file",
-           "resolve_aliases"]
+__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_known", "check_limits",
+           "field_aliases", "field_help", "known_fields", "parse_range", "read_config_file", "resolve_aliases"]
+
+MAX_SAMPLES = 4096  # K: the samples of one prompt are decoded and held together
+
+
+class SettingError(ValueError):
+    """A setting out of its range or of the wrong type; `name` is the field."""
+
+    def __init__(self, name: str, message: str):
+        super().__init__(message)
+        self.name = name
+
+
+@dataclass(frozen=True)
+class Range:
+    """Allowed values of a numeric setting: `low <= v <= high` (`low` excluded when `open_low`); None: unbounded.
+    `note` says why, in the error."""
+
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    note: str = ""
+
+    def text(self) -> str:
+        lo = None if self.low is None else (f"above {self.low}" if self.open_low else f"at least {self.low}")
+        hi = None if self.high is None else f"at most {self.high}"
+        return " and ".join(x for x in (lo, hi) if x) + (f" ({self.note})" if self.note else "")
+
+    def holds(self, v: float) -> bool:
+        if self.low is not None and (v <= self.low if self.open_low else v < self.low):
+            return False
+        return self.high is None or v <= self.high
+
+
+def _at_least(n: float, note: str = "") -> Range:
+    return Range(n, None, note=note)
+
+
+# field name -> its range, the same in every config that has the field; a class narrows one with its own LIMITS
+LIMITS: dict[str, Range] = {
+    "k": Range(1, MAX_SAMPLES, note="samples per prompt: they are decoded and held together"),
+    "temperature": Range(0, 100),
+    "top_p": Range(0, 1, open_low=True),
+    "max_new_tokens": Range(1, 131072),
+    "batch_size": Range(1, 65536),
+    "limit": _at_least(1, "leave it unset for all"),
+    "seed": Range(0, 2**32 - 1),
+    "ray_actors": Range(1, 4096),
+    "max_traces": _at_least(1),
+    "max_step_tokens": _at_least(1),
+    "max_batch_tokens": _at_least(1),
+    "max_tokens": _at_least(1),
+    "max_batch": _at_least(1),
+    "threads": Range(0, 4096, note="0: torch's default"),
+    "window": _at_least(1),
+    "max_subsets": _at_least(1),
+    "bootstrap": Range(1, 1_000_000),
+    "show": _at_least(0),
+    "width": _at_least(1),
+    "problems_per_batch": _at_least(1),
+    "lr": Range(0, 10, open_low=True),
+    "lora_r": _at_least(0),
+    "lora_alpha": _at_least(0),
+    "save_steps": _at_least(0),
+    "save_total_limit": _at_least(0),
+    "epochs": Range(0, 100_000, open_low=True),
+    "weight_decay": _at_least(0),
+    "warmup": Range(0, 1),
+    "batch_traces": _at_least(1),
+    "micro_batch": _at_least(1),
+    "max_length": _at_least(1),
+    "grad_clip": _at_least(0),
+    "lora_dropout": Range(0, 1),
+    "freeze_layers": _at_least(0),
+    "keep_layers": _at_least(0),
+    "max_steps": _at_least(0),
+    "eval_steps": _at_least(0),
+    "logging_steps": _at_least(1),
+    "held_out": _at_least(0),
+    "neutral_band": _at_least(0),
+    "process_coef": _at_least(0),
+    "max_segments": _at_least(1),
+    "heldout_samples": _at_least(0),
+    "steps": _at_least(1),
+    "group_size": _at_least(1),
+    "prompts_per_step": _at_least(1),
+    "beta": _at_least(0),
+    "length_tolerance": _at_least(0),
+    "margin_quantile": Range(0, 1),
+    "resolution_scale": _at_least(0),
+    "max_conflict": Range(0, 1),
+    "norm_eps": Range(0, None, open_low=True),
+}
+RANGE_FIELDS = ("problems_range", "heldout_range")  # "start:stop" settings, checked by parse_range
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def parse_range(text: str | None, name: str = "problems_range") -> slice:
+    """'0:500' -> slice(0, 500); '500:' -> slice(500, None); None or '' -> everything. Bounds are whole numbers
+    at least 0 and start < stop: anything else is a SettingError naming the setting."""
+    if not text:
+        return slice(None)
+    start, sep, stop = str(text).partition(":")
+    try:
+        a = int(start) if start.strip() else None
+        b = int(stop) if stop.strip() else None
+    except ValueError:
+        raise SettingError(name, f"{_flag(name)} {text!r}: expected START:STOP problem indices, e.g. 0:500 or "
+                                 "100:") from None
+    if not sep:
+        raise SettingError(name, f"{_flag(name)} {text!r}: expected START:STOP (with a colon), e.g. 0:{text}")
+    if (a is not None and a < 0) or (b is not None and b < 0):
+        raise SettingError(name, f"{_flag(name)} {text!r}: indices must be 0 or more")
+    if a is not None and b is not None and a >= b:
+        raise SettingError(name, f"{_flag(name)} {text!r}: start must be below stop (it selects nothing)")
+    return slice(a, b)
+
+
+def check_limits(cfg: Any, ranges: Mapping[str, Range] | None = None) -> None:
+    """Hold every numeric field of the dataclass instance `cfg` to its range (`LIMITS`, narrowed by the `LIMITS`
+    of `cfg`'s classes, then by `ranges`), refuse NaN and infinities, and parse its range fields; a SettingError
+    names the first setting that fails. Called by the configs' `__post_init__`."""
+    table = dict(LIMITS)
+    for cls in reversed(type(cfg).__mro__):
+        table |= vars(cls).get("LIMITS", {})
+    table |= ranges or {}
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if f.name in RANGE_FIELDS:
+            parse_range(value, f.name)
+            continue
+        for v in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                continue
+            if isinstance(v, float) and not math.isfinite(v):
+                raise SettingError(f.name, f"{_flag(f.name)} {v}: must be a finite number")
+            rng = table.get(f.name)
+            if rng is not None and not rng.holds(v):
+                raise SettingError(f.name, f"{_flag(f.name)} {v}: must be {rng.text()}")
 
 
 def field_help(text: str) -> dict[str, str]:
@@ -58,21 +211,120 @@ def check_known(settings: Mapping[str, Any], classes: Iterable[type], where: str
         raise ValueError(f"{where}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
 
 
+class ConfigValues(dict):
+    """The mapping of a config file, with `where[key]` = "file:line" of each key."""
+
+    where: dict[str, str]
+
+
 def read_config_file(path: str | None, classes: tuple[type, ...], skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The YAML mapping of `path` ({} when None); a key that no class has is an error naming the file."""
+    """The YAML mapping of `path` ({} when None); a key that no class has is an error naming the file, a file that
+    is not YAML text (binary, a syntax error, a directory) an error naming `file:line`."""
     if not path:
         return {}
-    with open(path, encoding="utf-8") as fh:
-        values = yaml.safe_load(fh) or {}
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a directory, expected a YAML config file")
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not a YAML text file (byte {raw[e.start]:#04x} is not UTF-8)") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        values = yaml.safe_load(text) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ValueError(f"{where}: invalid YAML ({problem})") from None
     if not isinstance(values, dict):
         raise ValueError(f"{path}: expected a mapping of config fields, got {type(values).__name__}")
+    lines = {str(k.value): f"{path}:{k.start_mark.line + 1}" for k, _ in getattr(node, "value", [])
+             if isinstance(node, yaml.MappingNode)}
+    aliases = field_aliases(classes)
     values = resolve_aliases(values, classes, str(path))
     check_known(values, classes, str(path), skip)
-    return values
+    out = ConfigValues(values)
+    out.where = {aliases.get(k, k): w for k, w in lines.items()}
+    return out
+
+
+def _type_name(tp: Any) -> str:
+    return {int: "a whole number", float: "a number", str: "text (quote it in YAML)", bool: "true or false",
+            dict: "a mapping", list: "a list"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
+    """(whether `value` is of the type hint `tp`, the value converted: an int where a float goes is a float)."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in get_args(tp):
+            return True, None
+        for arg in get_args(tp):
+            if arg is not type(None):
+                ok, v = _fits(value, arg)
+                if ok:
+                    return True, v
+        return False, value
+    if tp is Any:
+        return True, value
+    if origin in (list, tuple):
+        if not isinstance(value, list | tuple):
+            return False, value
+        args = get_args(tp)
+        out = []
+        for v in value:
+            ok, v = _fits(v, args[0]) if args else (True, v)
+            if not ok:
+                return False, value
+            out.append(v)
+        return True, out
+    if origin is dict or tp is dict:
+        return isinstance(value, dict), value
+    if tp is bool:
+        return isinstance(value, bool), value
+    if tp is int:  # numpy integers too (an API caller's values)
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        return ok, int(value) if ok else value
+    if tp is float:
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        return ok, float(value) if ok else value
+    if tp is str:
+        return isinstance(value, str | os.PathLike), str(value) if isinstance(value, os.PathLike) else value
+    return True, value
+
+
+def _typed(cls: type, values: Mapping[str, Any], where: Mapping[str, str]) -> dict[str, Any]:
+    """`values` checked against the field types of `cls` (a SettingError naming `where[key]`, the file:line of a
+    config file's key, or the setting)."""
+    hints = get_type_hints(cls)
+    out = {}
+    for name, value in values.items():
+        ok, converted = _fits(value, hints.get(name, Any))
+        if not ok:
+            tp = hints[name]
+            want = " or ".join(_type_name(a) for a in get_args(tp) if a is not type(None)) if get_origin(tp) in (
+                Union, types.UnionType) else _type_name(get_origin(tp) or tp)
+            at = f"{where[name]}: " if name in where else ""
+            raise SettingError(name, f"{at}{name}: expected {want}, got {type(value).__name__} {value!r}")
+        out[name] = converted
+    return out
 
 
 def build_config(cls: type, file_values: Mapping[str, Any], given: Mapping[str, Any], **fixed: Any) -> Any:
-    """An instance of `cls`: defaults <- `file_values` <- `given` <- `fixed` (each only for `cls`'s fields)."""
+    """An instance of `cls`: defaults <- `file_values` <- `given` <- `fixed` (each only for `cls`'s fields).
+    Each value is checked against its field's type, and the instance against its ranges (`check_limits`, from its
+    `__post_init__`); an error about a value from the file names its `file:line`."""
     names = known_fields([cls])
-    values = {k: v for k, v in {**file_values, **given}.items() if k in names}
-    return cls(**(values | fixed))
+    where = dict(getattr(file_values, "where", {}))
+    for k in given:
+        where.pop(k, None)  # a flag or keyword argument overrides the file's value
+    values = _typed(cls, {k: v for k, v in {**file_values, **given}.items() if k in names}, where)
+    try:
+        return cls(**(values | fixed))
+    except SettingError as e:
+        if e.name in where and not str(e).startswith(where[e.name]):
+            raise SettingError(e.name, f"{where[e.name]}: {e}") from None
+        raise

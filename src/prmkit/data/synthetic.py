@@ -39,22 +39,28 @@ Problems whose question is one of the first `exclude_demo` demo problems (seed 0
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from prmkit.data.demo_problems import demo_problems
-from prmkit.data.jsonl import write_records
+from prmkit.data.demo_problems import demo_problems, iter_demo_problems
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 
-__all__ = ["SLIPS", "STYLES", "SynthConfig", "build_synthetic", "render_policy_style", "solve_with_slip",
+__all__ = ["MAX_PROBLEMS", "SLIPS", "STYLES", "SynthConfig", "build_synthetic", "iter_synthetic", "render_policy_style",
+           "solve_with_slip",
            "write_synthetic"]
 
 SLIPS = ("arithmetic", "operation", "operand", "answer", "extra", "drop", "pairing")
 _ROW_SLIPS = ("arithmetic", "operation", "operand")
 STYLES = ("plain", "policy")
+MAX_PROBLEMS = 1_000_000  # problems one run writes (streamed: memory does not grow with the count)
+MAX_WRONG = 1000  # wrong traces per problem
 _APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
 _SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
 _PHRASES = (
@@ -71,6 +77,11 @@ _ANSWERS = ("The answer is {r}.", "The answer is ${r}.", "The answer is {r} {ite
 class SynthConfig:
     """`prmkit data synth`: synthetic arithmetic problems, one right and `wrong` slipped traces each, true labels."""
 
+    LIMITS: ClassVar[dict[str, Range]] = {
+        "problems": Range(1, MAX_PROBLEMS, note="one run streams its files, but more would take hours and tens of GB: "
+                                                "write several files with other seeds"),
+        "wrong": Range(0, MAX_WRONG), "exclude_demo": Range(0, None)}
+
     problems: int = field(default=300, metadata=_help("problems to write."))
     seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
     wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
@@ -86,13 +97,13 @@ class SynthConfig:
     labels: str | None = field(default=None, metadata=_help("StepLabels JSONL of the true labels (required)."))
 
     def __post_init__(self) -> None:
+        check_limits(self)
         unknown = [s for s in self.slips.split(",") if s not in SLIPS]
         if unknown:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
         if self.style not in STYLES:
             raise ValueError(f"unknown style '{self.style}'; choose from {', '.join(STYLES)}")
-        if self.problems < 1 or self.wrong < 0:
-            raise ValueError("problems must be at least 1 and wrong at least 0")
+
 
 
 def _operations(question: str, expression: str) -> tuple[int, list[tuple[str, int]]]:
@@ -229,15 +240,23 @@ def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int]
 
 def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dict[str, Any]]:
     """The pools, their true StepLabels and a report (see the module doc)."""
+    report: dict[str, Any] = {}
+    pools: list[Pool] = []
+    labels: list[StepLabels] = []
+    for pool, labs in iter_synthetic(cfg, report):
+        pools.append(pool)
+        labels.extend(labs)
+    return pools, labels, report
+
+
+def iter_synthetic(cfg: SynthConfig, report: dict[str, Any]) -> Iterator[tuple[Pool, list[StepLabels]]]:
+    """Each pool with its true StepLabels, one at a time; `report` is filled in when the last one is out."""
     rng = random.Random(cfg.seed)
     held = {p.question for p in demo_problems(cfg.exclude_demo, 0)} if cfg.exclude_demo else set()
     kinds = cfg.slips.split(",")
-    pools: list[Pool] = []
-    labels: list[StepLabels] = []
-    skipped, made = 0, 0
-    candidates = demo_problems(cfg.problems * 2 + cfg.exclude_demo, cfg.seed)
-    for problem in candidates:
-        if len(pools) == cfg.problems:
+    written, skipped, made, n_steps, positive = 0, 0, 0, 0, 0
+    for problem in iter_demo_problems(cfg.problems * 2 + cfg.exclude_demo, cfg.seed):
+        if written == cfg.problems:
             break
         if problem.question in held:
             skipped += 1
@@ -245,7 +264,7 @@ def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dic
         first, ops = _operations(problem.question, problem.meta["expression"])
         item = re.findall(r"[a-z]+(?= does| do| in each|\?)", problem.question)
         words = {"name": problem.question.split()[0], "item": item[0] if item else "items"}
-        traces = []
+        traces, labels = [], []
         for j in range(1 + cfg.wrong):
             slip = None if j == 0 else (rng.randrange(len(ops)), rng.choice(kinds))
             rows, step_labels, value = solve_with_slip(first, ops, slip, rng, wide=cfg.style == "policy")
@@ -263,19 +282,22 @@ def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dic
             labels.append(StepLabels(trace.id, "truth", [float(x) for x in truth], truth, None, params, correct,
                                      problem.id))
             made += 1
-        pools.append(Pool(problem, traces))
-    report = {"problems": len(pools), "traces": made, "skipped_as_held_out": skipped,
-              "steps": sum(len(s.labels) for s in labels),
-              "positive_rate": round(sum(sum(s.labels) for s in labels) / max(1, sum(len(s.labels) for s in labels)),
-                                     4)}
-    return pools, labels, report
+            n_steps, positive = n_steps + len(truth), positive + sum(truth)
+        written += 1
+        yield Pool(problem, traces), labels
+    report.update({"problems": written, "traces": made, "skipped_as_held_out": skipped, "steps": n_steps,
+                   "positive_rate": round(positive / max(1, n_steps), 4)})
 
 
 def write_synthetic(cfg: SynthConfig) -> dict[str, Any]:
     """Build and write the pools (`cfg.output`) and their true labels (`cfg.labels`); return the report."""
     if not cfg.output or not cfg.labels:
         raise ValueError("set --output (pools) and --labels (true step labels)")
-    pools, labels, report = build_synthetic(cfg)
-    write_records(cfg.output, pools)
-    write_records(cfg.labels, labels)
+    report: dict[str, Any] = {}
+    with (claim_outputs({"--output": cfg.output, "--labels": cfg.labels}), atomic_path(cfg.output) as pools_tmp,
+          atomic_path(cfg.labels) as labels_tmp, open(pools_tmp, "w", encoding="utf-8") as pools,
+          open(labels_tmp, "w", encoding="utf-8") as labels):  # streamed: memory does not grow with the count
+        for pool, labs in iter_synthetic(cfg, report):
+            pools.write(json.dumps(pool.to_dict(), ensure_ascii=False) + "\n")
+            labels.writelines(json.dumps(lab.to_dict(), ensure_ascii=False) + "\n" for lab in labs)
     return report | {"output": cfg.output, "labels": cfg.labels}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.records import RecordError, check_score_record
 from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
@@ -19,19 +20,25 @@ __all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "rank_
            "sample_warnings", "spread_warnings"]
 
 
-SCORE_KEYS = ("problem_id", "index", "answer", "correct", "score")
-
-
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """problem_id -> its score records in pool order (by `index`); a record without the keys `prmkit score`
     writes (e.g. a label file passed as scores) is a DataError naming its line."""
     by_problem: dict[str, list[dict]] = {}
+    seen: dict[str, int] = {}
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, expected a score file (JSONL written by `prmkit score`)")
     for lineno, rec in iter_json(path):
-        missing = [k for k in SCORE_KEYS if k not in rec]
-        if missing:
-            raise DataError(f"{path}:{lineno}: not a score record (no {', '.join(missing)}): score files are "
-                            f"written by `prmkit score`")
+        try:
+            check_score_record(rec)
+        except RecordError as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+        if rec["id"] in seen:
+            raise DataError(f"{path}:{lineno}: trace id {rec['id']!r} is scored again (first at {path}:"
+                            f"{seen[rec['id']]}); remove the copy")
+        seen[rec["id"]] = lineno
         by_problem.setdefault(rec["problem_id"], []).append(rec)
+    if not by_problem:
+        raise DataError(f"{path}: no score records (the file is empty)")
     return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
 
 
@@ -50,7 +57,11 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
     first = next(iter(loaded.values()))
-    common = [p for p in first if all(p in s for s in loaded.values())][problems]
+    shared = [p for p in first if all(p in s for s in loaded.values())]
+    common = shared[problems]
+    if shared and not common:
+        raise ValueError(f"--problems-range {problems.start or ''}:{problems.stop or ''} selects none of the "
+                         f"{len(shared)} problems the score files share")
     for name, s in loaded.items():
         for p in common:
             if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from prmkit.data.outputs import atomic_path, check_output_path
+from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.settings import SettingError, check_limits, parse_range
 
 __all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_files", "parse_ks", "processbench"]
 
@@ -40,6 +41,19 @@ class BokConfig:
     plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here"})
     output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
 
+    def __post_init__(self) -> None:
+        check_limits(self)
+        if isinstance(self.ks, str):
+            try:
+                ks = [int(k) for k in self.ks.split(",") if k.strip()]
+            except ValueError:
+                raise SettingError("ks", f"--ks {self.ks!r}: expected a comma list of whole numbers, e.g. "
+                                         "1,2,4") from None
+        else:
+            ks = list(self.ks)
+        if bad := [k for k in ks if not isinstance(k, int) or k < 1]:
+            raise SettingError("ks", f"--ks {bad[0]!r}: each K must be a whole number, at least 1")
+
 
 @dataclass
 class ProcessBenchConfig:
@@ -53,6 +67,11 @@ class ProcessBenchConfig:
     choose_on: str = field(default="0:100", metadata={"help": "problems whose F1 chooses tau"})
     report_on: str = field(default="100:", metadata={"help": "problems reported at that tau"})
     output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
+        parse_range(self.choose_on, "choose_on")
+        parse_range(self.report_on, "report_on")
 
 
 def named_files(items: Sequence[str] | Mapping[str, str] | str) -> dict[str, str]:
@@ -84,13 +103,6 @@ def parse_ks(ks: str | Sequence[int], first_file: str) -> list[int]:
     return default_ks(min(len(recs) for recs in read_scores(first_file).values()))
 
 
-def _check_outputs(*paths: tuple[str | None, str]) -> None:
-    """Every output path usable (parent creatable, not under a file) before any work."""
-    for path, what in paths:
-        if path:
-            check_output_path(path, what=what)
-
-
 def _write(path: str | None, report: dict[str, Any]) -> None:
     """The report as JSON, written whole or not at all."""
     if path:
@@ -103,18 +115,17 @@ def best_of_k(cfg: BokConfig) -> dict[str, Any]:
     as `cfg` asks (`aggregation`: a name in `models.AGGREGATIONS`). Its "warnings" say which figures need a
     caveat (K above some pools, undefined ranks)."""
     from prmkit.evaluate.report import bok_report
-    from prmkit.train.data import parse_range
 
-    _check_outputs((cfg.output, "output"), (cfg.plot, "plot"))
     files = named_files(cfg.scores)
-    ks = parse_ks(cfg.ks, next(iter(files.values())))
-    report = bok_report(files, ks, cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
-                        parse_range(cfg.problems_range), cfg.aggregation)
-    _write(cfg.output, report)
-    if cfg.plot:
-        from prmkit.evaluate.plot import plot_bok
+    with claim_outputs({"--output": cfg.output, "--plot": cfg.plot}, {"--scores": list(files.values())}):
+        ks = parse_ks(cfg.ks, next(iter(files.values())))
+        report = bok_report(files, ks, cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
+                            parse_range(cfg.problems_range), cfg.aggregation)
+        _write(cfg.output, report)
+        if cfg.plot:
+            from prmkit.evaluate.plot import plot_bok
 
-        plot_bok(report["rows"], cfg.plot, f"Best-of-K ({report['problems']} problems)")
+            plot_bok(report["rows"], cfg.plot, f"Best-of-K ({report['problems']} problems)")
     return report
 
 
@@ -122,14 +133,13 @@ def processbench(cfg: ProcessBenchConfig) -> dict[str, Any]:
     """First-error identification of each score file on `cfg.benchmark` (tau chosen on `choose_on`)."""
     from prmkit.data.steplevel import read_step_records
     from prmkit.evaluate.processbench import processbench_report
-    from prmkit.train.data import parse_range
 
     if not cfg.benchmark:
         raise ValueError("processbench needs a benchmark file (--benchmark FILE)")
-    _check_outputs((cfg.output, "output"))
-    records = read_step_records(cfg.benchmark, cfg.benchmark_format)
-    report = processbench_report(records, named_files(cfg.scores), parse_range(cfg.choose_on),
-                                 parse_range(cfg.report_on))
-    report |= {"benchmark": cfg.benchmark, "choose_on": cfg.choose_on, "report_on": cfg.report_on}
-    _write(cfg.output, report)
+    files = named_files(cfg.scores)
+    with claim_outputs({"--output": cfg.output}, {"--benchmark": cfg.benchmark, "--scores": list(files.values())}):
+        records = read_step_records(cfg.benchmark, cfg.benchmark_format)
+        report = processbench_report(records, files, parse_range(cfg.choose_on), parse_range(cfg.report_on))
+        report |= {"benchmark": cfg.benchmark, "choose_on": cfg.choose_on, "report_on": cfg.report_on}
+        _write(cfg.output, report)
     return report

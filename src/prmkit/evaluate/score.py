@@ -20,10 +20,12 @@ from typing import Any
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter
-from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.lengths import check_lengths
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
+from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
+from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer, score_items
 from prmkit.train.data import select_range
 
@@ -48,6 +50,9 @@ class ScoreConfig:
     window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
                                                        "records are written in input order; a killed run redoes "
                                                        "at most one window."})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
@@ -77,14 +82,30 @@ def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod"
                    "aggregation": aggregation, "score": aggregate(p, aggregation)}
 
 
+def _check_tokens(rm: Any, pools: list[Pool]) -> None:
+    """A ValueError naming `file:line` and the trace whose input has more tokens than the model's context (the
+    character guard lets through what may fit; only a trace with more characters than the context is encoded)."""
+    context = getattr(rm.model.config, "max_position_embeddings", None)
+    if not context:
+        return
+    for pool in pools:
+        for t in pool.traces:
+            if len(pool.problem.question) + sum(map(len, t.steps)) + 64 <= context:
+                continue  # a token is at least one character: it fits
+            n = len(rm.encode(pool.problem.question, t.steps)[0])
+            if n > context:
+                raise ValueError(f"{pool.origin or 'problem ' + pool.problem.id}: trace {t.id}: {n} tokens, more "
+                                 f"than the model's context of {context}: too long for the scorer; shorten it")
+
+
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
                config: ScoreConfig | None = None) -> dict[str, Any]:
     """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
     are skipped); `model` is loaded by `models.load_scorer` as a `config.scorer`. Returns {"written", "problems",
     "traces", "tokens", "seconds"} ("tokens": those a reward model read, else 0)."""
     cfg = config or ScoreConfig()
-    check_output_path(output)
-    with output_lock(output):  # taken before the model loads: a second writer is refused at once
+    # taken before the model loads: a second writer is refused at once, an input is never the output
+    with claim_outputs({"--output": output}, {"--input": input_path, "--model": model}):
         return _score_file(model, input_path, output, cfg)
 
 
@@ -96,6 +117,8 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    pools = select_range(list(read_pools(input_path)), cfg.problems_range)
+    pools, _ = check_lengths(pools, context_length(model), "the scorer", flag=None)  # before the model loads
     scorer = load_scorer(model, cfg.scorer)
     rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
     if rm is not None:
@@ -103,7 +126,8 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     agg = cfg.aggregation or (rm.config.aggregation if rm is not None else "prod")
     if agg not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
-    pools = select_range(list(read_pools(input_path)), cfg.problems_range)
+    if rm is not None:
+        _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
     kind = rm.config.kind if rm is not None else cfg.scorer
     with AppendOnlyWriter(output) as writer:

@@ -18,7 +18,7 @@ import re
 from html import escape
 from importlib import resources
 
-from prmkit.data.outputs import atomic_path, check_output_path
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Trace
 from prmkit.evaluate.svg import BAD, GOOD, MIDDLE, diverging_colour, line_plot
 from prmkit.evaluate.view_data import Source, ViewConfig, load_view, predicted_first_error, trajectory
@@ -164,10 +164,11 @@ def build_view(cfg: ViewConfig) -> str:
 
 def write_view(cfg: ViewConfig) -> dict[str, int | str]:
     """Write the page to `cfg.output`; return what it holds (problems, traces, sources, bytes)."""
-    check_output_path(cfg.output)
-    pools, sources, first_errors = load_view(cfg)
-    page = render_page(pools, sources, first_errors, cfg.title)
-    with atomic_path(cfg.output) as tmp:
-        tmp.write_text(page, encoding="utf-8")
+    with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels,
+                                                  "--scores": cfg.scores}):
+        pools, sources, first_errors = load_view(cfg)
+        page = render_page(pools, sources, first_errors, cfg.title)
+        with atomic_path(cfg.output) as tmp:
+            tmp.write_text(page, encoding="utf-8")
     return {"output": cfg.output, "problems": len(pools), "traces": sum(len(p.traces) for p in pools),
             "sources": len(sources), "bytes": len(page.encode("utf-8"))}

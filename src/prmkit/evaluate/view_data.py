@@ -21,6 +21,7 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, RecordError, StepLabels
+from prmkit.data.settings import check_limits
 from prmkit.evaluate.first_error import first_labeled_wrong
 
 __all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
@@ -39,6 +40,9 @@ class ViewConfig:
     output: str = field(default="view.html", metadata={"help": "HTML file to write"})
     limit: int | None = field(default=None, metadata={"help": "show only the first N problems of --pools"})
     title: str = field(default="prmkit view", metadata={"help": "page title"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 @dataclass

@@ -16,7 +16,9 @@ each with its own model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
+from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import Backend, BackendOptions, SamplingConfig, make_backend
 from prmkit.generate.distributed import ScaleConfig
@@ -35,6 +37,9 @@ class DecodingConfig:
     seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend."))
     chat: bool = field(default=True, metadata=_help("few-shot Q/A prompts in the model's chat template when it has "
                                                     "one (transformers, vllm); --no-chat sends raw text."))
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 @dataclass
@@ -90,6 +95,8 @@ class GenerateConfig(SamplerConfig, ScaleConfig):
 @dataclass
 class RolloutConfig(SamplerConfig, ScaleConfig):
     """`prmkit rollout`: K continuations after step prefixes of traces (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
+
+    LIMITS: ClassVar[dict[str, Range]] = {"positions": Range(0, None)}
 
     input: str | None = field(default=None, metadata=_help("pools to roll out: prmkit Pool jsonl, GSM8K "
                                                            "candidates, or `demo` (required)."))

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from prmkit.data.settings import check_limits
+
 __all__ = ["Executor", "LocalExecutor", "RayExecutor", "Resident", "ScaleConfig", "make_executor", "ray_init"]
 
 T = TypeVar("T")
@@ -43,6 +45,9 @@ class ScaleConfig:
         "help": "run the work on Ray: 'local' (or a bare --ray) starts a local cluster, 'auto' joins the running "
                 "one, 'ray://host:10001' a remote one; unset: in this process", "const": "local"})
     ray_actors: int = field(default=2, metadata={"help": "Ray actors (each loads the model once) with --ray"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 class Executor(Protocol):

@@ -6,14 +6,15 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from prmkit.data.jsonl import read_records, write_records
-from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.lengths import check_lengths
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor
@@ -21,6 +22,7 @@ from prmkit.generate.domains import domain
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
+from prmkit.models.loading import context_length
 
 __all__ = ["GenerationReport", "raw_path", "run_generation", "solve_rate"]
 
@@ -84,16 +86,43 @@ def run_generation(
     if config.domain is not None:
         domain(config.domain)  # an unknown one is refused before any file is touched
     raw = Path(raw) if raw else raw_path(output)
-    check_output_path(output)
-    check_output_path(raw, what="raw output")
-    with output_lock(output), output_lock(raw):
+    with claim_outputs({"--output": output, "--raw": raw, "raw settings": settings_path(raw)}, {"--data": config.data}):
         return _run_generation(config, output, raw, progress, log)
+
+
+def settings_path(raw: str | Path) -> Path:
+    """Where the sampling settings of a raw file are kept: `pools.raw.jsonl` -> `pools.raw.settings.json`."""
+    return Path(raw).with_suffix(".settings.json")
+
+
+def _check_resume(config: GenerateConfig, raw: Path) -> None:
+    """A re-run may only extend a raw file sampled with the same settings (a pool of K=2 next to pools of K=8
+    would be reused as it is); the settings are written beside it on the first run."""
+    settings = {"model": config.model, "backend": config.backend, "k": config.k, "temperature": config.temperature,
+                "top_p": config.top_p, "max_new_tokens": config.max_new_tokens, "seed": config.seed,
+                "chat": config.chat, "domain": config.domain}
+    path = settings_path(raw)
+    if path.is_file() and raw.is_file() and raw.stat().st_size:
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            old = {}
+        if diff := sorted(k for k in settings if k in old and old[k] != settings[k]):
+            changes = ", ".join(f"{k}: {old[k]!r} -> {settings[k]!r}" for k in diff)
+            raise ValueError(f"{raw} was sampled with other settings ({changes}); use a new --output (or --raw) to "
+                             "sample again, or the same settings to resume")
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 
 
 def _run_generation(config: GenerateConfig, output: str | Path, raw: Path, progress: bool,
                     log: Callable[[str], None]) -> GenerationReport:
     cfg = config.sampling()
     problems = load_problems(config.data, config.limit, config.domain)
+    check_lengths([Pool(p, []) for p in problems], context_length(config.model), "the model",
+                  flag=None)  # before it loads
+    _check_resume(config, raw)
     log(f"{len(problems)} problems from {config.data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "
         f"max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
     sampler = Resident(config.make_backend)  # loaded where the batches run: here on first use, or per Ray actor

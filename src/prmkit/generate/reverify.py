@@ -9,8 +9,9 @@ from pathlib import Path
 from prmkit.data.answers import distinct_answers
 from prmkit.data.formats import unique_pools
 from prmkit.data.jsonl import read_records, write_records
-from prmkit.data.outputs import check_output_path
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
+from prmkit.data.settings import check_limits
 from prmkit.generate.extract import extract_answer
 from prmkit.generate.generation_recipe import solve_rate
 from prmkit.generate.prompts import STEP
@@ -30,6 +31,9 @@ class VerifyConfig:
     allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids "
                                                                     "instead of refusing the input."})
 
+    def __post_init__(self) -> None:
+        check_limits(self)
+
 
 def _stored_answers(pool: Pool) -> list[str]:
     """The answers of the stored sets C_q, W_q that none of the pool's traces holds."""
@@ -45,8 +49,12 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
     With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
     after an extractor fix; traces that now have no answer get `answer=None` and fail. An empty input or a
     repeated problem id is an error (see `prmkit.data.formats.unique_pools`)."""
-    if output:
-        check_output_path(output)
+    with claim_outputs({"--output": output}, {"pools": path}):
+        return _reverify(path, output, show, reextract, log, allow_duplicates)
+
+
+def _reverify(path: str | Path, output: str | Path | None, show: int, reextract: bool, log: Callable[[str], None],
+              allow_duplicates: bool) -> int:
     pools = list(unique_pools(read_records(path, Pool.from_dict), allow_duplicates, str(path)))
     if reextract:
         moved = 0

@@ -14,12 +14,13 @@ from pathlib import Path
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import read_records
-from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.lengths import check_lengths
+from prmkit.data.outputs import claim_outputs
 from prmkit.generate.config import RolloutConfig
 from prmkit.generate.distributed import Resident, make_executor
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
+from prmkit.models.loading import context_length
 
 __all__ = ["RolloutReport", "run_rollout"]
 
@@ -77,14 +78,15 @@ def run_rollout(
     """config.k continuations after every chosen prefix of every trace of `config.input`, appended to `output`."""
     if not config.input:
         raise ValueError("no input: set --input (a pool file or demo)")
-    check_output_path(output)
-    with output_lock(output):  # held for the whole run: the append and the totals read back
+    # held for the whole run: the append and the totals read back
+    with claim_outputs({"--output": output}, {"--input": config.input}):
         return _run_rollout(config, output, progress, log)
 
 
 def _run_rollout(config: RolloutConfig, output: str | Path, progress: bool,
                  log: Callable[[str], None]) -> RolloutReport:
     pools = list(itertools.islice(read_pools(config.input), config.limit))
+    pools, _ = check_lengths(pools, context_length(config.model), "the rollout model", flag=None)  # before it loads
     requests = prefix_requests(pools, config.positions)
     cfg = config.sampling()
     log(f"{len(requests)} prefixes of {len(pools)} pools from {config.input}; K={cfg.n}, T={cfg.temperature}, "

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from prmkit.data.records import Pool, StepLabels
+from prmkit.data.settings import check_limits
 from prmkit.models.loading import DEFAULT_MODEL
 
 __all__ = ["LabelCost", "Labeled", "Labeler", "LabelerModelConfig"]
@@ -41,6 +42,9 @@ class LabelerModelConfig:
     model: str = field(default=DEFAULT_MODEL, metadata={"help": "the model of every labeler of the run (IG/MCNIG "
                                                                 "scorer, Math-Shepherd/OmegaPRM completer): "
                                                                 "embedded model name or local HF directory"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 @dataclass

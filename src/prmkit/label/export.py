@@ -20,7 +20,7 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.join import JoinReport, read_labels
 from prmkit.data.jsonl import write_records
-from prmkit.data.outputs import atomic_path, check_output_path
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import to_trl
 from prmkit.label.threshold import soft_labels
@@ -110,8 +110,11 @@ def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
     the records written. `report` counts what the join left out."""
     if not (cfg.pools and cfg.labels and cfg.output):
         raise ValueError("export needs pools, labels and output")
-    check_output_path(cfg.output)
-    report = report if report is not None else JoinReport()
+    with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels}):
+        return _export(cfg, report if report is not None else JoinReport())
+
+
+def _export(cfg: ExportConfig, report: JoinReport) -> int:
     rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels, cfg.allow_duplicates))
     if not rows:
         raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "

@@ -26,13 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import AppendOnlyWriter, iter_json
+from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
-from prmkit.data.outputs import check_output_path
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
 from prmkit.label.registry import LABELERS
 from prmkit.label.threshold_files import apply_threshold, check_same_settings, read_tau, sweep_path
+from prmkit.models.loading import context_length
 
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "run_labelers"]
 
@@ -131,23 +133,27 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     if cfg.tau is not None and cfg.tau_from:
         raise ValueError("give tau or tau_from, not both")
     tau = read_tau(cfg.tau_from) if cfg.tau_from else cfg.tau
-    for path in outputs.values():
-        check_output_path(path)
-        check_output_path(sweep_path(path), what="sweep plot")
-    pools = list(pools)[: cfg.limit] if cfg.limit else list(pools)
+    pools = list(pools)
+    sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})  # the files the pools came from
+    claimed = {f"--output ({m})" if len(outputs) > 1 else "--output": path for m, path in outputs.items()}
+    claimed |= {f"sweep plot of {path}": str(sweep_path(path)) for path in outputs.values()}
+    pools = pools[: cfg.limit] if cfg.limit else pools
+    contexts = [c for s in settings if isinstance(getattr(s, "model", None), str) and (c := context_length(s.model))]
+    pools, too_long = check_lengths(pools, min(contexts, default=None), "the labelers' model", cfg.skip_too_long)
     build = functools.partial(build_labelers, methods, tuple(settings))
-    labelers = build()
-    notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
-                                    cfg.force_tau, "force_tau")
-             for lab in labelers for m in lab.methods} if cfg.tau_from else {}
-    with ExitStack() as held:  # one writer per output, from before the model loads to after the threshold
-        for path in outputs.values():
-            held.enter_context(output_lock(path))
+    # one writer per output, from before the model loads to after the threshold; no output is an input
+    with claim_outputs(claimed, {"--input": sources, "--tau-from": cfg.tau_from}):
+        labelers = build()
+        notes = {m: check_same_settings(cfg.tau_from, {"method": m, "params": lab.params(m)}, f"{m} labels",
+                                        cfg.force_tau, "force_tau")
+                 for lab in labelers for m in lab.methods} if cfg.tau_from else {}
         reports = run_labelers(pools, Resident(build, labelers), outputs, tau, cfg.exclude_final, progress,
                                cfg.skip_too_long, make_executor(cfg))
     for m, note in notes.items():
         if note:
             reports[m].warnings.insert(0, note)
+    for report in reports.values():
+        _count(report, "traces too long", too_long)
     return reports
 
 

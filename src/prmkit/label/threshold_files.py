@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from prmkit.data.join import read_labels
 from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import StepLabels
+from prmkit.data.settings import check_limits
 from prmkit.data.warn import warn
 from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, missing_classes, plot_sweep, sweep_threshold
 
@@ -35,6 +38,9 @@ class ThresholdConfig:
     force: bool = field(default=False, metadata={"help": "apply tau to files labeled with another method or other "
                                                          "settings (their scores are on another scale: an error "
                                                          "without this)"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 def _first_record(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -103,6 +109,9 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
             sweeps[name] = sweep_threshold(scores, truth, excl)
     key = "final_excluded" if exclude_final else "final_included"
     chosen = tau if tau is not None else (sweeps[key].tau if key in sweeps else 0.0)
+    unjudged = [] if tau is not None or judged else [warn(
+        f"{path}: no record has a verdict (`correct` is null in all {len(records)}): tau cannot be chosen by "
+        "balanced accuracy, so 0.0 is written; give --tau, or label traces with verdicts")]
     applied: dict[str, float] = {"tau": chosen}
     if judged:  # the figure at the tau actually used: held out when tau came from another file
         applied["balanced_accuracy"] = balanced_accuracy(cot_scores(scores, exclude_final) > chosen, truth)
@@ -113,7 +122,7 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     if plot and sweeps:
         plot_sweep(sweeps, str(sweep_path(path)), f"{records[0].method}: {path}")
     return {name: {"tau": sw.tau, "balanced_accuracy": sw.balanced_accuracy, "n": len(judged)}
-            for name, sw in sweeps.items()} | {"applied": applied, "warnings": _class_warnings(path, truth)}
+            for name, sw in sweeps.items()} | {"applied": applied, "warnings": unjudged + _class_warnings(path, truth)}
 
 
 def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
@@ -124,6 +133,17 @@ def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
     """
     if not cfg.choose_on:
         raise ValueError("threshold: choose_on (the file to choose tau on) is required")
+    # the files named by --choose-on and --apply-to are rewritten in place (atomically), as those flags say; each
+    # once, by this run alone
+    claimed = {"--choose-on": cfg.choose_on, f"sweep plot of {cfg.choose_on}": str(sweep_path(cfg.choose_on))}
+    claimed |= {f"--apply-to {path}": path for path in cfg.apply_to}
+    with claim_outputs(claimed):
+        return _threshold_files(cfg)
+
+
+def _threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
+    for path in [cfg.choose_on, *cfg.apply_to]:
+        read_labels(path)  # every record checked (and the file not empty) before anything is written
     mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
                   for path in cfg.apply_to}  # before anything is written
     chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)

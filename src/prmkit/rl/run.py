@@ -15,6 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.lengths import check_lengths
+from prmkit.data.outputs import claim_outputs
+from prmkit.data.records import Pool
+from prmkit.models.loading import context_length
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
@@ -101,6 +105,13 @@ def _process(config: RLConfig, scorers: Scorers) -> ProcessAdvantage | None:
 def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None = None,
              log: Callable[[str], None] = print) -> dict[str, Any]:
     """Train the policy with GRPO (+ process advantages); returns the report (also written to report.json)."""
+    with claim_outputs({"--output": output}, {"--data": config.data, "--model": config.model},
+                       directories=("--output",)):  # before the policy loads; one run per output
+        return _run_grpo(config, output, scorers, log)
+
+
+def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None,
+              log: Callable[[str], None]) -> dict[str, Any]:
     from datasets import Dataset
 
     from prmkit.rl.trainer import ProcessGRPOTrainer
@@ -109,6 +120,8 @@ def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers 
     template = prompt_template(config.template)
     train = select_problems(config.data, config.problems_range)
     heldout = select_problems(config.data, config.heldout_range) if config.heldout_range else []
+    check_lengths([Pool(p, []) for p in train + heldout], context_length(config.model), "the policy",
+                  flag=None)  # before the policy loads
     funcs, weights = _rewards(config, scorers)
     process = _process(config, scorers)
     model, tokenizer, lora = _policy(config)

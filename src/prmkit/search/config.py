@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from prmkit.data.settings import check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
@@ -48,6 +49,7 @@ class BeamConfig(SamplerConfig):
                                                                "written as each problem ends."))
 
     def __post_init__(self) -> None:
+        check_limits(self)
         if self.width < 1 or self.k % self.width:
             raise ValueError(f"N = {self.k} must be a positive multiple of the beam width b = {self.width}")
         if self.max_steps < 1:

@@ -19,7 +19,10 @@ from typing import Any
 
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter, read_records
-from prmkit.data.records import Problem
+from prmkit.data.lengths import check_lengths
+from prmkit.data.outputs import claim_outputs
+from prmkit.data.records import Pool, Problem
+from prmkit.models.loading import context_length
 from prmkit.search.beam import beam_search
 from prmkit.search.bon import best_of_n
 from prmkit.search.config import BeamConfig
@@ -103,7 +106,18 @@ def run_search(config: BeamConfig, methods: list[str], output: str, progress: bo
         raise ValueError("with several methods, --output must contain {method}")
     if not config.input:
         raise ValueError("no input: set --input (demo or a problem file)")
+    paths = {method: Path(output.replace("{method}", method)) for method in methods}
+    claimed = {f"--output ({m})" if len(methods) > 1 else "--output": path for m, path in paths.items()}
+    with claim_outputs(claimed, {"--input": config.input, "--prm": config.prm}):  # before any model loads
+        return _run_search(config, methods, paths, progress, log)
+
+
+def _run_search(config: BeamConfig, methods: list[str], paths: dict[str, Path], progress: bool,
+                log: Callable[[str], None]) -> list[SearchReport]:
     problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
+    check_lengths([Pool(p, []) for p in problems], min(filter(None, (context_length(config.model),
+                  context_length(config.prm) if config.prm else None)), default=None), "the policy or the scorer",
+                  flag=None)  # before either loads
     scorer = config.make_scorer()
     backend = config.make_backend()
     log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="
@@ -117,8 +131,7 @@ def run_search(config: BeamConfig, methods: list[str], output: str, progress: bo
 
             bar = tqdm(total=len(problems), unit="problem", desc=method)
         try:
-            path = Path(output.replace("{method}", method))
-            reports.append(_search_one(method, problems, backend, scorer, config, path, bar))
+            reports.append(_search_one(method, problems, backend, scorer, config, paths[method], bar))
         finally:
             if bar:
                 bar.close()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from prmkit.data.settings import check_limits
+
 __all__ = ["TrainConfig", "TrainInputs", "TrainRunConfig"]
 
 
@@ -36,6 +38,9 @@ class TrainRunConfig:
     trainer_args: list[str] = field(default_factory=list, metadata={"help": "further TrainingArguments as "
                                                                            "KEY=VALUE (YAML value), e.g. "
                                                                            "deepspeed=ds.json."})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
 
 
 @dataclass
@@ -95,3 +100,6 @@ class TrainInputs:
                                                                       "without a trace is an error."})
     overwrite: bool = field(default=False, metadata={"help": "replace a non-empty output directory that is not a "
                                                              "checkpoint of this run (its checkpoints are removed)."})
+
+    def __post_init__(self) -> None:
+        check_limits(self)

@@ -24,6 +24,7 @@ from prmkit.data.formats import read_pools
 from prmkit.data.join import JoinReport, join_labels, read_labels
 from prmkit.data.labeled import read_labeled
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import parse_range
 from prmkit.label.threshold import soft_labels, three_class_labels
 from prmkit.models.heads import head_class
 
@@ -42,17 +43,14 @@ class Example:
     labels: list[float]
 
 
-def parse_range(text: str | None) -> slice:
-    """'0:500' -> slice(0, 500); '500:' -> slice(500, None); None -> everything."""
-    if not text:
-        return slice(None)
-    start, _, stop = text.partition(":")
-    return slice(int(start) if start else None, int(stop) if stop else None)
-
-
 def select_range(pools: list[Pool], text: str | None) -> list[Pool]:
-    """Problems by index in file order (e.g. '0:500' = the first 500 problems)."""
-    return pools[parse_range(text)]
+    """Problems by index in file order (e.g. '0:500' = the first 500 problems); a range that selects none of
+    them is an error."""
+    chosen = pools[parse_range(text)]
+    if pools and not chosen:
+        raise ValueError(f"--problems-range {text}: selects none of the {len(pools)} problems (indices 0 to "
+                         f"{len(pools) - 1})")
+    return chosen
 
 
 def _step_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_band: float | None) -> list[float] | None:

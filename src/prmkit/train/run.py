@@ -22,10 +22,10 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.outputs import atomic_path, check_output_path
+from prmkit.data.outputs import atomic_path, check_output_path, claim_outputs
 from prmkit.data.settings import build_config, check_known, read_config_file
 from prmkit.models.heads import head_class
-from prmkit.models.reward import RewardModelConfig
+from prmkit.models.reward import RUN_RECORD, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
 __all__ = ["KIND_ALIASES", "RUN_FILE", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
@@ -40,7 +40,7 @@ RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps"
 # settings that may change when a run is resumed
 RESUMABLE = RUN_FLAGS - {"model", "seed"} | {"max_steps", "overwrite", "allow_duplicates", "require_all_labels"}
 # written into the output when training starts: what run the directory holds
-RUN_FILE = "prmkit_run.json"
+RUN_FILE = RUN_RECORD
 
 
 def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Callable[[str], None] = print
@@ -150,9 +150,12 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
     if "aggregation" not in {**file_values, **settings} and head.aggregation:
         model_config.aggregation = head.aggregation  # the head's own way to score a trace, unless given
     identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
-    check_run_output(output, identity, train_config.resume, inputs.overwrite, log)
-    examples, extra = INPUTS.get(head.label_source, _traces)(kind, inputs, log)
-    with atomic_path(Path(output, RUN_FILE)) as tmp:
-        tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
-    held_out = default_held_out(examples) if inputs.held_out is None else inputs.held_out
-    return train_reward_model(examples, model_config, train_config, output, held_out, log=log, **extra)
+    with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,
+                                              "--pairs": inputs.pairs, "--model": train_config.model},
+                       directories=("--output",)):  # one run per checkpoint directory, never an input
+        check_run_output(output, identity, train_config.resume, inputs.overwrite, log)
+        examples, extra = INPUTS.get(head.label_source, _traces)(kind, inputs, log)
+        with atomic_path(Path(output, RUN_FILE)) as tmp:
+            tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
+        held_out = default_held_out(examples) if inputs.held_out is None else inputs.held_out
+        return train_reward_model(examples, model_config, train_config, output, held_out, log=log, **extra)

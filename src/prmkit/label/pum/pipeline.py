@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import write_records
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.generate.backends import SamplingConfig
 from prmkit.generate.config import SamplerBackendConfig
@@ -240,6 +241,15 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     if config.weighting not in STUDENT_WEIGHTINGS:
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
+    sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
+    outputs = {"--output-dir": out, "prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl",
+               "report": out / "report.json"}
+    with claim_outputs(outputs, {"--input": sources}, directories=("--output-dir",)):
+        return _label_pum(pools, config, out, specs, progress, backends, log)
+
+
+def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[Any], progress: bool,
+               backends: dict[str, Any] | None, log: Callable[[str], None]) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     check_settings(out, specs, config)
     pools = [p for p in pools if _usable(p)]

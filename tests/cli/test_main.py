@@ -66,14 +66,13 @@ def test_help_imports_neither_torch_nor_transformers():
 
 def test_help_lists_every_registered_name():
     from prmkit.cli import data, evaluate, rl
-    from prmkit.evaluate.bench import BENCH_LABELERS
     from prmkit.label.registry import LABELERS
     from prmkit.models.heads import HEADS
     from prmkit.search import METHODS
     from prmkit.train.run import KIND_ALIASES
 
     registries = {"data": data.COMMANDS, "label": LABELERS, "train": [*HEADS, *KIND_ALIASES], "search": METHODS,
-                  "evaluate": evaluate.WHAT, "rl": rl.ALGORITHMS, "bench": BENCH_LABELERS}
+                  "evaluate": evaluate.WHAT, "rl": rl.ALGORITHMS, "bench": LABELERS}
     assert set(NAMES) == set(registries)
     for verb, registry in registries.items():
         assert verb_names(verb) == list(registry), verb  # the light lists in NAMES included

@@ -50,8 +50,7 @@ NAMES: dict[str, str | tuple[str, ...]] = {
     "search": "prmkit.search:METHODS",
     "evaluate": ("bok", "processbench"),  # prmkit.cli.evaluate.WHAT
     "rl": "prmkit.cli.rl:ALGORITHMS",
-    "bench": ("ig", "mcnig", "mcnig-mean", "mcnig-previous", "mcnig-mean-previous", "math-shepherd",
-              "math-shepherd-hard", "omegaprm"),  # prmkit.evaluate.bench.BENCH_LABELERS
+    "bench": "prmkit.label.registry:LABELERS",  # the labelers a bench runs are prmkit label's methods
 }
 QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"
 

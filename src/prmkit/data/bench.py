@@ -222,9 +222,8 @@ def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
                   avoid: set[Fraction]) -> tuple[list[Row], int | None, int]:
     """The rows a slip at row k writes; the answer line's number (None: the last row's value); the first wrong
     row index."""
-    right = [list(r) for r in rows]
-    out: list[list[Any]] = [list(r) for r in right]
-    if slip in ("corrected", "compensated") and len(rows) >= 1:
+    out: list[list[Any]] = [list(r) for r in rows]
+    if slip in PROCESS_ONLY:
         out[k][3] = _wrong_value(rng, rows[k][3], avoid)
         if k + 1 < len(rows) and slip == "compensated":
             op, a, b, v = rows[k + 1]

@@ -17,8 +17,9 @@ already written are not made again):
    and CoT balanced accuracy, process-only recall, tokens and wall time; the policy's solve rate and pass@K per
    level; what was dropped and why.
 
-The labelers are named as in `BENCH_LABELERS`: a `prmkit label` method with settings (the MCNIG variants of
-appendix D: max/mean over each answer set x step 0/previous reference).
+The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
+included), all run by one `label_pools` call: methods of one labeler class share its work (one forward pass for
+IG and the MCNIG variants, one set of rollouts for Math-Shepherd soft and hard).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,20 +46,7 @@ from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.verify.step_checker import check_steps, first_wrong
 
-__all__ = ["BENCH_LABELERS", "BenchConfig", "format_bench", "pass_at_k", "run_bench"]
-
-# name -> (prmkit label method, settings of its labeler)
-BENCH_LABELERS: dict[str, tuple[str, dict[str, Any]]] = {
-    "ig": ("ig", {}),
-    "mcnig": ("mcnig", {}),
-    "mcnig-mean": ("mcnig-mean", {}),
-    "mcnig-previous": ("mcnig-previous", {}),
-    "mcnig-mean-previous": ("mcnig-mean-previous", {}),
-    "math-shepherd": ("math-shepherd", {}),
-    "math-shepherd-hard": ("math-shepherd-hard", {}),
-    "omegaprm": ("omegaprm", {}),
-}
-
+__all__ = ["BenchConfig", "format_bench", "pass_at_k", "run_bench"]
 
 @dataclass
 class BenchConfig:
@@ -76,7 +64,7 @@ class BenchConfig:
         "constructed slip kinds, one trace each per problem: " + " | ".join(SLIPS) + "; empty: none."))
     policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
     labelers: str = field(default="ig,mcnig,math-shepherd", metadata=_help(
-        "labelers, comma-separated: " + " | ".join(BENCH_LABELERS) + "."))
+        "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ")."))
     model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy and every labeler's model."))
     k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd and OmegaPRM."))
     max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
@@ -90,8 +78,8 @@ class BenchConfig:
             raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
         if unknown := [s for s in self.slip_list() if s not in SLIPS]:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
-        if unknown := [n for n in self.labeler_list() if n not in BENCH_LABELERS]:
-            raise ValueError(f"unknown labeler(s) {unknown}; choose from {', '.join(BENCH_LABELERS)}")
+        if unknown := [n for n in self.labeler_list() if n not in LABELERS]:
+            raise ValueError(f"unknown labeler(s) {unknown}; choose from {', '.join(LABELERS)}")
         try:
             levels = self.level_list()
         except ValueError:
@@ -142,8 +130,8 @@ def _policy_truth(pool: Pool) -> list[StepLabels]:
     for t in pool.traces:
         verdicts = check_steps(pool.problem, t.steps)
         first = first_wrong(verdicts)
-        out.append(StepLabels(t.id, "truth", [float(x) for x in truth_labels(len(t.steps), first)],
-                              truth_labels(len(t.steps), first), 0.5,
+        labels = truth_labels(len(t.steps), first)
+        out.append(StepLabels(t.id, "truth", [float(x) for x in labels], labels, 0.5,
                               {"slip": "policy", "first_error": first, "level": pool.problem.meta["level"],
                                "undecided": sum(v.verdict == "undecided" for v in verdicts),
                                "reasons": [v.reason for v in verdicts]},
@@ -185,29 +173,17 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
         row["solve_rate"] = row["right"] / row["samples"]
         row["pass_at_1"] /= row["problems"]
         row["pass_at_k"] /= row["problems"]
-    log(f"policy: {stats.tokens} tokens generated in {time.perf_counter() - start:.1f}s")
-    return pools, {"k": cfg.policy_k, "tokens": stats.tokens, "seconds": round(time.perf_counter() - start, 1),
+    seconds = time.perf_counter() - start
+    log(f"policy: {stats.tokens} tokens generated in {seconds:.1f}s")
+    return pools, {"k": cfg.policy_k, "tokens": stats.tokens, "seconds": round(seconds, 1),
                    "levels": dict(sorted(levels.items(), key=lambda kv: int(kv[0])))}
 
 
-def _groups(names: list[str]) -> list[list[str]]:
-    """Bench labelers that one labeling run serves together (same labeler class and settings: `ig` and `mcnig`
-    share one forward pass per problem), in order of first appearance."""
-    groups: dict[tuple[Any, ...], list[str]] = {}
-    for n in names:
-        method, extra = BENCH_LABELERS[n]
-        groups.setdefault((LABELERS[method], tuple(sorted(extra.items()))), []).append(n)
-    return list(groups.values())
-
-
-def _labeler_settings(cfg: BenchConfig, group: list[str]) -> tuple[LabelConfig, list[Any]]:
-    extra = BENCH_LABELERS[group[0]][1]
-    info = replace(InformationConfig(model=cfg.model), **{k: v for k, v in extra.items()
-                                                          if k in InformationConfig.__dataclass_fields__})
-    roll = RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens,
-                              temperature=cfg.temperature, seed=cfg.seed, batch_size=cfg.batch_size, dtype=cfg.dtype)
-    method = ",".join(BENCH_LABELERS[n][0] for n in group)
-    return LabelConfig(method=method, skip_too_long=True), [info, roll]
+def _labeler_settings(cfg: BenchConfig) -> list[Any]:
+    """The settings of every labeler a bench may run: the model, and the rollout labelers' sampling."""
+    return [InformationConfig(model=cfg.model),
+            RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens,
+                               temperature=cfg.temperature, seed=cfg.seed, batch_size=cfg.batch_size, dtype=cfg.dtype)]
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
@@ -244,18 +220,18 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     write_records(out / "truth.jsonl", truth)
     labels: dict[str, dict[str, StepLabels]] = {}
     runs: dict[str, Any] = {}
-    for group in _groups(cfg.labeler_list()):
-        paths = {BENCH_LABELERS[n][0]: str(out / "labels" / f"{n}.jsonl") for n in group}
-        label_cfg, labeler_settings = _labeler_settings(cfg, group)
-        log(f"labelers {', '.join(group)}")
-        reports = label_pools(pools, label_cfg, paths, labeler_settings, progress=progress)
-        for name in group:
-            rep = reports[BENCH_LABELERS[name][0]]
-            runs[name] = {"seconds": round(rep.seconds, 1), "skipped": rep.skipped, "shared_with": group,
-                          "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
-                          "resumed": rep.resumed}
-            labels[name] = {r.trace_id: r for r in read_records(paths[BENCH_LABELERS[name][0]],
-                                                                StepLabels.from_dict)}
+    names = cfg.labeler_list()
+    paths = {n: str(out / "labels" / f"{n}.jsonl") for n in names}
+    log(f"labelers {', '.join(names)}")
+    reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
+                          _labeler_settings(cfg), progress=progress)
+    for name in names:
+        rep = reports[name]
+        runs[name] = {"seconds": round(rep.seconds, 1), "skipped": rep.skipped,
+                      "shared_with": [m for m in names if LABELERS[m] is LABELERS[name]],
+                      "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
+                      "resumed": rep.resumed}
+        labels[name] = {r.trace_id: r for r in read_records(paths[name], StepLabels.from_dict)}
     excluded = {n: runs[n]["skipped"] for n, got in labels.items() if not got}
     for name in excluded:
         log(f"{name} labeled no trace (skipped: {excluded[name]}): left out of the comparison")
@@ -264,10 +240,9 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     coverage["excluded"] = excluded
     for r in rows:
         r["seconds"] = runs[r["labeler"]]["seconds"] if r["level"] == "all" else None
-    undecided = [sum(1 for _ in t.params.get("reasons", [])) for t in truth if t.params["slip"] == "policy"]
     report = {"settings": asdict(cfg), "problems": len(problems), "traces": len(truth),
               "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
-              "checker": {"policy_steps": sum(undecided),
+              "checker": {"policy_steps": sum(len(t.labels) for t in truth if t.params["slip"] == "policy"),
                           "undecided_steps": sum(t.params.get("undecided", 0) for t in truth)},
               "cost_scaling": cost_scaling(rows, "mcnig") if "mcnig" in labels else {}, "rows": rows}
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate", "label",
-           "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "synth", "threshold",
+           "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "sft", "synth", "threshold",
            "to_dataset", "train", "verify", "view"]
 
 PathLike = str | os.PathLike[str]
@@ -297,6 +297,16 @@ def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:
 
     (config,) = _configs([BenchConfig], settings)
     return run_bench(config, progress=progress)
+
+
+def sft(progress: bool = True, log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
+    """`prmkit sft`: a supervised warm start of the bench's policy on right traces of bench problems (TRL
+    SFTTrainer) into `output`, a model directory for `prmkit.bench(policy=...)`; settings are SFTRunConfig fields
+    (output, model, problems, levels, lr, max_steps, ...). Returns the run's record (also OUTPUT/sft_run.json)."""
+    from prmkit.train.sft import SFTRunConfig, run_sft
+
+    (config,) = _configs([SFTRunConfig], settings)
+    return run_sft(config, progress=progress, log=log)
 
 
 def bok_table(report: Mapping[str, Any]) -> str:

@@ -33,6 +33,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),
     "pum": ("prmkit.cli.pum", "PUM preference pairs from student rollouts (prefix gain, pum_paper sec 3)"),
     "train": ("prmkit.cli.train", "train a reward model"),
+    "sft": ("prmkit.cli.sft", "supervised warm start of the bench's policy on right traces of bench problems (TRL "
+            "SFTTrainer)"),
     "score": ("prmkit.cli.score", "score candidate traces with a reward model"),
     "search": ("prmkit.cli.search", "beam search guided by a step scorer (PUM sec 4.3), or best-of-N at its budget"),
     "evaluate": ("prmkit.cli.evaluate", "evaluate score files"),

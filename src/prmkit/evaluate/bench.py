@@ -9,7 +9,9 @@ already written are not made again):
 1. `problems.jsonl`: arithmetic word problems with their computation graph (`prmkit.data.bench`), spread over the
    levels (number of operations) at one number size;
 2. `pools.jsonl`: per problem, the constructed traces (one right, one per slip kind, process-only slips included)
-   and `--policy-k` samples of the policy (`policy.raw.jsonl`, sampled as `prmkit generate` does);
+   and `--policy-k` samples of the policy (`policy.raw.jsonl`, sampled as `prmkit generate` does); the policy is
+   `--model` unless `--policy` names another one, e.g. a warm start of `prmkit sft` (`prmkit.train.sft`), whose
+   training problems are checked against the bench's (none may be one of them);
 3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
@@ -44,6 +46,8 @@ from prmkit.label.recipe import LabelConfig, label_pools
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
+from prmkit.train.sft import trained_questions
+from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["BenchConfig", "format_bench", "pass_at_k", "run_bench"]
@@ -65,7 +69,10 @@ class BenchConfig:
     policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
     labelers: str = field(default="ig,mcnig,math-shepherd", metadata=_help(
         "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ")."))
-    model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy and every labeler's model."))
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("every labeler's model, and the policy's unless "
+                                                             "--policy is given."))
+    policy: str | None = field(default=None, metadata=_help(
+        "the model whose samples are labeled, e.g. a warm start of `prmkit sft`; unset: --model."))
     k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd and OmegaPRM."))
     max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
     temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
@@ -109,9 +116,13 @@ class BenchConfig:
     def labeler_list(self) -> list[str]:
         return [n.strip() for n in self.labelers.split(",") if n.strip()]
 
+    def policy_model(self) -> str:
+        """The policy: `policy`, else `model`."""
+        return self.policy or self.model
+
     def sampler(self) -> SamplerConfig:
         return SamplerConfig(k=self.policy_k or 1, temperature=self.temperature, max_new_tokens=self.max_new_tokens,
-                             seed=self.seed, batch_size=self.batch_size, model=self.model, dtype=self.dtype)
+                             seed=self.seed, batch_size=self.batch_size, model=self.policy_model(), dtype=self.dtype)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -152,7 +163,7 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
     start = time.perf_counter()
     try:
         stats = generate_pools(problems, sampler.make_backend(), sampler.sampling(), raw,
-                               max(1, cfg.batch_size // sampler.k), f"policy:{cfg.model}",
+                               max(1, cfg.batch_size // sampler.k), f"policy:{cfg.policy_model()}",
                                progress=bar.update if bar else None)
     finally:
         if bar:
@@ -175,8 +186,8 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
         row["pass_at_k"] /= row["problems"]
     seconds = time.perf_counter() - start
     log(f"policy: {stats.tokens} tokens generated in {seconds:.1f}s")
-    return pools, {"k": cfg.policy_k, "tokens": stats.tokens, "seconds": round(seconds, 1),
-                   "levels": dict(sorted(levels.items(), key=lambda kv: int(kv[0])))}
+    return pools, {"model": cfg.policy_model(), "k": cfg.policy_k, "tokens": stats.tokens,
+                   "seconds": round(seconds, 1), "levels": dict(sorted(levels.items(), key=lambda kv: int(kv[0])))}
 
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
@@ -192,17 +203,35 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     if not cfg.output:
         raise ValueError("set --output (the run directory)")
     resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    if cfg.policy_k:
+        resolve_model(cfg.policy_model())
+        _check_held_out(cfg)
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
     settings = out / "settings.json"
     mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "bootstrap")}
-    if settings.exists() and (old := json.loads(settings.read_text())) != mine:
-        diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
-        raise ValueError(f"{out} holds a bench made with other settings ({diff}): choose another --output")
+    mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
+    if settings.exists():
+        old = json.loads(settings.read_text())
+        old.setdefault("policy", old.get("model"))  # a bench made before --policy existed sampled its --model
+        if old != mine:
+            diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
+            raise ValueError(f"{out} holds a bench made with other settings ({diff}): choose another --output")
     with output_lock(out / "report.json"):
         settings.write_text(json.dumps(mine, indent=1) + "\n")
         return _run(cfg, out, progress, log)
+
+
+def _check_held_out(cfg: BenchConfig) -> None:
+    """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems."""
+    trained = trained_questions(resolve_model(cfg.policy_model()))
+    if not trained:
+        return
+    problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
+    if seen := overlap([p.question for p in problems], trained):
+        raise ValueError(f"the policy {cfg.policy_model()} was trained on {len(seen)} of this bench's problems (e.g. "
+                         f"'{seen[0]}'): choose another --seed")
 
 
 def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
@@ -266,7 +295,8 @@ def format_bench(report: dict[str, Any]) -> str:
     """The tables: the policy per level, then a row per labeler and level (report half; F1 with its interval)."""
     lines = []
     if report["policy"]:
-        lines += [f"policy: K = {report['policy']['k']} samples per problem",
+        lines += [f"policy {report['policy'].get('model', report['settings']['model'])}: K = "
+                  f"{report['policy']['k']} samples per problem",
                   "| level | problems | solve rate | pass@1 | pass@K |", "|---|---|---|---|---|"]
         for lv, r in report["policy"]["levels"].items():
             lines.append(f"| {lv} | {r['problems']} | {pct(r['solve_rate'])} | {pct(r['pass_at_1'])} | "

@@ -1,0 +1,294 @@
+"""`prmkit sft`: a short supervised warm start of a policy on right bench traces (TRL's `SFTTrainer`), so that its
+own samples on the step-label bench are right often enough for rollout labelers (Math-Shepherd, OmegaPRM, PUM) to
+see a signal; the papers' policies are fine-tuned before their rollouts label anything.
+
+    run_sft(SFTRunConfig(output="runs/sft", problems=960, levels="1,2,3,4,5,6"))
+    # then: prmkit bench --policy runs/sft --output runs/bench_sft
+
+The data (`prmkit.train.sft_data`): bench problems drawn with a seed other than the bench's, each the prompt the
+bench samples the policy with and its right trace as the completion; the loss is on the completion only.
+
+Written into OUTPUT:
+
+- `sft_settings.json`: the run's settings (a re-run with other settings is refused);
+- `sft_data.jsonl`: the training rows (prompt, completion, problem id, question, level), rewritten whole;
+- `checkpoint-N/`: TRL's checkpoints every `save_steps` and at the end; a re-run continues from the last one
+  (`--no-resume`: an output with checkpoints is an error), so a crash loses only the steps since it;
+- the policy itself (config.json, weights, tokenizer; LoRA merged), moved into place with config.json last, so
+  the directory is a model for `prmkit bench --policy` (and any `--model`) only once it is whole;
+- `sft_run.json`: train loss (per logged step and mean), tokens trained, wall time, peak memory; updated at each
+  checkpoint, `"done": true` at the end. A re-run of a finished run returns it without training again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.bench import MAX_LEVEL, SIZES
+from prmkit.data.jsonl import write_records
+from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.settings import field_help as _help
+from prmkit.models.loading import DEFAULT_MODEL
+from prmkit.train.arguments import trainer_overrides
+from prmkit.train.config import TrainRunConfig
+
+__all__ = ["DATA_FILE", "RUN_FILE", "SFTRunConfig", "run_sft", "trained_questions"]
+
+DATA_FILE = "sft_data.jsonl"
+RUN_FILE = "sft_run.json"
+SETTINGS_FILE = "sft_settings.json"
+# settings that may change when a run is continued: how it is carried out, not what it learns
+RESUMABLE = {"output", "resume", "threads", "save_steps", "save_total_limit", "logging_steps"}
+
+
+@dataclass
+class SFTRunConfig(TrainRunConfig):
+    """A supervised warm start of the bench's policy on right traces of bench problems (TRL SFTTrainer); the run's
+    fields are `TrainRunConfig`'s, with a warm start's defaults."""
+
+    output: str | None = field(default=None, metadata=_help("run directory (required): checkpoints, the policy, "
+                                                            "sft_run.json; a re-run continues."))
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy to warm-start: embedded name or local HF "
+                                                             "directory."))
+    problems: int = field(default=960, metadata=_help("training problems, spread evenly over the levels."))
+    levels: str = field(default="1,2,3,4,5,6", metadata=_help("levels (operations per problem), comma-separated, "
+                                                              "1 to 8."))
+    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
+                                                      "1,000)."))
+    seed: int = field(default=1, metadata=_help("seed of the training problems, the data order and initialisation; "
+                                                "not the bench's seed."))
+    bench_seed: int = field(default=0, metadata=_help("seed of the bench the policy is evaluated on: its problems "
+                                                      "are left out of the training set."))
+    holdout: int = field(default=1000, metadata=_help("the bench's first N problems at --bench-seed (same levels and "
+                                                      "size) are left out, by question text."))
+    lr: float = field(default=5e-5, metadata=_help("AdamW learning rate."))
+    epochs: float = field(default=1.0, metadata=_help("passes over the training problems (when max_steps is 0)."))
+    max_steps: int = field(default=0, metadata=_help("stop after this many optimiser steps (0: run `epochs`)."))
+    batch_size: int = field(default=8, metadata=_help("examples per optimiser step."))
+    max_length: int = field(default=1024, metadata=_help("tokens per example (prompt + completion); longer ones are "
+                                                         "cut."))
+    warmup: float = field(default=0.05, metadata=_help("fraction of steps with linear warm-up, then linear decay."))
+    chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as the bench "
+                                                    "samples it)."))
+    save_steps: int = field(default=25, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))
+    logging_steps: int = field(default=5, metadata=_help("optimiser steps between loss logs."))
+    resume: bool = field(default=True, metadata=_help("continue from the last <output>/checkpoint-N of this run; "
+                                                      "--no-resume: an output holding checkpoints is an error."))
+    trainer_args: list[str] = field(default_factory=list, metadata=_help(
+        "further trl.SFTConfig arguments as KEY=VALUE (YAML value), e.g. gradient_checkpointing=true."))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.size not in SIZES:
+            raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
+        try:
+            levels = self.level_list()
+        except ValueError:
+            raise ValueError(f"levels must be integers, comma-separated; got '{self.levels}'") from None
+        if not levels:
+            raise ValueError("give at least one level")
+        if bad := [lv for lv in levels if not 1 <= lv <= MAX_LEVEL]:
+            raise ValueError(f"level(s) {bad} outside the templates' 1..{MAX_LEVEL} operations")
+        if self.problems < 1:
+            raise ValueError("problems must be >= 1")
+        if self.holdout < 0:
+            raise ValueError("holdout must be >= 0")
+        if self.seed == self.bench_seed:
+            raise ValueError(f"seed {self.seed} is the bench's seed (bench_seed): the warm start would train on the "
+                             "bench's problems; choose another")
+        if self.batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+
+    def level_list(self) -> list[int]:
+        return [int(x) for x in self.levels.split(",") if x.strip()]
+
+
+def trained_questions(policy: str | os.PathLike[str]) -> list[str]:
+    """The questions a warm-started policy (a `prmkit sft` output) was trained on; [] for any other model."""
+    path = Path(policy) / DATA_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _has_gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def _last_checkpoint(output: Path) -> str | None:
+    found = sorted(output.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
+    return str(found[-1]) if found else None
+
+
+def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
+    """The `trl.SFTConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
+    from trl import SFTConfig
+
+    gpu = _has_gpu()
+    kwargs: dict[str, Any] = dict(
+        output_dir=str(output), learning_rate=config.lr, num_train_epochs=config.epochs,
+        max_steps=config.max_steps or -1, per_device_train_batch_size=config.batch_size,
+        gradient_accumulation_steps=1, warmup_steps=config.warmup, lr_scheduler_type="linear", seed=config.seed,
+        logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps or 25,
+        save_total_limit=config.save_total_limit or None, report_to=[], max_length=config.max_length,
+        completion_only_loss=True, packing=False, dataloader_pin_memory=False, use_cpu=not gpu,
+        include_num_input_tokens_seen="non_padding", disable_tqdm=not progress,
+        # TRL's SFTConfig turns bf16 and gradient checkpointing on; on a CPU both only cost time (see rl/run.py)
+        bf16=gpu, activation_checkpointing=False, gradient_checkpointing=None,
+    )
+    return SFTConfig(**(kwargs | trainer_overrides(config.trainer_args)))
+
+
+def _peak_memory() -> dict[str, float]:
+    """This process's peak resident memory (MiB) and, on a GPU, the peak allocated by torch."""
+    out = {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    if _has_gpu():
+        import torch
+
+        out["peak_gpu_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    return out
+
+
+class _Record:
+    """`sft_run.json`: what the run cost and learnt so far; seconds of earlier (interrupted) runs are kept."""
+
+    def __init__(self, path: Path, base: dict[str, Any]):
+        self.path = path
+        old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        self.before = float(old.get("seconds", 0.0))  # wall time of the runs this one continues (up to their saves)
+        self.start = time.perf_counter()
+        self.data = base | {"runs": old.get("runs", 0) + 1, "done": False}
+
+    def write(self, state: Any, **extra: Any) -> dict[str, Any]:
+        losses = [{"step": h["step"], "loss": h["loss"]} for h in state.log_history if "loss" in h]
+        self.data |= {"steps": state.global_step, "max_steps": state.max_steps,
+                      "train_loss": losses, "mean_train_loss": _mean([x["loss"] for x in losses]),
+                      "first_train_loss": losses[0]["loss"] if losses else None,
+                      "last_train_loss": losses[-1]["loss"] if losses else None,
+                      "tokens_trained": int(getattr(state, "num_input_tokens_seen", 0) or 0),
+                      "seconds": round(self.before + time.perf_counter() - self.start, 1),
+                      **_peak_memory(), **extra}
+        with atomic_path(self.path) as tmp:
+            tmp.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
+        return self.data
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _callback(record: _Record) -> Any:
+    from transformers import TrainerCallback
+
+    class RecordAtSave(TrainerCallback):
+        """Rewrite `sft_run.json` whenever a checkpoint is written (what a crash keeps, the record keeps)."""
+
+        def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            record.write(state)
+
+    return RecordAtSave()
+
+
+def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Warm-start the policy (module doc); returns the run's record (also OUTPUT/sft_run.json)."""
+    if not config.output:
+        raise ValueError("set --output (the run directory)")
+    from prmkit.models.loading import resolve_model
+
+    resolve_model(config.model)  # an unknown model is an error before anything is written
+    out = Path(config.output)
+    with claim_outputs({"--output": out}, {"--model": config.model}, directories=("--output",)):
+        return _run(config, out, progress, log)
+
+
+def _check_settings(config: SFTRunConfig, out: Path) -> None:
+    mine = {k: v for k, v in asdict(config).items() if k not in RESUMABLE}
+    path = out / SETTINGS_FILE
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if old != mine:
+            diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
+            raise ValueError(f"{out} holds a warm start made with other settings ({diff}): choose another --output")
+    elif out.is_dir() and any(out.iterdir()):
+        raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(mine, indent=1) + "\n", encoding="utf-8")
+
+
+def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
+    _check_settings(config, out)
+    run_file = out / RUN_FILE
+    if run_file.is_file() and (done := json.loads(run_file.read_text(encoding="utf-8"))).get("done"):
+        log(f"{out} holds a finished warm start ({done['steps']} steps): nothing to do")
+        return done
+    resume = _last_checkpoint(out)
+    if resume and not config.resume:
+        raise ValueError(f"{out} has checkpoints already: drop --no-resume to continue, or choose a new output")
+
+    import torch
+    from datasets import Dataset
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTTrainer
+
+    from prmkit.models.loading import resolve_model
+    from prmkit.train.sft_data import sft_rows, warm_start_problems
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    path = resolve_model(config.model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
+                                   config.bench_seed, config.holdout)
+    rows = sft_rows(problems, tokenizer, config.chat, config.seed)
+    write_records(out / DATA_FILE, rows)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    lora = None
+    if config.lora_r:
+        from peft import LoraConfig
+
+        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules="all-linear",
+                          task_type="CAUSAL_LM")
+    record = _Record(run_file, {"model": config.model, "problems": len(rows),
+                                "levels": config.level_list(), "resumed_from": resume})
+    trainer = SFTTrainer(model=model, args=_arguments(config, out, progress), processing_class=tokenizer,
+                         train_dataset=Dataset.from_list([{"prompt": r["prompt"], "completion": r["completion"]}
+                                                          for r in rows]),
+                         peft_config=lora, callbacks=[_callback(record)])
+    lengths = [(sum(x != -100 for x in r), len(r)) for r in trainer.train_dataset["labels"]]  # (loss, all) tokens
+    log(f"sft: {len(rows)} problems, {sum(t for _, t in lengths)} completion tokens of {sum(n for _, n in lengths)}"
+        f"; {'continuing from ' + resume if resume else 'from the start'}")
+    trainer.train(resume_from_checkpoint=resume)
+    _save_policy(trainer, tokenizer, out)
+    result = record.write(trainer.state, done=True, completion_tokens_per_epoch=sum(t for t, _ in lengths),
+                          tokens_per_epoch=sum(n for _, n in lengths))
+    log(f"sft: {result['steps']} steps in {result['seconds']:.0f} s, loss {result['first_train_loss']} -> "
+        f"{result['last_train_loss']}; the policy is {out}")
+    return result
+
+
+def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:
+    """The trained policy (LoRA merged) into `out`: written beside it, then moved in with config.json last."""
+    model = trainer.model
+    if hasattr(model, "merge_and_unload"):
+        model = model.merge_and_unload()
+    staging = out / ".policy.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    model.save_pretrained(staging)
+    tokenizer.save_pretrained(staging)
+    names = sorted(p.name for p in staging.iterdir())
+    for name in [n for n in names if n != "config.json"] + ["config.json"]:
+        os.replace(staging / name, out / name)
+    staging.rmdir()

@@ -1,0 +1,75 @@
+"""The data of the policy's supervised warm start (`prmkit sft`): bench problems (`prmkit.data.bench`) with their
+right constructed trace, as the prompt the bench samples the policy with and the completion it should write.
+
+- **Problems** are drawn with a seed of their own (`seed`), never the bench's (`bench_seed`), and every question of
+  the bench's first `holdout` problems at that seed (same levels and size) is left out by its text, so a warm
+  start never trains on what `prmkit bench --seed BENCH_SEED` evaluates. The questions are kept in the output
+  (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them (`overlap`).
+- **Prompt**: the domain's few-shot prompt (`build_prompt`) in the policy's chat template (`in_chat_template`),
+  exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders.
+- **Completion**: the right trace's steps (one computation each, then "The answer is $N$.") joined by
+  ` [STEP] ` as in the few-shot answers; a prompt left as raw text (no chat template) ends on "Answer:", so its
+  completion starts with a space. TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a
+  chat turn, for SmolLM2).
+
+    >>> rows = sft_rows(warm_start_problems(2, seed=1, levels=(1,)), tokenizer=None)
+    >>> rows[0]["completion"].endswith("The answer is $" + rows[0]["answer"] + "$.")
+    True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from prmkit.data.bench import bench_problems, constructed_traces
+from prmkit.data.records import Problem
+from prmkit.generate.prompts import STEP, build_prompt, in_chat_template
+
+__all__ = ["held_out_questions", "overlap", "sft_rows", "warm_start_problems"]
+
+
+def held_out_questions(bench_seed: int, holdout: int, levels: tuple[int, ...], size: str) -> set[str]:
+    """The questions of the bench's first `holdout` problems at `bench_seed` (what it evaluates with these levels
+    and size and at most that many problems)."""
+    return {p.question for p in bench_problems(holdout, bench_seed, levels, size)} if holdout else set()
+
+
+def warm_start_problems(n: int, seed: int, levels: tuple[int, ...], size: str = "small", bench_seed: int = 0,
+                        holdout: int = 1000) -> list[Problem]:
+    """`n` bench problems drawn with `seed`, none of whose questions is one of the held-out bench problems
+    (`held_out_questions`); the same for the same arguments."""
+    if seed == bench_seed:
+        raise ValueError(f"the warm start's seed must differ from the bench's ({bench_seed}): its problems would be "
+                         "the bench's own")
+    if n < 1:
+        raise ValueError("need at least one problem")
+    held = held_out_questions(bench_seed, holdout, levels, size)
+    want = n
+    while True:  # bench_problems(m) starts with bench_problems(n) for m > n: draw more until n are left
+        kept = [p for p in bench_problems(want, seed, levels, size) if p.question not in held]
+        if len(kept) >= n:
+            return kept[:n]
+        want += n - len(kept) + 8
+
+
+def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, seed: int = 0) -> list[dict[str, Any]]:
+    """One {prompt, completion} row per problem (module doc), with its id, question, level and answer.
+    `tokenizer`: the policy's (its chat template renders the prompt); None: raw few-shot text."""
+    rng = random.Random(f"sft-{seed}")
+    out = []
+    for p in problems:
+        raw = build_prompt(p)
+        prompt = in_chat_template(tokenizer, raw, chat) if tokenizer is not None else raw
+        (right,) = constructed_traces(p, (), rng)
+        completion = f" {STEP} ".join(right.trace.steps)
+        out.append({"prompt": prompt, "completion": completion if prompt != raw else " " + completion,
+                    "problem_id": p.id, "question": p.question, "level": p.meta["level"], "answer": p.answer})
+    return out
+
+
+def overlap(questions: Iterable[str], trained: Iterable[str]) -> list[str]:
+    """The questions among `questions` that a warm start trained on."""
+    seen = set(trained)
+    return [q for q in questions if q in seen]

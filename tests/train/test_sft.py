@@ -1,0 +1,170 @@
+"""`prmkit sft`: the warm start's data (right by the bench's checker, rendered as the bench prompts the policy,
+disjoint from the bench's problems), a short TRL run on the tiny model that leaves a loadable policy and continues
+after a crash without redoing its steps, bad input, and `prmkit bench --policy` sampling from the warm start."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from prmkit.cli.main import main
+from prmkit.data.bench import bench_problems
+from prmkit.evaluate.bench import BenchConfig, run_bench
+from prmkit.generate.extract import math_answer, parse_completion
+from prmkit.generate.prompts import build_prompt
+from prmkit.train.sft import SFTRunConfig, run_sft, trained_questions
+from prmkit.train.sft_data import held_out_questions, overlap, sft_rows, warm_start_problems
+from prmkit.verify.step_checker import check_steps
+
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+@pytest.fixture(scope="module")
+def chat_base(tmp_path_factory):
+    """The tiny base with a ChatML template (the embedded policy's kind of prompt) and a context for few-shot."""
+    from transformers import AutoTokenizer
+
+    from helpers import make_tiny_base
+
+    path = make_tiny_base(tmp_path_factory.mktemp("chat_base"), context=4096)
+    tok = AutoTokenizer.from_pretrained(path)
+    tok.chat_template = CHATML
+    tok.save_pretrained(path)
+    return str(path)
+
+
+def test_rows_are_right_by_the_checker_and_prompted_as_the_bench_samples(chat_base):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from prmkit.generate.backends.hf import TransformersBackend
+
+    tok = AutoTokenizer.from_pretrained(chat_base)
+    backend = TransformersBackend((AutoModelForCausalLM.from_pretrained(chat_base), tok))
+    problems = warm_start_problems(48, seed=1, levels=tuple(range(1, 9)), size="medium")
+    rows = sft_rows(problems, tok)
+    for p, row in zip(problems, rows, strict=True):
+        assert row["prompt"] == backend.format_prompt(build_prompt(p))  # what generate_pools has the backend send
+        assert row["prompt"].endswith("<|im_start|>assistant\n") and not row["completion"].startswith(" ")
+        steps, answer = parse_completion("math", row["completion"])
+        assert len(steps) == len(p.meta["graph"]) + 1
+        assert [v.verdict for v in check_steps(p, steps)] == ["right"] * len(steps), row["completion"]
+        assert answer == math_answer(row["completion"]) == p.answer
+    raw = sft_rows(problems[:2], None)  # no chat template: the few-shot text, "Answer:" then a space
+    assert raw[0]["prompt"] == build_prompt(problems[0]) and raw[0]["completion"].startswith(" ")
+
+
+def test_training_problems_never_are_the_benchs():
+    bench = bench_problems(1500, seed=0, levels=(1,))
+    drawn = bench_problems(1500, seed=1, levels=(1,))
+    # one-operation problems with small numbers repeat across seeds: the hold-out has something to remove
+    assert overlap([p.question for p in bench], [p.question for p in drawn])
+    kept = warm_start_problems(1500, seed=1, levels=(1,), bench_seed=0, holdout=1500)
+    assert len(kept) == 1500 and not overlap([p.question for p in bench], [p.question for p in kept])
+    assert held_out_questions(0, 1500, (1,), "small") == {p.question for p in bench}
+    with pytest.raises(ValueError, match="must differ from the bench"):
+        warm_start_problems(4, seed=0, levels=(1,), bench_seed=0)
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"problems": 0}, "problems must be >= 1"),
+    ({"levels": "1,9"}, "level(s) [9] outside"),
+    ({"levels": "one"}, "levels must be integers"),
+    ({"seed": 0}, "is the bench's seed"),
+    ({"size": "huge"}, "unknown size 'huge'"),
+])
+def test_bad_settings_are_refused(settings, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        SFTRunConfig(output="x", **settings)
+
+
+def test_cli_errors_before_writing(tmp_path, capsys):
+    assert main(["sft", "--output", str(tmp_path / "a"), "--levels", "0"]) == 2
+    assert "level(s) [0] outside" in capsys.readouterr().err
+    assert main(["sft", "--output", str(tmp_path / "b"), "--model", "no-such-model"]) == 2
+    assert "no-such-model" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def _settings(chat_base, out, **more):
+    return dict(output=str(out), model=chat_base, problems=6, levels="1,2", max_steps=3, batch_size=2,
+                save_steps=1, logging_steps=1, lr=1e-3, holdout=8, max_length=4096) | more
+
+
+def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_bench(chat_base, tmp_path,
+                                                                                    monkeypatch):
+    import torch
+    import trl
+    from transformers import AutoModelForCausalLM, TrainerCallback
+
+    from prmkit.models.loading import resolve_model
+
+    out = tmp_path / "sft"
+    steps_run: list[int] = []
+
+    class Crash(TrainerCallback):
+        """Counts the steps taken; raises right after checkpoint-`at` is written (a crash)."""
+
+        def __init__(self, at: int | None):
+            self.at = at
+
+        def on_step_end(self, args, state, control, **kwargs):
+            steps_run.append(state.global_step)
+
+        def on_save(self, args, state, control, **kwargs):
+            if state.global_step == self.at:
+                raise RuntimeError("killed")
+
+    original = trl.SFTTrainer
+
+    def trainer_with(at):
+        class Trainer(original):
+            def __init__(self, *a, callbacks=(), **k):
+                super().__init__(*a, callbacks=[*callbacks, Crash(at)], **k)
+        return Trainer
+
+    monkeypatch.setattr(trl, "SFTTrainer", trainer_with(2))
+    with pytest.raises(RuntimeError, match="killed"):
+        run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)
+    assert steps_run == [1, 2] and (out / "checkpoint-2").is_dir() and not (out / "config.json").exists()
+    partial = json.loads((out / "sft_run.json").read_text())
+    assert partial["done"] is False and partial["steps"] == 2 and len(partial["train_loss"]) == 2
+
+    monkeypatch.setattr(trl, "SFTTrainer", trainer_with(None))
+    record = run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)
+    assert steps_run == [1, 2, 3]  # the second run took step 3 only
+    assert record["done"] and record["steps"] == 3 and record["runs"] == 2
+    assert record["resumed_from"].endswith("checkpoint-2")
+    assert [x["step"] for x in record["train_loss"]] == [1, 2, 3]
+    assert record["train_loss"][:2] == partial["train_loss"]  # the crashed run's log is kept
+    assert record["tokens_trained"] > 0 and record["peak_rss_mib"] > 0 and record["seconds"] > 0
+    assert record["completion_tokens_per_epoch"] < record["tokens_per_epoch"]
+
+    # the output is a model directory: the policy, changed by training
+    policy = AutoModelForCausalLM.from_pretrained(resolve_model(out))
+    base = AutoModelForCausalLM.from_pretrained(chat_base)
+    assert not torch.equal(policy.model.embed_tokens.weight, base.model.embed_tokens.weight)
+    assert (out / "tokenizer.json").is_file() and len(trained_questions(out)) == 6
+
+    again = run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)  # finished: nothing redone
+    assert steps_run == [1, 2, 3] and again == record
+    with pytest.raises(ValueError, match=r"other settings \(lr 0.001 -> 0.01\)"):
+        run_sft(SFTRunConfig(**_settings(chat_base, out, lr=1e-2)), progress=False)
+
+    # prmkit bench --policy: the samples come from the warm start, the labelers keep --model
+    bench = tmp_path / "bench"
+    settings = dict(output=str(bench), problems=2, levels="1", policy_k=1, labelers="ig", model=chat_base,
+                    policy=str(out), slips="arithmetic", max_new_tokens=4, batch_size=4, bootstrap=0)
+    assert BenchConfig(**settings).sampler().model == str(out)
+    assert BenchConfig(**(settings | {"policy": None})).sampler().model == chat_base
+    report = run_bench(BenchConfig(**settings), progress=False)
+    assert report["policy"]["model"] == str(out)
+    raw = [json.loads(line) for line in (bench / "policy.raw.jsonl").read_text().splitlines()]
+    assert {t["source"] for r in raw for t in r["traces"]} == {f"policy:{out}"}
+    with pytest.raises(ValueError, match=r"other settings .*policy"):
+        run_bench(BenchConfig(**(settings | {"policy": None})), progress=False)
+    with pytest.raises(ValueError, match="was trained on"):  # a bench drawn with the warm start's own seed
+        run_bench(BenchConfig(**(settings | {"output": str(tmp_path / "b2"), "seed": 1, "levels": "1,2",
+                                             "problems": 4})), progress=False)

@@ -252,3 +252,18 @@ def test_train_bt_on_pum_pairs(tiny_base, tmp_path):
     assert logs[0]["model_config"] == logs[1]["model_config"] and logs[0]["model_config"]["aggregation"] == "last"
     assert [h["loss"] for h in logs[0]["history"]] == [h["loss"] for h in logs[1]["history"]]
     _same_file(tmp_path / "cli" / "model.safetensors", tmp_path / "api" / "model.safetensors")
+
+
+def test_sft(long_tiny, tmp_path):
+    """`prmkit.sft(...)` is `prmkit sft`: the same rows, the same losses, the same policy."""
+    flags = {"model": long_tiny, "problems": 4, "levels": "1", "max_steps": 2, "batch_size": 2, "holdout": 4,
+             "max_length": 2048, "logging_steps": 1}
+    assert main(["--quiet", "sft", *[x for k, v in flags.items() for x in (f"--{k.replace('_', '-')}", str(v))],
+                 "--output", str(tmp_path / "cli")]) == 0
+    returned = prmkit.sft(output=str(tmp_path / "api"), progress=False, log=lambda _: None, **flags)
+    written = json.loads((tmp_path / "cli" / "sft_run.json").read_text())
+    volatile = ("peak_rss_mib", "peak_gpu_mib")
+    assert {k: v for k, v in _volatile_free(written).items() if k not in volatile} == {
+        k: v for k, v in _volatile_free(returned).items() if k not in volatile}
+    for name in ("sft_data.jsonl", "sft_settings.json", "model.safetensors"):
+        _same_file(tmp_path / "cli" / name, tmp_path / "api" / name)

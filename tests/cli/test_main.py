@@ -11,7 +11,7 @@ REQUIRED = {  # the least each verb needs besides --config
     "generate": ["--output", "y"], "rollout": ["--output", "y"], "verify": ["x"], "train": ["prm", "--output", "y"],
     "score": ["--model", "m", "--input", "x", "--output", "y"], "evaluate": ["bok"], "view": [],
     "search": ["beam", "--output", "y"], "pum": ["--input", "x", "--output-dir", "y"],
-    "rl": ["grpo", "--output", "y"], "bench": ["--output", "y"],
+    "rl": ["grpo", "--output", "y"], "bench": ["--output", "y"], "sft": ["--output", "y"],
 }
 
 

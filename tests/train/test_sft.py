@@ -74,6 +74,7 @@ def test_training_problems_never_are_the_benchs():
     ({"levels": "one"}, "levels must be integers"),
     ({"seed": 0}, "is the bench's seed"),
     ({"size": "huge"}, "unknown size 'huge'"),
+    ({"batch_size": 6, "micro_batch": 4}, "micro_batch 4 does not divide batch_size 6"),
 ])
 def test_bad_settings_are_refused(settings, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -89,7 +90,7 @@ def test_cli_errors_before_writing(tmp_path, capsys):
 
 
 def _settings(chat_base, out, **more):
-    return dict(output=str(out), model=chat_base, problems=6, levels="1,2", max_steps=3, batch_size=2,
+    return dict(output=str(out), model=chat_base, problems=6, levels="1,2", max_steps=3, batch_size=2, micro_batch=1,
                 save_steps=1, logging_steps=1, lr=1e-3, holdout=8, max_length=4096) | more
 
 

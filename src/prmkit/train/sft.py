@@ -69,10 +69,14 @@ class SFTRunConfig(TrainRunConfig):
                                                       "are left out of the training set."))
     holdout: int = field(default=1000, metadata=_help("the bench's first N problems at --bench-seed (same levels and "
                                                       "size) are left out, by question text."))
-    lr: float = field(default=5e-5, metadata=_help("AdamW learning rate."))
+    lr: float = field(default=1e-4, metadata=_help("AdamW learning rate."))
+    lora_r: int = field(default=0, metadata=_help("LoRA rank via peft (merged into the saved policy); 0 = full "
+                                                  "fine-tuning."))
     epochs: float = field(default=1.0, metadata=_help("passes over the training problems (when max_steps is 0)."))
     max_steps: int = field(default=0, metadata=_help("stop after this many optimiser steps (0: run `epochs`)."))
     batch_size: int = field(default=8, metadata=_help("examples per optimiser step."))
+    micro_batch: int = field(default=8, metadata=_help("examples per forward pass, gradient accumulation up to "
+                                                       "batch_size (a divisor of it; less memory, same steps)."))
     max_length: int = field(default=1024, metadata=_help("tokens per example (prompt + completion); longer ones are "
                                                          "cut."))
     warmup: float = field(default=0.05, metadata=_help("fraction of steps with linear warm-up, then linear decay."))
@@ -83,7 +87,7 @@ class SFTRunConfig(TrainRunConfig):
     resume: bool = field(default=True, metadata=_help("continue from the last <output>/checkpoint-N of this run; "
                                                       "--no-resume: an output holding checkpoints is an error."))
     trainer_args: list[str] = field(default_factory=list, metadata=_help(
-        "further trl.SFTConfig arguments as KEY=VALUE (YAML value), e.g. gradient_checkpointing=true."))
+        "further trl.SFTConfig arguments as KEY=VALUE (YAML value), e.g. activation_checkpointing=true."))
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -106,6 +110,8 @@ class SFTRunConfig(TrainRunConfig):
                              "bench's problems; choose another")
         if self.batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if self.batch_size % min(self.micro_batch, self.batch_size):
+            raise ValueError(f"micro_batch {self.micro_batch} does not divide batch_size {self.batch_size}")
 
     def level_list(self) -> list[int]:
         return [int(x) for x in self.levels.split(",") if x.strip()]
@@ -135,10 +141,12 @@ def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
     from trl import SFTConfig
 
     gpu = _has_gpu()
+    micro = min(config.micro_batch, config.batch_size)
     kwargs: dict[str, Any] = dict(
         output_dir=str(output), learning_rate=config.lr, num_train_epochs=config.epochs,
-        max_steps=config.max_steps or -1, per_device_train_batch_size=config.batch_size,
-        gradient_accumulation_steps=1, warmup_steps=config.warmup, lr_scheduler_type="linear", seed=config.seed,
+        max_steps=config.max_steps or -1, per_device_train_batch_size=micro,
+        gradient_accumulation_steps=config.batch_size // micro, warmup_steps=config.warmup,
+        lr_scheduler_type="linear", seed=config.seed,
         logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps or 25,
         save_total_limit=config.save_total_limit or None, report_to=[], max_length=config.max_length,
         completion_only_loss=True, packing=False, dataloader_pin_memory=False, use_cpu=not gpu,
@@ -268,7 +276,7 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
                                                           for r in rows]),
                          peft_config=lora, callbacks=[_callback(record)])
     lengths = [(sum(x != -100 for x in r), len(r)) for r in trainer.train_dataset["labels"]]  # (loss, all) tokens
-    log(f"sft: {len(rows)} problems, {sum(t for _, t in lengths)} completion tokens of {sum(n for _, n in lengths)}"
+    log(f"sft: {len(rows)} problems, {sum(t for t, _ in lengths)} completion tokens of {sum(n for _, n in lengths)}"
         f"; {'continuing from ' + resume if resume else 'from the start'}")
     trainer.train(resume_from_checkpoint=resume)
     _save_policy(trainer, tokenizer, out)

@@ -147,6 +147,7 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
     policy = AutoModelForCausalLM.from_pretrained(resolve_model(out))
     base = AutoModelForCausalLM.from_pretrained(chat_base)
     assert not torch.equal(policy.model.embed_tokens.weight, base.model.embed_tokens.weight)
+    assert policy.config.use_cache is True
     assert (out / "tokenizer.json").is_file() and len(trained_questions(out)) == 6
 
     again = run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)  # finished: nothing redone

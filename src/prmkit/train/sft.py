@@ -292,6 +292,7 @@ def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:
     model = trainer.model
     if hasattr(model, "merge_and_unload"):
         model = model.merge_and_unload()
+    model.config.use_cache = True  # the Trainer turns the KV cache off for training; the policy samples with it
     staging = out / ".policy.tmp"
     shutil.rmtree(staging, ignore_errors=True)
     model.save_pretrained(staging)

@@ -124,3 +124,31 @@ def test_distinct_prompts_prefilled_once_and_rows_leave_the_batch(tiny_model_dir
     assert all(row == full[: len(row)] for row, full in zip(stopped, rows, strict=True))
     assert len(stopped[1]) <= 3 and stop in tok.decode(stopped[1])
     assert all(len(r) == 8 or stop in tok.decode(r) for r in stopped)
+
+
+def test_the_common_start_of_the_prompts_is_prefilled_once(tiny_model_dir):
+    """Prompts that start alike (a few-shot prompt, a problem's step prefixes): their common tokens run once, each
+    prompt's rest once after them, left-padded in between, and each row's greedy continuation is what the prompt
+    gives alone."""
+    import torch
+
+    from prmkit.generate.backends.decode import decode_rows
+    from prmkit.generate.backends.hf import cache_name
+
+    backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=8))
+    tok, model = backend.tokenizer, backend.model
+    prompts = ["Tom has 3 apples and buys 4 more", "Tom has 3 apples", "Tom has 3 pears", "Tom has 3 apples"]
+    heads = [tok(p)["input_ids"][:-1] for p in dict.fromkeys(prompts)]
+    common = next(k for k in range(min(map(len, heads)) + 1)
+                  if k == min(map(len, heads)) or len({tuple(h[: k + 1]) for h in heads}) > 1)
+    assert common >= 3  # the prompts do share a start here
+    before = backend.tokens_prefilled
+    ids, mask, cache = backend.prefill_distinct(prompts)
+    assert backend.tokens_prefilled - before == common + sum(len(h) - common for h in heads)
+    rows = decode_rows(model, tok, ids[:, -1], mask, cache, SamplingConfig(n=1, top_p=1e-9, max_new_tokens=8),
+                       [torch.Generator().manual_seed(0) for _ in prompts], cache_name(model))
+    for prompt, row in zip(prompts, rows, strict=True):
+        enc = tok(prompt, return_tensors="pt")
+        with torch.inference_mode():
+            alone = model.generate(**enc, do_sample=False, max_new_tokens=8, pad_token_id=tok.pad_token_id)
+        assert row == alone[0, enc["input_ids"].shape[1]:].tolist()

@@ -5,8 +5,9 @@ prompt's last token next to its first generated token, so batched and one-at-a-t
 When a batch holds K copies of one prompt (the usual case), the prompt is encoded once and its KV cache
 is copied K times, so a long few-shot prompt costs one prefill instead of K.
 
-Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the distinct
-prompts are prefilled once, left-padded together, and their KV cache repeated K times; each row samples with its
+Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the tokens
+all of them start with (the few-shot prompt, the question) are prefilled once, each distinct prompt's rest once,
+left-padded after them, and their KV cache repeated K times; each row samples with its
 own seeded generator (`row_sampling.py`), so a prefix's continuations do not depend on its batch.
 `tokens_prefilled` counts the prompt tokens actually run through the model by `generate_rendered`.
 
@@ -23,7 +24,47 @@ from prmkit.generate.backends.base import BackendOptions, Completion, SamplingCo
 from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan
 from prmkit.generate.prompts import in_chat_template
 
-__all__ = ["TransformersBackend", "cache_name"]
+__all__ = ["TransformersBackend", "cache_name", "shared_prefill"]
+
+
+def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) -> tuple[Any, Any, Any, int]:
+    """Prefill distinct prompts (token id lists) for decoding: (ids (D, T), mask (D, T), the KV cache of all but
+    the last column, tokens run through the model). The tokens every prompt starts with (before its last one) run
+    once on one row and their cache is repeated; each prompt's rest runs left-padded after them, so a prompt reads
+    [common | padding | its rest] and the mask is 0 on the padding between. One prompt (or none in common): one
+    left-padded batch, as before."""
+    import torch
+    from transformers import DynamicCache
+
+    heads = [p[:-1] for p in prompts]
+    common = min((_common_length(heads), *map(len, heads))) if len(prompts) > 1 else 0
+    rests = [p[common:] for p in prompts]  # each holds at least its last token
+    width = max(map(len, rests))
+    ids = torch.tensor([[prompts[0][t] for t in range(common)] + [pad] * (width - len(r)) + r for r in rests])
+    mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests])  # (D, T)
+    cache, ran = DynamicCache(config=model.config), 0
+    with torch.inference_mode():
+        if common:
+            model(input_ids=ids[:1, :common], use_cache=True, **{name: cache})
+            cache.batch_repeat_interleave(len(prompts))
+            ran += common
+        if ids.shape[1] - 1 > common:
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, common:-1]
+            model(input_ids=ids[:, common:-1], attention_mask=mask[:, :-1], position_ids=positions, use_cache=True,
+                  **{name: cache})
+            ran += int(mask[:, common:-1].sum())
+    return ids, mask, cache, ran
+
+
+def _common_length(prompts: list[list[int]]) -> int:
+    """How many first tokens all `prompts` share."""
+    first, n = prompts[0], min(map(len, prompts))
+    for p in prompts[1:]:
+        k = 0
+        while k < n and p[k] == first[k]:
+            k += 1
+        n = k
+    return n
 
 
 def cache_name(model: Any) -> str:
@@ -86,21 +127,16 @@ class TransformersBackend:
         return self._decode(rows, cfg)
 
     def prefill_distinct(self, prompts: list[str]) -> tuple[Any, Any, Any]:
-        """(ids, mask, cache) of left-padded `prompts` (B, T), the cache holding all but the last column; each
-        distinct prompt runs through the model once and its cache rows are repeated for its copies."""
+        """(ids, mask, cache) of `prompts` (B, T), the cache holding all but the last column. Each distinct prompt
+        runs through the model once, and the tokens all distinct prompts start with (the few-shot prompt, a
+        problem's question and earlier steps) run once for all of them (`shared_prefill`); the cache rows are
+        repeated for a prompt's copies."""
         import torch
-        from transformers import DynamicCache
 
         distinct = list(dict.fromkeys(prompts))
-        enc = self.tokenizer(distinct, return_tensors="pt", padding=True)
-        ids, mask = enc["input_ids"], enc["attention_mask"]  # (D, T)
-        cache = DynamicCache(config=self.model.config)
-        if ids.shape[1] > 1:
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, :-1]
-            with torch.inference_mode():
-                self.model(input_ids=ids[:, :-1], attention_mask=mask[:, :-1], position_ids=positions,
-                           use_cache=True, **{self._cache: cache})
-            self.tokens_prefilled += int(mask[:, :-1].sum())
+        ids, mask, cache, ran = shared_prefill(self.model, self.tokenizer(distinct)["input_ids"],
+                                               self.tokenizer.pad_token_id, self._cache)
+        self.tokens_prefilled += ran
         row_of = {p: i for i, p in enumerate(distinct)}
         index = torch.tensor([row_of[p] for p in prompts])
         if ids.shape[1] > 1:

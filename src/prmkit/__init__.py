@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate", "label",
+__all__ = ["__version__", "bench", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate", "label",
            "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "sft", "synth", "threshold",
            "to_dataset", "train", "verify", "view"]
 

@@ -20,11 +20,12 @@ import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
 __all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_length", "convert_once", "load_model",
-           "resolve_model"]
+           "load_trainable", "resolve_model"]
 
 DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
@@ -135,6 +136,28 @@ def context_length(name_or_path: str | os.PathLike[str]) -> int | None:
     data = data.get("text_config", data) if isinstance(data.get("text_config"), dict) else data
     value = data.get("max_position_embeddings") or data.get("n_positions")
     return int(value) if isinstance(value, int) and value > 0 else None
+
+
+def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_alpha: int = 16
+                   ) -> tuple[Any, Any, Any]:
+    """(model in float32, tokenizer with a pad token, peft `LoraConfig` on all linear layers or None when `lora_r`
+    is 0) of a causal LM to fine-tune (`prmkit sft`, `prmkit rl`); `threads` > 0 sets torch's CPU threads."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if threads:
+        torch.set_num_threads(threads)
+    path = resolve_model(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    lora = None
+    if lora_r:
+        from peft import LoraConfig
+
+        lora = LoraConfig(r=lora_r, lora_alpha=lora_alpha, target_modules="all-linear", task_type="CAUSAL_LM")
+    return model, tokenizer, lora
 
 
 @lru_cache(maxsize=4)

@@ -63,25 +63,9 @@ def _last_checkpoint(output: Path) -> str | None:
 
 def _policy(config: RLConfig) -> tuple[Any, Any, Any]:
     """(model, tokenizer, peft LoraConfig or None) of the policy."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from prmkit.models.loading import load_trainable
 
-    from prmkit.models.loading import resolve_model
-
-    if config.threads:
-        torch.set_num_threads(config.threads)
-    path = resolve_model(config.model)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    lora = None
-    if config.lora_r:
-        from peft import LoraConfig
-
-        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules="all-linear",
-                          task_type="CAUSAL_LM")
-    return model, tokenizer, lora
+    return load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
 
 
 def _rewards(config: RLConfig, scorers: Scorers) -> tuple[list[Any], list[float]]:

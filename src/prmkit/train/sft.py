@@ -244,31 +244,17 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     if resume and not config.resume:
         raise ValueError(f"{out} has checkpoints already: drop --no-resume to continue, or choose a new output")
 
-    import torch
     from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import SFTTrainer
 
-    from prmkit.models.loading import resolve_model
+    from prmkit.models.loading import load_trainable
     from prmkit.train.sft_data import sft_rows, warm_start_problems
 
-    if config.threads:
-        torch.set_num_threads(config.threads)
-    path = resolve_model(config.model)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
     problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
                                    config.bench_seed, config.holdout)
+    model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
     rows = sft_rows(problems, tokenizer, config.chat, config.seed)
     write_records(out / DATA_FILE, rows)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    lora = None
-    if config.lora_r:
-        from peft import LoraConfig
-
-        lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, target_modules="all-linear",
-                          task_type="CAUSAL_LM")
     record = _Record(run_file, {"model": config.model, "problems": len(rows),
                                 "levels": config.level_list(), "resumed_from": resume})
     trainer = SFTTrainer(model=model, args=_arguments(config, out, progress), processing_class=tokenizer,

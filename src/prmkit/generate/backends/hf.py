@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, row_seed, split_at_stop
-from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan
+from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan, common_prefix
 from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend", "cache_name", "shared_prefill"]
@@ -37,10 +37,10 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
     from transformers import DynamicCache
 
     heads = [p[:-1] for p in prompts]
-    common = min((_common_length(heads), *map(len, heads))) if len(prompts) > 1 else 0
+    common = min(common_prefix(heads[0], h) for h in heads) if len(prompts) > 1 else 0
     rests = [p[common:] for p in prompts]  # each holds at least its last token
     width = max(map(len, rests))
-    ids = torch.tensor([[prompts[0][t] for t in range(common)] + [pad] * (width - len(r)) + r for r in rests])
+    ids = torch.tensor([prompts[0][:common] + [pad] * (width - len(r)) + r for r in rests])
     mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests])  # (D, T)
     cache, ran = DynamicCache(config=model.config), 0
     with torch.inference_mode():
@@ -54,17 +54,6 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
                   **{name: cache})
             ran += int(mask[:, common:-1].sum())
     return ids, mask, cache, ran
-
-
-def _common_length(prompts: list[list[int]]) -> int:
-    """How many first tokens all `prompts` share."""
-    first, n = prompts[0], min(map(len, prompts))
-    for p in prompts[1:]:
-        k = 0
-        while k < n and p[k] == first[k]:
-            k += 1
-        n = k
-    return n
 
 
 def cache_name(model: Any) -> str:

@@ -85,5 +85,5 @@ def test_the_label_verb_runs_with_rollouts(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cli, "label_pools", lambda pools, config, output, settings, **kw: seen.extend(settings) or {})
     assert main(["label", "--method", "math-shepherd", "--input", "demo", "--rollouts", "2",
                  "--output", str(tmp_path / "o.jsonl")]) == 0
-    (rollout,) = [s for s in seen if isinstance(s, RolloutLabelConfig)]
+    (rollout,) = [s for s in seen if type(s) is RolloutLabelConfig]
     assert rollout.k == 2 and rollout.params("math-shepherd")["rollouts"] == 2  # the records' name of K is kept

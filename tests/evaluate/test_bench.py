@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from prmkit.cli.main import main
@@ -71,13 +73,19 @@ def long_base(tmp_path_factory):
 
 def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_path):
     out = tmp_path / "bench"
-    settings = dict(output=str(out), problems=4, levels="1,2", policy_k=1, labelers="ig,mcnig,math-shepherd",
-                    model=long_base, k=2, max_new_tokens=6, batch_size=8, bootstrap=20, slips="arithmetic,corrected")
+    settings = dict(output=str(out), problems=4, levels="1,2", policy_k=1, model=long_base, k=2, max_new_tokens=6,
+                    labelers="ig,mcnig,math-shepherd,omegaprm,pum", students=f"{long_base},{long_base}@1.0",
+                    batch_size=8, bootstrap=20, slips="arithmetic,corrected")
     report = run_bench(BenchConfig(**settings), progress=False)
     assert report["traces"] == 4 * (3 + 1)  # right + two slips + one policy sample per problem
     assert report["traces_by_kind"]["corrected"] == {"traces": 4, "answer_right": 4, "process_error": 4}
-    assert {r["labeler"] for r in report["rows"]} == {"ig", "mcnig", "math-shepherd"}
+    assert {r["labeler"] for r in report["rows"]} == {"ig", "mcnig", "math-shepherd", "omegaprm", "pum"}
     assert report["labelers"]["math-shepherd"]["tokens_generated"] > 0
+    # PUM's two students roll out every prefix Math-Shepherd does, plus one baseline per problem: twice the rollouts
+    ms, pum = ({r["trace_id"]: r for r in map(json.loads, (out / f"labels/{m}.jsonl").open())}
+               for m in ("math-shepherd", "pum"))
+    assert sum(r["cost"]["rollouts"] for r in pum.values()) == 2 * (sum(r["cost"]["rollouts"] for r in ms.values())
+                                                                    + 4 * 2)
     assert report["labelers"]["ig"]["shared_with"] == ["ig", "mcnig"]  # one forward pass for both
     for name in ("report.json", "table.md", "f1_tokens.png", "truth.jsonl", "pools.jsonl", "labels/ig.jsonl"):
         assert (out / name).stat().st_size > 0
@@ -100,6 +108,7 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     (["--size", "huge"], "unknown size 'huge'"),
     (["--problems", "3", "--levels", "1,2"], "at least two problems per level"),
     (["--model", "no-such-model"], "no-such-model"),
+    (["--labelers", "pum", "--students", "smollm2-135m,no-such-student"], "no-such-student"),
 ])
 def test_bad_input_is_a_clear_error_before_any_model_loads(tmp_path, capsys, flags, message):
     code = main(["bench", "--output", str(tmp_path / "b"), "--policy-k", "0", "--labelers", "ig", *flags])

@@ -184,4 +184,65 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
     assert 2 <= written < 24, "the kill must land mid-run"
     done = subprocess.run([*args, str(victim)], env=_env(), check=True, capture_output=True, text=True)
     assert json.loads(done.stdout)["traces"] == 24 - written
-    assert read(victim) == read(tmp_path / "clean.jsonl")  # seeded per prefix: the same labels and ledgers
+    # seeded per prefix: the same labels; the ledgers may differ only where the kill fell between the two traces
+    # of a problem, which share every prefix: the resumed trace paid for them alone
+    def labels(path):
+        return {t: {k: v for k, v in r.items() if k != "cost"} for t, r in read(path).items()}
+
+    assert labels(victim) == labels(tmp_path / "clean.jsonl")
+
+
+SHARED = pool_dict("s", "Tom has 3 apples and buys 4 more, then doubles them. How many apples?", "14",
+                   [(["3 + 4 = 7", "7 * 2 = 14", "14"], "14", True),         # right
+                    (["3 + 4 = 7", "7 * 3 = 21", "21"], "21", False),        # slipped at step 2: shares step 1
+                    (["3 + 4 = 7", "7 * 2 = 14", "14 + 1 = 15", "15"], "15", False)])  # shares steps 1-2
+
+
+def test_prefixes_that_traces_share_are_rolled_out_once(tiny_base, tmp_path):
+    pool = Pool.from_dict(SHARED)
+    report = label_pools([pool], LabelConfig(method="math-shepherd"), tmp_path / "ms.jsonl", [_cfg(tiny_base)],
+                         progress=False)["math-shepherd"]
+    recs = [read(tmp_path / "ms.jsonl")[t.id] for t in pool.traces]
+    # asked: 2 + 2 + 3 prefixes; distinct: "3+4" and "3+4, 7*2" (three traces), "3+4, 7*3", "3+4, 7*2, 14+1"
+    assert [r["cost"]["prefixes"] for r in recs] == [2, 2, 3]
+    assert [r["cost"]["prefixes_shared"] for r in recs] == [2, 1, 2]
+    assert recs[0]["scores"][:2] == recs[2]["scores"][:2] and recs[0]["scores"][0] == recs[1]["scores"][0]
+    # the ledgers split each shared prefix's tokens: they sum to what was generated, each prefix once
+    spent = sum(r["cost"]["tokens_generated"] for r in recs)
+    assert report.tokens_generated == spent > 0
+    lone = label_pools([Pool(pool.problem, pool.traces[2:])], LabelConfig(method="math-shepherd"),
+                       tmp_path / "lone.jsonl", [_cfg(tiny_base)], progress=False)["math-shepherd"]
+    assert lone.tokens_generated < spent  # 3 prefixes rolled out against 4
+    # a prefix's samples do not depend on which traces a call labels: the prefix is named by the pool's first
+    # trace that has it, so labeling only the third trace gives it the scores it had among all three
+    from prmkit.label import build_labelers
+
+    labeler = build_labelers(["math-shepherd"], [_cfg(tiny_base)])[0]
+    alone = labeler.label(pool, {"math-shepherd": {pool.traces[2].id}}).records["math-shepherd"][0]
+    assert alone.scores == recs[2]["scores"]
+    assert alone.cost["prefixes_shared"] == 0 and alone.cost["tokens_generated"] > recs[2]["cost"]["tokens_generated"]
+
+
+def test_step_utilities_worked_example():
+    from prmkit.label.pum.labeler import step_utilities
+
+    assert step_utilities({"a": 0.25, "b": 0.0}, [{"a": 0.5, "b": 0.25}, {"a": 1.0, "b": 1.0}]) == [0.25, 0.875]
+
+
+def test_pum_labels_are_the_students_mean_gain_after_each_step(tiny_base, tmp_path):
+    from prmkit.label import PumLabelConfig
+
+    pool = Pool.from_dict(SHARED)
+    cfg = PumLabelConfig(**vars(_cfg(tiny_base)), students=[tiny_base, f"{tiny_base}@1.5"])
+    report = label_pools([pool], LabelConfig(method="pum"), tmp_path / "pum.jsonl", [cfg], progress=False)["pum"]
+    recs = [read(tmp_path / "pum.jsonl")[t.id] for t in pool.traces]
+    baselines = recs[0]["cost"]["baselines"]
+    assert len(baselines) == 2 and all(b * 3 == int(b * 3) for b in baselines.values())  # fractions of K = 3
+    for t, r in zip(pool.traces, recs, strict=True):
+        # the last step: the CoT's verdict minus each student's baseline, averaged
+        assert r["scores"][-1] == pytest.approx(sum(float(t.correct) - b for b in baselines.values()) / 2)
+        assert all(-1 <= s <= 1 for s in r["scores"]) and r["params"]["students"] == cfg.students
+        assert r["cost"]["prefixes"] == 2 * (len(t.steps) - 1) + (2 if r is recs[0] else 0)  # + baselines
+    assert recs[0]["scores"][:2] == recs[2]["scores"][:2]  # shared prefixes, shared gains
+    assert report.tokens_generated == sum(r["cost"]["tokens_generated"] for r in recs) > 0
+    assert report.tokens_processed == sum(r["cost"]["tokens_read"] for r in recs)

@@ -20,8 +20,9 @@ already written are not made again):
    level; what was dropped and why.
 
 The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
-included), all run by one `label_pools` call: methods of one labeler class share its work (one forward pass for
-IG and the MCNIG variants, one set of rollouts for Math-Shepherd soft and hard).
+included, PUM's per-step prefix gain with `--students`), all run by one `label_pools` call: methods of one labeler
+class share its work (one forward pass for IG and the MCNIG variants, one set of rollouts for Math-Shepherd soft
+and hard), and a rollout labeler rolls out a prefix that several traces of a problem share once.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.information import InformationConfig
+from prmkit.label.pum.labeler import DEFAULT_STUDENTS, PumLabelConfig
+from prmkit.label.pum.students import parse_students
 from prmkit.label.recipe import LabelConfig, label_pools
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
@@ -73,7 +76,9 @@ class BenchConfig:
                                                              "--policy is given."))
     policy: str | None = field(default=None, metadata=_help(
         "the model whose samples are labeled, e.g. a warm start of `prmkit sft`; unset: --model."))
-    k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd and OmegaPRM."))
+    k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd, OmegaPRM and PUM (per student)."))
+    students: str = field(default=",".join(DEFAULT_STUDENTS), metadata=_help(
+        "PUM's students, comma-separated [BACKEND:]MODEL[@T] (gemma3-270m: pip install 'prmkit[gemma]')."))
     max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
     temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
     batch_size: int = field(default=32, metadata=_help("rows per sampling batch."))
@@ -192,9 +197,10 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
     """The settings of every labeler a bench may run: the model, and the rollout labelers' sampling."""
-    return [InformationConfig(model=cfg.model),
-            RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens,
-                               temperature=cfg.temperature, seed=cfg.seed, batch_size=cfg.batch_size, dtype=cfg.dtype)]
+    rollouts = RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens, seed=cfg.seed,
+                                  temperature=cfg.temperature, batch_size=cfg.batch_size, dtype=cfg.dtype)
+    students = [s.strip() for s in cfg.students.split(",") if s.strip()]
+    return [InformationConfig(model=cfg.model), rollouts, PumLabelConfig(**asdict(rollouts), students=students)]
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
@@ -203,6 +209,10 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     if not cfg.output:
         raise ValueError("set --output (the run directory)")
     resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    if "pum" in cfg.labeler_list():
+        for spec in parse_students([x for x in cfg.students.split(",") if x.strip()], "transformers"):
+            if spec.backend != "openai":
+                resolve_model(spec.model)
     if cfg.policy_k:
         resolve_model(cfg.policy_model())
         _check_held_out(cfg)
@@ -210,7 +220,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
     settings = out / "settings.json"
-    mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "bootstrap")}
+    mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "students", "bootstrap")}
     mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
     if settings.exists():
         old = json.loads(settings.read_text())

@@ -45,6 +45,7 @@ from prmkit.label.pum import (
     parse_student,
     prefix_step_counts,
 )
+from prmkit.label.pum.labeler import PumLabelConfig, PumLabeler
 from prmkit.label.recipe import (
     LabelConfig,
     LabelReport,
@@ -83,6 +84,8 @@ __all__ = [
     "PrefixPoint",
     "PrefixRoller",
     "PumConfig",
+    "PumLabelConfig",
+    "PumLabeler",
     "RolloutLabelConfig",
     "StudentSpec",
     "ThresholdConfig",

@@ -44,20 +44,22 @@ ESTIMATES: dict[str, int] = {"math-shepherd": 1, "math-shepherd-hard": 0}
 
 class MathShepherdLabeler(RolloutLabeler):
     """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace (one batch run per
-    problem), soft and/or hard estimates. `backend` replaces loading `config.model`."""
+    problem; a prefix several traces share is rolled out once), soft and/or hard estimates. `backend` replaces
+    loading `config.model`."""
 
     NAME = "Math-Shepherd"
     METHODS = tuple(ESTIMATES)
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
         traces = self.pending(pool, todo)
-        rolled = self.roller.roll(pool, [(t, n) for t in traces for n in range(1, len(t.steps))])
+        rolls = self.roller.for_pool(pool)
+        rolled = rolls.roll([(t, n) for t in traces for n in range(1, len(t.steps))])
         cost, records = LabelCost(), {m: [] for m in todo}
         for t in traces:
             mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
             verdicts = [[c.correct for c in r.continuations] for r in mine] + ([[bool(t.correct)]] if t.steps else [])
             estimates = mc_estimates(verdicts)
-            ledger = self.roller.ledger(pool, t, mine)
+            ledger = rolls.ledger(t, mine)
             paper = shepherd_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
             cost.tokens_read += ledger["tokens_read"]
             cost.tokens_generated += ledger["tokens_generated"]

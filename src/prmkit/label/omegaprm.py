@@ -105,14 +105,15 @@ class OmegaPRMLabeler(RolloutLabeler):
         traces = self.pending(pool, todo)
         searches = {t.id: FirstErrorSearch(len(t.steps), bool(t.correct)) for t in traces}
         done: dict[str, list] = {t.id: [] for t in traces}
+        rolls = self.roller.for_pool(pool)  # a prefix two searches ask for is rolled out once
         while asked := [(t, n) for t in traces if (n := searches[t.id].next_query()) is not None]:
-            rolled = self.roller.roll(pool, asked)
+            rolled = rolls.roll(asked)
             for t, n in asked:
                 searches[t.id].answer(n, rolled[(t.id, n)].solved > 0)
                 done[t.id].append(rolled[(t.id, n)])
         cost, records = LabelCost(), {m: [] for m in todo}
         for t in traces:
-            ledger = self.roller.ledger(pool, t, done[t.id]) | {"first_error": searches[t.id].first_error,
+            ledger = rolls.ledger(t, done[t.id]) | {"first_error": searches[t.id].first_error,
                                                                 "queried": searches[t.id].queried}
             ledger["paper_tokens"] = omegaprm_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
             cost.tokens_read += ledger["tokens_read"]

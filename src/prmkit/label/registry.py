@@ -11,6 +11,7 @@ from prmkit.label.base import Labeler
 from prmkit.label.information import InformationLabeler
 from prmkit.label.math_shepherd import MathShepherdLabeler
 from prmkit.label.omegaprm import OmegaPRMLabeler
+from prmkit.label.pum.labeler import PumLabeler
 
 __all__ = ["LABELERS", "labeler_configs"]
 
@@ -23,6 +24,7 @@ LABELERS: dict[str, type[Labeler]] = {
     "math-shepherd": MathShepherdLabeler,
     "math-shepherd-hard": MathShepherdLabeler,
     "omegaprm": OmegaPRMLabeler,
+    "pum": PumLabeler,  # PUM prefix utility per step (the students' mean gain)
 }
 
 

@@ -1,10 +1,15 @@
-"""What the rollout labelers (Math-Shepherd, OmegaPRM) share: their settings, the sampling of M continuations
+"""What the rollout labelers (Math-Shepherd, OmegaPRM, PUM) share: their settings, the sampling of M continuations
 after step prefixes (the rollout primitive, `prmkit.generate.rollout`) and the per-trace cost ledger.
 
-A prefix of n steps of trace t is the rollout request `<t>@<n>`; its M continuations are validated against the
-problem's answer. The ledger of a trace counts, measured: `tokens_read` (prompt + prefix tokens, once per queried
-prefix, as the backend prefills them for its M continuations), `tokens_generated` (all continuation tokens),
-`prefixes` and `rollouts`; and `tokens_read_cached`: the prompt and the longest queried prefix once, what an engine
+A prefix of n steps is the rollout request `<t>@<n>`, t the pool's first trace whose first n steps it is (n < N),
+`<problem_id>@0` the empty prefix; its M continuations are validated against the problem's answer. Traces of one
+pool that start alike (a right trace and its copy slipped at step k share their first k - 1 steps) ask for the same
+prefix: it is rolled out once per pool and shared (`PoolRollouts`), and its id, and so its seed, depend only on the
+pool's traces, never on which of them a call labels. The ledger of a trace counts, measured: `tokens_read` (prompt
++ prefix tokens, once per queried prefix, as the backend prefills them for its M continuations), `tokens_generated`
+(all continuation tokens), both with a shared prefix's tokens divided among the traces of the call that asked for
+it (so the ledgers sum to what was spent); `prefixes`, `prefixes_shared` (of those, how many another trace also
+asked for) and `rollouts`; and `tokens_read_cached`: the prompt and the longest queried prefix once, what an engine
 with a prefix cache reads (the paper's KV-caching assumption, appendix A). `step_tokens` is the trace's mean tokens
 per step, the s of the paper's formulas.
 """
@@ -23,7 +28,7 @@ from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefi
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.base import LabelerModelConfig
 
-__all__ = ["PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
+__all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
 
 # settings that change no score (kept out of the records' params, so a re-run may change them)
 _NOT_PARAMS = ("batch_size", "base_url")
@@ -82,14 +87,9 @@ class PrefixRoller:
         self.config, self.backend = config, backend if backend is not None else config.make_backend()
         self.sampling = config.sampling()
 
-    def roll(self, pool: Pool, prefixes: Sequence[tuple[Trace, int]]) -> dict[tuple[str, int], Rollout]:
-        """{(trace id, n): its rollout} for each (trace, n) asked for, all sampled in shared batches."""
-        requests = [PrefixRequest(f"{t.id}@{n}", pool.problem, tuple(t.steps[:n])) for t, n in prefixes]
-        if not requests:
-            return {}
-        per_batch = max(1, self.config.batch_size // self.config.k)
-        stats = rollout_prefixes(requests, self.backend, self.sampling, prefixes_per_batch=per_batch)
-        return {(t.id, n): r for (t, n), r in zip(prefixes, stats.records, strict=True)}
+    def for_pool(self, pool: Pool) -> PoolRollouts:
+        """The rollouts of one pool's labeling: identical prefixes rolled out once and shared (module doc)."""
+        return PoolRollouts(self, pool)
 
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
         """{trace id: why} for the traces in `ids` whose longest rolled-out prefix (prompt + every step but the
@@ -115,14 +115,64 @@ class PrefixRoller:
         full = self.backend.count_tokens(partial_answer(prompt, trace.steps)) or 0
         return max(0, full - (self.backend.count_tokens(prompt) or 0)) / len(trace.steps)
 
-    def ledger(self, pool: Pool, trace: Trace, rollouts: Sequence[Rollout]) -> dict[str, Any]:
-        """The measured cost of `trace`'s queried prefixes (paper_tokens is added by the labeler)."""
+
+class PoolRollouts:
+    """The rollouts of one labeling call on one pool: `roll` asks for (trace, n) prefixes, in one or several rounds
+    (OmegaPRM's binary searches); a prefix already rolled out in this call, or asked for twice, is sampled once.
+    `ledger` then splits each rollout's tokens among the traces that asked for it."""
+
+    def __init__(self, roller: PrefixRoller, pool: Pool):
+        self.roller, self.pool = roller, pool
+        self.owner: dict[tuple[str, ...], str] = {}
+        for t in pool.traces:
+            for n in range(1, len(t.steps)):
+                self.owner.setdefault(tuple(t.steps[:n]), f"{t.id}@{n}")
+        self.owner[()] = f"{pool.problem.id}@0"
+        self.done: dict[str, Rollout] = {}
+        self.askers: dict[str, set[str]] = {}
+
+    def request_id(self, trace: Trace, n: int) -> str:
+        return self.owner.get(tuple(trace.steps[:n]), f"{trace.id}@{n}")
+
+    def roll(self, prefixes: Sequence[tuple[Trace, int]]) -> dict[tuple[str, int], Rollout]:
+        """{(trace id, n): its rollout} for each (trace, n) asked for; the new prefixes sampled in shared batches."""
+        ids = {(t.id, n): self.request_id(t, n) for t, n in prefixes}
+        new: dict[str, PrefixRequest] = {}
+        for t, n in prefixes:
+            rid = ids[(t.id, n)]
+            self.askers.setdefault(rid, set()).add(t.id)
+            if rid not in self.done and rid not in new:
+                new[rid] = PrefixRequest(rid, self.pool.problem, tuple(t.steps[:n]))
+        if new:
+            config = self.roller.config
+            per_batch = max(1, config.batch_size // config.k)
+            stats = rollout_prefixes(list(new.values()), self.roller.backend, self.roller.sampling,
+                                     prefixes_per_batch=per_batch)
+            self.done |= {r.prefix_id: r for r in stats.records}
+        return {key: self.done[rid] for key, rid in ids.items()}
+
+    def ledger(self, trace: Trace, rollouts: Sequence[Rollout]) -> dict[str, Any]:
+        """The measured cost of `trace`'s queried prefixes (module doc; paper_tokens is added by the labeler)."""
+        order = {t.id: k for k, t in enumerate(self.pool.traces)}
+
+        def share(tokens: int, r: Rollout) -> int:  # an integer split: the ledgers of the askers sum to `tokens`
+            askers = sorted(self.askers.get(r.prefix_id, {trace.id}), key=lambda a: order.get(a, len(order)))
+            base, rest = divmod(tokens, len(askers))
+            return base + (askers.index(trace.id) < rest if trace.id in askers else 0)
+
         longest = max(rollouts, key=lambda r: r.prefix_steps, default=None)
-        return {"tokens_read": sum(r.tokens_read or 0 for r in rollouts),
-                "tokens_generated": sum(r.tokens_generated for r in rollouts),
+        return {"tokens_read": sum(share(r.tokens_read or 0, r) for r in rollouts),
+                "tokens_generated": sum(share(r.tokens_generated, r) for r in rollouts),
                 "tokens_read_cached": (longest.tokens_read or 0) if longest else 0,
-                "prefixes": len(rollouts), "rollouts": sum(len(r.continuations) for r in rollouts),
-                "steps": len(trace.steps), "step_tokens": round(self.step_tokens(pool, trace), 2)}
+                "prefixes": len(rollouts),
+                "prefixes_shared": sum(len(self.askers.get(r.prefix_id, ())) > 1 for r in rollouts),
+                "rollouts": sum(len(r.continuations) for r in rollouts),
+                "steps": len(trace.steps), "step_tokens": round(self.roller.step_tokens(self.pool, trace), 2)}
+
+    def spent(self) -> tuple[int, int]:
+        """(tokens read, tokens generated) of every prefix rolled out in this call, each once."""
+        return (sum(r.tokens_read or 0 for r in self.done.values()),
+                sum(r.tokens_generated for r in self.done.values()))
 
 
 class RolloutLabeler:

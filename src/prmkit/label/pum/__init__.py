@@ -21,7 +21,9 @@ The modules, in pipeline order:
   A.2, A.4);
 - `plots`: the diagnostics of appendix B (figures 6 and 7);
 - `pipeline`: `label_pum` and `PumConfig`, the run that ties them together (prefixes -> rollouts -> gains ->
-  pairs -> report and figures).
+  pairs -> report and figures);
+- `labeler`: the students' mean gain after every step as step labels (`prmkit label --method pum`, the step-label
+  bench), a `Labeler` like Math-Shepherd's.
 """
 
 from prmkit.label.pum.pairs import (

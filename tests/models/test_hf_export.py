@@ -1,10 +1,15 @@
 """`prmkit export-hf`: a reward model as a standard token-classification model. Plain transformers loads it with
 nothing missing or unexpected, and its scores at the separators equal `prmkit score`'s step scores (prm, orm,
-prm3, and bt with a linear value head); config.json holds what vLLM's STEP pooler needs."""
+prm3, and bt with a linear value head); config.json holds what vLLM's STEP pooler needs. bt with the paper's MLP
+value head exports with its own modeling file, which transformers loads with `trust_remote_code=True` (its scores
+equal prmkit's too); its model card and the CLI say that vLLM cannot serve it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +18,7 @@ import torch
 import prmkit
 from helpers import pool_dict, write_jsonl
 from prmkit.cli.main import main
-from prmkit.models.hf_export import vllm_command
+from prmkit.models.hf_export import MLP_CLASS, MODELING_FILE, NO_VLLM, vllm_command
 from prmkit.models.reward import RewardModel, RewardModelConfig
 from tolerances import MODEL_ABS
 
@@ -39,11 +44,11 @@ def _checkpoint(tiny_base: str, directory: Path, kind: str, **config) -> Path:
     return directory
 
 
-def _hf_step_scores(path: Path, question: str, steps: list[str]) -> list[float]:
+def _hf_step_scores(path: Path, question: str, steps: list[str], **load) -> list[float]:
     """Step scores read from the export with transformers only, as the model card says."""
     from transformers import AutoModelForTokenClassification, AutoTokenizer
 
-    model = AutoModelForTokenClassification.from_pretrained(path).eval()
+    model = AutoModelForTokenClassification.from_pretrained(path, **load).eval()
     tok = AutoTokenizer.from_pretrained(path)
     p = model.config.prmkit
     ids = tok(p["prompt"].format(question=question)).input_ids
@@ -53,6 +58,24 @@ def _hf_step_scores(path: Path, question: str, steps: list[str]) -> list[float]:
         logits = model(torch.tensor([ids])).logits[0][torch.tensor(ids) == p["sep_token_id"]]
     scores = logits[:, 0] if model.config.num_labels == 1 else logits.softmax(-1)[:, 0]
     return scores.tolist()[-1:] if p["targets"] == "the last separator" else scores.tolist()
+
+
+def _assert_scores_like_prmkit(ckpt: Path, out: Path, tmp_path: Path, kind: str, **load) -> None:
+    """The export's scores at the separators (transformers only) equal `prmkit score`'s step scores within
+    MODEL_ABS, and those spread by far more, so a wrong head could not pass."""
+    question = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
+    pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", question, "7", TRACES)])
+    prmkit.score(ckpt, pools, tmp_path / "scores.jsonl")
+    records = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
+    deltas = []
+    for (steps, _, _), record in zip(TRACES, records, strict=True):
+        ours, theirs = record["step_scores"], _hf_step_scores(out, question, steps, **load)
+        assert len(ours) == len(theirs) == (1 if kind == "orm" else len(steps))
+        deltas += [abs(a - b) for a, b in zip(ours, theirs, strict=True)]
+    print(f"{kind}{' (custom code)' if load else ''}: max |delta| export vs prmkit score = {max(deltas):.2e}")
+    assert max(deltas) <= MODEL_ABS
+    spread = [s for r in records for s in r["step_scores"]]
+    assert max(spread) - min(spread) > 100 * MODEL_ABS  # the comparison sees a wrong head
 
 
 @pytest.mark.parametrize("kind,config", [("prm", {}), ("orm", {}), ("prm3", {}), ("bt", {"value_head": "linear"})])
@@ -65,20 +88,7 @@ def test_export_loads_in_transformers_and_scores_like_prmkit(kind, config, tiny_
     result = prmkit.export_hf(ckpt, out)
     _, info = AutoModelForTokenClassification.from_pretrained(out, output_loading_info=True)
     assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"], info
-
-    question = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
-    pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", question, "7", TRACES)])
-    prmkit.score(ckpt, pools, tmp_path / "scores.jsonl")
-    records = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
-    deltas = []
-    for (steps, _, _), record in zip(TRACES, records, strict=True):
-        ours, theirs = record["step_scores"], _hf_step_scores(out, question, steps)
-        assert len(ours) == len(theirs) == (1 if kind == "orm" else len(steps))
-        deltas += [abs(a - b) for a, b in zip(ours, theirs, strict=True)]
-    print(f"{kind}: max |delta| export vs prmkit score = {max(deltas):.2e}")
-    assert max(deltas) <= MODEL_ABS
-    spread = [s for r in records for s in r["step_scores"]]
-    assert max(spread) - min(spread) > 100 * MODEL_ABS  # the comparison sees a wrong head
+    _assert_scores_like_prmkit(ckpt, out, tmp_path, kind)
 
     # what vLLM reads: the architecture (converted as a classifier), num_labels, a score layer without bias (vLLM's
     # converted classifier has none), the separator id for the STEP pooler
@@ -100,11 +110,68 @@ def test_export_loads_in_transformers_and_scores_like_prmkit(kind, config, tiny_
     assert '"pooling_type": "STEP"' in command and f"(id\n  {rm.sep_id})" in card
 
 
-def test_the_mlp_value_head_is_refused_with_the_way_out(tiny_base, tmp_path):
-    ckpt = _checkpoint(tiny_base, tmp_path / "bt", "bt")
-    with pytest.raises(ValueError, match="--value-head linear"):
-        prmkit.export_hf(ckpt, tmp_path / "bt_hf")
-    assert not (tmp_path / "bt_hf").exists()
+def test_the_mlp_value_head_exports_as_custom_code_and_scores_like_prmkit(tiny_base, tmp_path, capsys):
+    """PUM's MLP value head (Linear-GELU-Linear): `modeling_prmkit.py` beside the weights, named by `auto_map`;
+    AutoModelForTokenClassification with trust_remote_code loads it with nothing missing or unexpected, and its
+    logits at the separators are prmkit's utilities. Without trust_remote_code the score is random, and the load
+    report says so."""
+    import ast
+
+    from safetensors import safe_open
+    from transformers import AutoModelForTokenClassification, LlamaForTokenClassification
+
+    ckpt = _checkpoint(tiny_base, tmp_path / "bt", "bt", value_head="mlp")
+    out = tmp_path / "bt_hf"
+    result = prmkit.export_hf(ckpt, out)
+    assert result["architecture"] == MLP_CLASS and result["trust_remote_code"] and result["vllm"] is None
+    model, info = AutoModelForTokenClassification.from_pretrained(out, trust_remote_code=True,
+                                                                  output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"], info
+    assert type(model).__name__ == MLP_CLASS and isinstance(model, LlamaForTokenClassification)
+    assert [type(m).__name__ for m in model.score] == ["Linear", "GELU", "Linear"]
+    with capsys.disabled():  # its max |delta| in the log, as the other kinds'
+        _assert_scores_like_prmkit(ckpt, out, tmp_path, "bt", trust_remote_code=True)
+
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["auto_map"] == {"AutoModelForTokenClassification": f"modeling_prmkit.{MLP_CLASS}"}
+    assert cfg["architectures"] == [MLP_CLASS] and cfg["model_type"] == "llama" and cfg["prmkit"]["kind"] == "bt"
+    with safe_open(out / "model.safetensors", "pt") as f:
+        names = f.keys()
+        shapes = {n: tuple(f.get_tensor(n).shape) for n in names if n.startswith("score")}
+    assert shapes == {"score.0.weight": (64, 64), "score.0.bias": (64,), "score.2.weight": (1, 64),
+                      "score.2.bias": (1,)}
+    code = (out / MODELING_FILE).read_text()  # self-contained: torch and transformers only, never prmkit
+    imports = {name.split(".")[0] for n in ast.walk(ast.parse(code))
+               for name in ([a.name for a in n.names] if isinstance(n, ast.Import) else
+                            [n.module or "."] if isinstance(n, ast.ImportFrom) else [])}
+    assert imports == {"torch", "transformers"} and 'BASE = "LlamaForTokenClassification"' in code
+    _, info = AutoModelForTokenClassification.from_pretrained(out, output_loading_info=True)
+    assert "score.weight" in info["missing_keys"]
+
+
+def test_the_mlp_export_card_and_cli_say_trust_remote_code_and_no_vllm(tiny_base, tmp_path, capsys):
+    """The card's transformers lines (with trust_remote_code) print prmkit's utilities; neither the card nor the
+    CLI gives a vLLM command, both say vLLM cannot serve the export; the CLI writes what the API writes."""
+    import ast
+
+    ckpt = _checkpoint(tiny_base, tmp_path / "bt", "bt", value_head="mlp")
+    out = tmp_path / "bt_hf"
+    prmkit.export_hf(ckpt, out)
+    card = (out / "README.md").read_text()
+    assert "trust_remote_code=True" in card and NO_VLLM in card and "vllm serve" not in card
+    snippet = re.search(r"```python\n(.*?)```", card, re.S).group(1)
+    with contextlib.redirect_stdout(io.StringIO()) as stdout:
+        exec(compile(snippet, "README.md", "exec"), {})
+    read = ast.literal_eval(stdout.getvalue().strip().splitlines()[-1])
+    question, steps = "Tom has 3 apples and buys 4 more. How many?", ["3 + 4 = 7.", "The answer is 7."]
+    utilities = RewardModel.from_pretrained(ckpt).score_steps(question, [steps])[0]
+    assert len(read) == len(steps) and max(abs(a - b) for a, b in zip(utilities, read, strict=True)) <= MODEL_ABS
+
+    assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli")]) == 0
+    printed = capsys.readouterr().out
+    assert "trust_remote_code=True" in printed and "vLLM cannot serve" in printed and "vllm serve" not in printed
+    for name in ("model.safetensors", "config.json", MODELING_FILE):
+        assert (tmp_path / "cli" / name).read_bytes() == (out / name).read_bytes(), name
 
 
 def test_cli_and_api_write_the_same_model(tiny_base, tmp_path, capsys):

@@ -12,7 +12,9 @@ A head owns everything that differs between kinds:
 - `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`;
 - `linear_head` / `label_names`: the head as one linear layer on the hidden states (its weight rows, its bias or
   None, one name per output), which `prmkit export-hf` writes as a standard token-classification model's `score`;
-  None where the head is not one linear layer (the default `bt` MLP).
+  None where the head is not one linear layer (the default `bt` MLP);
+- `mlp_head`: the head as Linear(H, H)-GELU-Linear(H, C) (the default `bt` value head), which `export-hf` writes
+  as the `score` of a token-classification model with custom code; None for the other heads.
 
 A head is a `torch.nn.Module`, so it may own parameters (built in `attach`, which sees the model): the `bt` head
 (PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head read at every delimiter (so one pass
@@ -102,6 +104,11 @@ class Head(torch.nn.Module):
         the head is not one linear layer."""
         return None
 
+    def mlp_head(self) -> dict[str, torch.Tensor] | None:
+        """The state dict of Sequential(Linear(H, H), GELU, Linear(H, C)) (`0.weight`, `0.bias`, `2.weight`,
+        `2.bias`) when the head's outputs are that MLP of the hidden states; None otherwise."""
+        return None
+
 
 class ClassTokenHead(Head):
     """Logits of reserved class tokens: the LM-head rows of the class tokens only (MCNIG sec 3.3)."""
@@ -187,7 +194,8 @@ class BradleyTerryHead(Head):
 
     `value_head` (a `RewardModelConfig` field): `mlp` (the paper's, appendix C: Linear-GELU-Linear) or `linear`
     (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains).
-    Only `linear` is one linear layer, so only it exports as a standard single-label token-classification model.
+    Only `linear` is one linear layer, so only it exports as a standard single-label token-classification model
+    (vLLM serves it); the MLP exports with a modeling file of its own (transformers' `trust_remote_code`).
     """
 
     label_source = "pairs"
@@ -218,6 +226,12 @@ class BradleyTerryHead(Head):
         if self.value_head != "linear":
             return None
         return self.value[0].weight.detach().clone(), None
+
+    def mlp_head(self) -> dict[str, torch.Tensor] | None:
+        """The value MLP of an `mlp` value head (Linear-GELU-Linear, appendix C); None for `linear`."""
+        if self.value_head != "mlp":
+            return None
+        return {name: t.detach().clone() for name, t in self.value.state_dict().items()}
 
     def keep(self, positions: list[int], max_length: int) -> list[int] | None:
         """Train at the prefix's last delimiter only; a prefix cut by `max_length` is skipped (with its pair)."""

@@ -1,5 +1,6 @@
-"""A prmkit reward model as a standard transformers token-classification model, loadable with nothing but
-`AutoModelForTokenClassification.from_pretrained(dir)` and servable by vLLM (`--runner pooling`, STEP pooler).
+"""A prmkit reward model as a transformers token-classification model, loadable with nothing but
+`AutoModelForTokenClassification.from_pretrained(dir)` and servable by vLLM (`--runner pooling`, STEP pooler);
+PUM's default MLP value head with transformers' custom code instead (`trust_remote_code=True`, not vLLM).
 
 A prmkit checkpoint is a causal LM whose head is the LM-head rows of its class tokens read at the step separator
 (`prmkit.models.heads`); nothing outside prmkit knows that. The export is `<Arch>ForTokenClassification` (e.g.
@@ -9,11 +10,18 @@ them = prmkit's step score p(positive) (index 0); for a `bt` model with `value_h
 `num_labels` = 1, the logit = prmkit's utility U. `score` has no bias (`token_classification_bias: false`, what
 vLLM's converted classifier has too) unless the LM head had one.
 
+A `bt` model with the paper's `value_head: mlp` (PUM appendix C, Linear(H, H)-GELU-Linear(H, 1), `Head.mlp_head`)
+fits no standard head. Its export is `PrmkitMLPForTokenClassification`, defined in `modeling_prmkit.py` beside
+the weights (a copy of `prmkit.models.modeling_prmkit` naming the decoder's `<Arch>ForTokenClassification`) and
+registered in config.json's `auto_map` (transformers' `register_for_auto_class`); the same decoder weights,
+`score.0.*` / `score.2.*` = the MLP, the logit = U. transformers loads it with `trust_remote_code=True`; vLLM
+cannot serve it (its classifier is one linear layer): for vLLM train with `--value-head linear`.
+
 config.json carries the step format under `prmkit` (kind, prompt template, separator and its id, class tokens),
 and a model card `README.md` beside the weights says how to build the inputs, how to read the scores, and the vLLM
-command. The input of a trace: `tokenizer(prompt.format(question=q)).input_ids` then, for each step,
-`tokenizer(step, add_special_tokens=False).input_ids + [sep_token_id]` (each step on its own, never a joined
-string); the score of step i is read at the i-th separator.
+command (or that vLLM cannot serve the MLP). The input of a trace: `tokenizer(prompt.format(question=q)).input_ids`
+then, for each step, `tokenizer(step, add_special_tokens=False).input_ids + [sep_token_id]` (each step on its own,
+never a joined string); the score of step i is read at the i-th separator.
 
     export_hf("runs/prm", "runs/prm_hf")        # = prmkit export-hf --model runs/prm --output runs/prm_hf
 """
@@ -23,6 +31,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,10 +42,12 @@ import torch
 from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path
 from prmkit.models.reward import RewardModel
 
-__all__ = ["CARD_NAME", "ExportHFConfig", "export_hf", "prmkit_fields", "token_classification_model",
-           "transformers_snippet", "vllm_command"]
+__all__ = ["CARD_NAME", "MLP_CLASS", "MODELING_FILE", "NO_VLLM", "ExportHFConfig", "export_hf", "modeling_code",
+           "prmkit_fields", "token_class", "token_classification_model", "transformers_snippet", "vllm_command"]
 
 CARD_NAME = "README.md"
+MODELING_FILE = "modeling_prmkit.py"  # prmkit.models.modeling_prmkit, written beside an MLP export's weights
+MLP_CLASS = "PrmkitMLPForTokenClassification"
 
 
 @dataclass
@@ -67,37 +79,74 @@ def prmkit_fields(rm: RewardModel) -> dict[str, Any]:
     }
 
 
-def token_classification_model(rm: RewardModel) -> Any:
-    """The `<Arch>ForTokenClassification` of `rm` (decoder weights shared by copy, `score` = the head's linear
-    layer); a ValueError when the head is not one linear layer."""
+def token_class(rm: RewardModel) -> str:
+    """The decoder's `<Arch>ForTokenClassification` name, from its causal LM class (`LlamaForCausalLM` -> ...)."""
+    return type(rm.model).__name__.removesuffix("ForCausalLM") + "ForTokenClassification"
+
+
+def modeling_code(base: str) -> str:
+    """The text of `modeling_prmkit.py` for the token-classification class `base` (its `BASE` line set)."""
+    source = Path(__file__).with_name(MODELING_FILE).read_text(encoding="utf-8")
+    code, n = re.subn(r'^BASE = "\w+"', f'BASE = "{base}"', source, count=1, flags=re.MULTILINE)
+    if n != 1:
+        raise RuntimeError(f"{MODELING_FILE}: no `BASE = ...` line to set")
+    return code
+
+
+def _mlp_model(config: Any, base: str, dtype: torch.dtype) -> Any:
+    """`PrmkitMLPForTokenClassification` from `config`, its class loaded as transformers loads an export's custom
+    code (`auto_map`, `trust_remote_code`); registered for AutoModelForTokenClassification, so `save_pretrained`
+    copies `modeling_prmkit.py` beside the weights and keeps `auto_map` in config.json."""
+    import transformers
     from transformers import AutoModelForTokenClassification
 
-    causal = rm.model
-    linear = rm.target_head.linear_head(causal.get_output_embeddings())
-    if linear is None:
-        raise ValueError(f"a {rm.config.kind} head with value_head {rm.config.value_head!r} is an MLP (PUM appendix "
-                         "C), which no standard transformers head is: train it with --value-head linear to export it")
-    weight, bias = linear
-    names = rm.target_head.label_names
+    if not hasattr(transformers, base):
+        raise ValueError(f"transformers has no {base}, the class an MLP export of this decoder would extend")
+    config.auto_map = {"AutoModelForTokenClassification": f"{Path(MODELING_FILE).stem}.{MLP_CLASS}"}
+    with tempfile.TemporaryDirectory() as tmp:
+        code = Path(tmp) / f"prmkit_{base}"  # names transformers' cached copy of the module
+        code.mkdir()
+        (code / MODELING_FILE).write_text(modeling_code(base), encoding="utf-8")
+        source, config.name_or_path = config.name_or_path, os.fspath(code)
+        try:
+            return AutoModelForTokenClassification.from_config(config, trust_remote_code=True, dtype=dtype)
+        finally:
+            config.name_or_path = source
+
+
+def token_classification_model(rm: RewardModel) -> Any:
+    """The `<Arch>ForTokenClassification` of `rm` (decoder weights shared by copy, `score` = the head's linear
+    layer), or for an MLP head (`bt`, `value_head: mlp`) its `PrmkitMLPForTokenClassification` (custom code, `score`
+    = the MLP); a ValueError when the head is neither."""
+    from transformers import AutoModelForTokenClassification
+
+    causal, head = rm.model, rm.target_head
+    linear = head.linear_head(causal.get_output_embeddings())
+    mlp = head.mlp_head() if linear is None else None
+    if linear is None and mlp is None:
+        raise ValueError(f"a {rm.config.kind} head is neither one linear layer nor a Linear-GELU-Linear MLP: no "
+                         "token-classification model holds it")
+    names, base = head.label_names, token_class(rm)
     config = copy.deepcopy(causal.config)
-    arch = type(causal).__name__
-    config.architectures = [arch.removesuffix("ForCausalLM") + "ForTokenClassification"]
+    config.architectures = [base]
     config.num_labels = len(names)
     config.id2label = dict(enumerate(names))
     config.label2id = {name: i for i, name in enumerate(names)}
-    config.token_classification_bias = bias is not None
     config.classifier_dropout = 0.0
     config.prmkit = prmkit_fields(rm)
-    model = AutoModelForTokenClassification.from_config(config, dtype=weight.dtype)
+    if linear is not None:
+        weight, bias = linear
+        config.token_classification_bias = bias is not None
+        model = AutoModelForTokenClassification.from_config(config, dtype=weight.dtype)
+        score = {"weight": weight} if bias is None else {"weight": weight, "bias": bias}
+    else:
+        model, score = _mlp_model(config, base, mlp["0.weight"].dtype), mlp
     body = getattr(model, model.base_model_prefix)
     missing, unexpected = body.load_state_dict(causal.get_decoder().state_dict(), strict=False)
     if missing or unexpected:
-        raise ValueError(f"the decoder of {arch} does not fit {type(model).__name__}: missing {missing}, "
-                         f"unexpected {unexpected}")
-    with torch.no_grad():
-        model.score.weight.copy_(weight)
-        if bias is not None:
-            model.score.bias.copy_(bias)
+        raise ValueError(f"the decoder of {type(causal).__name__} does not fit {type(model).__name__}: missing "
+                         f"{missing}, unexpected {unexpected}")
+    model.score.load_state_dict(score)
     return model.eval()
 
 
@@ -107,57 +156,27 @@ def vllm_command(path: str, fields: dict[str, Any]) -> str:
     return f"vllm serve {path} --runner pooling --convert classify --pooler-config '{pooler}'"
 
 
-def transformers_snippet(path: str) -> str:
+def transformers_snippet(path: str, trust_remote_code: bool = False) -> str:
     """Five lines that load the export at `path` with plain transformers and print the step scores of one trace
-    (the README's snippet, run by tests/test_readme_example.py)."""
+    (the README's snippet, run by tests/test_readme_example.py). With `trust_remote_code` (an MLP export, one
+    label), they load its custom code and print the logits (the utilities U) instead of softmax probabilities."""
+    remote = ", trust_remote_code=True" if trust_remote_code else ""
+    read = "logits[0, :, 0][" if trust_remote_code else "logits[0].softmax(-1)["
+    index = "]" if trust_remote_code else ", 0]"
     return "\n".join([
         "import torch; from transformers import AutoModelForTokenClassification, AutoTokenizer",
-        f'model, tok = AutoModelForTokenClassification.from_pretrained("{path}"), '
+        f'model, tok = AutoModelForTokenClassification.from_pretrained("{path}"{remote}), '
         f'AutoTokenizer.from_pretrained("{path}")',
         'q, steps, p = "Tom has 3 apples and buys 4 more. How many?", ["3 + 4 = 7.", "The answer is 7."], '
         "model.config.prmkit",
         'ids = tok(p["prompt"].format(question=q)).input_ids + sum((tok(s, add_special_tokens=False).input_ids + '
         '[p["sep_token_id"]] for s in steps), [])',
-        'print(model(torch.tensor([ids])).logits[0].softmax(-1)[torch.tensor(ids) == p["sep_token_id"], 0].tolist())',
+        f'print(model(torch.tensor([ids])).{read}torch.tensor(ids) == p["sep_token_id"]{index}.tolist())',
     ])
 
 
-def _card(fields: dict[str, Any], source: str, output: str, arch: str) -> str:
-    sep, sep_id = fields["sep_token"], fields["sep_token_id"]
-    single = len(fields["labels"]) == 1
-    read = ("logits[0, i, 0] at each separator position i is the prefix utility U(x, r_1..r_i) (Bradley-Terry "
-            "scale; vLLM applies a sigmoid unless the request sets `use_activation: false`)"
-            if single else "softmax(logits[0, i], -1)[0] at each separator position i is p(step correct)")
-    return f"""---
-library_name: transformers
-pipeline_tag: token-classification
-tags: [prmkit, process-reward-model]
----
-
-# prmkit {fields['kind']} reward model ({arch})
-
-Exported by `prmkit export-hf` from the prmkit checkpoint `{source}`. A standard `{arch}`: the decoder of the
-checkpoint and `score.weight` = its head ({', '.join(fields['labels'])}); `config.json` holds the step format
-under `prmkit`.
-
-## Input format
-
-- prompt: `{json.dumps(fields['prompt'])}` formatted with the question, tokenised with the tokenizer's special
-  tokens;
-- then each step tokenised **on its own** (`add_special_tokens=False`) followed by the separator `{sep}` (id
-  {sep_id}); never join the steps into one string.
-- Scores are read at the separators ({fields['targets']}): {read}.
-- A trace's score: `{fields['aggregation']}` of its step scores.
-
-## transformers
-
-```python
-{transformers_snippet(output)}
-```
-
-(for a one-label model read `logits[0, :, 0]` at the separators instead of the softmax.)
-
-## vLLM (not run on vLLM by prmkit's tests: no GPU was available)
+def _vllm_section(fields: dict[str, Any], output: str) -> str:
+    return f"""## vLLM (not run on vLLM by prmkit's tests: no GPU was available)
 
 ```bash
 {vllm_command(output, fields)}
@@ -175,9 +194,70 @@ probs = [row[0] for row in r.json()["data"][0]["data"]]   # p(positive) at each 
 """
 
 
+NO_VLLM = ("vLLM cannot serve this model: its head is an MLP defined by custom code, and vLLM's pooling "
+           "classifier (`--convert classify`) is one linear `score` layer. vLLM serves only prmkit's linear "
+           "export: train with `prmkit train pum --value-head linear`, then run `prmkit export-hf` on that model.")
+
+
+def _intro(fields: dict[str, Any], source: str, arch: str, base: str, remote: bool) -> str:
+    exported = f"Exported by `prmkit export-hf` from the prmkit checkpoint `{source}`."
+    if not remote:
+        return f"""{exported} A standard `{arch}`: the decoder of the
+checkpoint and `score.weight` = its head ({', '.join(fields['labels'])}); `config.json` holds the step format
+under `prmkit`."""
+    return f"""{exported}
+
+`{arch}` is a `{base}` whose `score` is the checkpoint's MLP value head (PUM appendix C:
+Linear(H, H)-GELU-Linear(H, 1), weights `score.0.*` and `score.2.*`), defined in `{MODELING_FILE}` beside the
+weights and named in `config.json`'s `auto_map`. **Loading it needs `trust_remote_code=True`** (transformers runs
+that file); without it transformers builds a plain `{base}` whose `score` is random (its load report lists
+`score.weight` missing). vLLM cannot serve this model (below). `config.json` holds the step format under
+`prmkit`."""
+
+
+_ONE_LABEL_NOTE = "(for a one-label model read `logits[0, :, 0]` at the separators instead of the softmax.)\n\n"
+
+
+def _card(fields: dict[str, Any], source: str, output: str, arch: str, base: str, remote: bool) -> str:
+    sep, sep_id = fields["sep_token"], fields["sep_token_id"]
+    single = len(fields["labels"]) == 1
+    activation = "" if remote else "; vLLM applies a sigmoid unless the request sets `use_activation: false`"
+    read = (f"logits[0, i, 0] at each separator position i is the prefix utility U(x, r_1..r_i) (Bradley-Terry "
+            f"scale{activation})" if single
+            else "softmax(logits[0, i], -1)[0] at each separator position i is p(step correct)")
+    serve = f"## vLLM\n\n{NO_VLLM}\n" if remote else _ONE_LABEL_NOTE + _vllm_section(fields, output)
+    return f"""---
+library_name: transformers
+pipeline_tag: token-classification
+tags: [prmkit, process-reward-model]
+---
+
+# prmkit {fields['kind']} reward model ({arch})
+
+{_intro(fields, source, arch, base, remote)}
+
+## Input format
+
+- prompt: `{json.dumps(fields['prompt'])}` formatted with the question, tokenised with the tokenizer's special
+  tokens;
+- then each step tokenised **on its own** (`add_special_tokens=False`) followed by the separator `{sep}` (id
+  {sep_id}); never join the steps into one string.
+- Scores are read at the separators ({fields['targets']}): {read}.
+- A trace's score: `{fields['aggregation']}` of its step scores.
+
+## transformers
+
+```python
+{transformers_snippet(output, trust_remote_code=remote)}
+```
+
+{serve}"""
+
+
 def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str, Any]:
-    """Write the checkpoint `model` as a standard token-classification model directory `output` (weights,
-    tokenizer, config.json with `prmkit`, the model card README.md), whole or not at all. Returns a summary."""
+    """Write the checkpoint `model` as a token-classification model directory `output` (weights, tokenizer,
+    config.json with `prmkit`, the model card README.md; for an MLP head also `modeling_prmkit.py`), whole or not
+    at all. Returns a summary: `vllm` is the serve command, None where vLLM cannot serve the export."""
     config = config or ExportHFConfig(**settings)
     if not (config.model and config.output):
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
@@ -186,13 +266,14 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
         raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")
     rm = RewardModel.from_pretrained(config.model)
     model = token_classification_model(rm)
-    fields = model.config.prmkit
+    fields, output = model.config.prmkit, os.fspath(config.output)
+    remote = model.is_remote_code()
     with atomic_dir(config.output) as tmp:
-        model.save_pretrained(tmp)
+        model.save_pretrained(tmp)  # sets architectures; custom code: copies modeling_prmkit.py, writes auto_map
         rm.tokenizer.save_pretrained(tmp)
-        (tmp / CARD_NAME).write_text(_card(fields, os.fspath(config.model), os.fspath(config.output),
-                                           model.config.architectures[0]),
+        arch = model.config.architectures[0]
+        (tmp / CARD_NAME).write_text(_card(fields, os.fspath(config.model), output, arch, token_class(rm), remote),
                                      encoding="utf-8")
-    return {"output": os.fspath(Path(config.output)), "architecture": model.config.architectures[0],
-            "num_labels": model.config.num_labels, "sep_token_id": fields["sep_token_id"],
-            "vllm": vllm_command(os.fspath(config.output), fields)}
+    return {"output": os.fspath(Path(config.output)), "architecture": arch, "num_labels": model.config.num_labels,
+            "sep_token_id": fields["sep_token_id"], "trust_remote_code": remote,
+            "vllm": None if remote else vllm_command(output, fields)}

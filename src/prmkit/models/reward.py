@@ -69,9 +69,10 @@ class RewardModelConfig:
     aggregation: str = field(default="prod", metadata={"help": "step scores -> trace score (sec 3.5: product)."})
     prefix_template: str = field(default="prm_prefix", metadata={"help": "templates/<name>.txt, formatted with "
                                                                          "{question}; the steps follow it."})
-    value_head: str = field(default="mlp", metadata={"help": "bt only: mlp (PUM appendix C) or linear (one "
-                                                               "bias-free layer; exports as a standard "
-                                                               "token-classification model, see export-hf)."})
+    value_head: str = field(default="mlp", metadata={"help": "bt only: mlp (PUM appendix C; export-hf writes it "
+                                                               "as custom code, trust_remote_code, no vLLM) or "
+                                                               "linear (one bias-free layer; exports as a standard "
+                                                               "token-classification model, the one for vLLM)."})
 
     @property
     def class_tokens(self) -> list[str]:

@@ -60,8 +60,20 @@ def test_k_continuations_share_the_prefix_prefill(backend):
     stats = rollout_prefixes(requests, backend, CFG, prefixes_per_batch=2)
     read = [r.tokens_read for r in stats.records]
     assert all(n > 100 for n in read) and stats.tokens_read == sum(read)
-    # each prefix's tokens run once (its last token once per row), not K times
-    assert backend.tokens_prefilled - before == sum(read) + (CFG.n - 1) * len(requests)
+    # each prefix's tokens run once (its last token once per row), not K times, and the start the prompts of a
+    # batch share (the few-shot prompt) once per batch
+    from prmkit.generate.backends.prefix_cache import common_prefix
+    from prmkit.generate.prompts import build_prompt
+    from prmkit.generate.rollout import partial_answer
+
+    ids = [backend.tokenizer(partial_answer(backend.render(build_prompt(r.problem)), r.steps))["input_ids"]
+           for r in requests]
+    expected = 0
+    for batch in (ids[:2], ids[2:]):
+        common = common_prefix(batch[0][:-1], batch[1][:-1])
+        expected += common + sum(len(b) - common for b in batch) + (CFG.n - 1) * len(batch)
+    assert common > 100  # the few-shot prompt
+    assert backend.tokens_prefilled - before == expected < sum(read) + (CFG.n - 1) * len(requests)
     assert stats.rollouts == 12 and stats.tokens_generated == sum(r.tokens_generated for r in stats.records)
 
 

@@ -43,15 +43,15 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
     ids = torch.tensor([prompts[0][:common] + [pad] * (width - len(r)) + r for r in rests])
     mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests])  # (D, T)
     cache, ran = DynamicCache(config=model.config), 0
-    with torch.inference_mode():
+    with torch.inference_mode():  # the cache is all a prefill is for: the LM head runs on one position only
         if common:
-            model(input_ids=ids[:1, :common], use_cache=True, **{name: cache})
+            model(input_ids=ids[:1, :common], use_cache=True, logits_to_keep=1, **{name: cache})
             cache.batch_repeat_interleave(len(prompts))
             ran += common
         if ids.shape[1] - 1 > common:
             positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, common:-1]
             model(input_ids=ids[:, common:-1], attention_mask=mask[:, :-1], position_ids=positions, use_cache=True,
-                  **{name: cache})
+                  logits_to_keep=1, **{name: cache})
             ran += int(mask[:, common:-1].sum())
     return ids, mask, cache, ran
 
@@ -149,6 +149,20 @@ class TransformersBackend:
         from prmkit.generate.backends.row_sampling import RowSampler
 
         tok, n = self.tokenizer, cfg.n
+        if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
+            from prmkit.generate.backends.decode import decode_rows
+
+            ids, mask, cache, ran = shared_prefill(self.model, tok(prompts)["input_ids"], tok.pad_token_id,
+                                                   self._cache)
+            self.tokens_prefilled += ran + n * len(prompts)  # each prompt's last token, fed to its K rows
+            if ids.shape[1] > 1:
+                cache.batch_repeat_interleave(n)
+            generators = [torch.Generator().manual_seed(row_seed(s, k)) for s in seeds for k in range(n)]
+            rows = decode_rows(self.model, tok, ids[:, -1].repeat_interleave(n), mask.repeat_interleave(n, 0),
+                               cache if ids.shape[1] > 1 else DynamicCache(config=self.model.config), cfg,
+                               generators, self._cache)
+            done = self._decode(rows, cfg)
+            return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         enc = tok(prompts, return_tensors="pt", padding=True)
         ids, mask = enc["input_ids"], enc["attention_mask"]  # (P, T)
         lengths = mask.sum(-1).tolist()
@@ -164,20 +178,11 @@ class TransformersBackend:
             positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, span:-1]
             with torch.inference_mode():
                 self.model(input_ids=ids[:, span:-1], attention_mask=mask[:, :-1], position_ids=positions,
-                           use_cache=True, **{self._cache: cache})
+                           use_cache=True, logits_to_keep=1, **{self._cache: cache})
             self.tokens_prefilled += int(mask[:, span:-1].sum())
         if ids.shape[1] > 1:
             cache.batch_repeat_interleave(n)
         self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows
-        if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
-            from prmkit.generate.backends.decode import decode_rows
-
-            generators = [torch.Generator().manual_seed(row_seed(s, k)) for s in seeds for k in range(n)]
-            rows = decode_rows(self.model, tok, ids[:, -1].repeat_interleave(n), mask.repeat_interleave(n, 0),
-                               cache if ids.shape[1] > 1 else DynamicCache(config=self.model.config), cfg,
-                               generators, self._cache)
-            done = self._decode(rows, cfg)
-            return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         sampler = RowSampler([row_seed(s, k) for s in seeds for k in range(n)], cfg.temperature, cfg.top_p)
         with torch.inference_mode():
             out = self.model.generate(

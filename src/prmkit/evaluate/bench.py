@@ -43,8 +43,7 @@ from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.information import InformationConfig
-from prmkit.label.pum.labeler import DEFAULT_STUDENTS, PumLabelConfig
-from prmkit.label.pum.students import parse_students
+from prmkit.label.pum.labeler import DEFAULT_STUDENTS, PumLabelConfig, PumLabeler
 from prmkit.label.recipe import LabelConfig, label_pools
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
@@ -210,9 +209,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         raise ValueError("set --output (the run directory)")
     resolve_model(cfg.model)  # an unknown model is an error before anything is written
     if "pum" in cfg.labeler_list():
-        for spec in parse_students([x for x in cfg.students.split(",") if x.strip()], "transformers"):
-            if spec.backend != "openai":
-                resolve_model(spec.model)
+        PumLabeler(_labeler_settings(cfg)[-1], ["pum"])  # its students exist (an error names the missing one)
     if cfg.policy_k:
         resolve_model(cfg.policy_model())
         _check_held_out(cfg)

@@ -32,6 +32,7 @@ from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
 from prmkit.label.pum.students import StudentSpec, parse_students
 from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+from prmkit.models.loading import resolve_model
 
 __all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]
 
@@ -82,6 +83,9 @@ class PumLabeler:
             raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
         self.config, self.methods = config, tuple(methods)
         self.specs = config.student_specs()
+        for spec in self.specs:  # a student that is not installed is an error before any pool is labeled
+            if spec.backend != "openai":
+                resolve_model(spec.model)
         self._rollers: dict[str, PrefixRoller] = {}
 
     def roller(self, spec: StudentSpec) -> PrefixRoller:

@@ -109,6 +109,8 @@ class PumLabeler:
         if reason := rollout_skip_reason(pool):
             raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
         traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        if not traces:
+            return Labeled({m: [] for m in todo}, LabelCost())
         rates: dict[str, list[dict[str, float]]] = {t.id: [{} for _ in t.steps] for t in traces}
         baselines: dict[str, float] = {}
         ledgers: dict[str, list[dict[str, Any]]] = {t.id: [] for t in traces}
@@ -116,7 +118,7 @@ class PumLabeler:
         for spec in self.specs:
             rolls = self.roller(spec).for_pool(pool)
             asked = [(t, n) for t in traces for n in range(1, len(t.steps))]
-            rolled = rolls.roll([(traces[0], 0), *asked]) if traces else {}
+            rolled = rolls.roll([(traces[0], 0), *asked])
             baselines[spec.name] = solve_rate([c.correct for c in rolled[(traces[0].id, 0)].continuations])
             for t in traces:
                 mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]

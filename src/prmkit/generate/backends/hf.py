@@ -152,15 +152,10 @@ class TransformersBackend:
         if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
             from prmkit.generate.backends.decode import decode_rows
 
-            ids, mask, cache, ran = shared_prefill(self.model, tok(prompts)["input_ids"], tok.pad_token_id,
-                                                   self._cache)
-            self.tokens_prefilled += ran + n * len(prompts)  # each prompt's last token, fed to its K rows
-            if ids.shape[1] > 1:
-                cache.batch_repeat_interleave(n)
+            ids, mask, cache = self.prefill_distinct([p for p in prompts for _ in range(n)])  # K rows a prompt
+            self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
             generators = [torch.Generator().manual_seed(row_seed(s, k)) for s in seeds for k in range(n)]
-            rows = decode_rows(self.model, tok, ids[:, -1].repeat_interleave(n), mask.repeat_interleave(n, 0),
-                               cache if ids.shape[1] > 1 else DynamicCache(config=self.model.config), cfg,
-                               generators, self._cache)
+            rows = decode_rows(self.model, tok, ids[:, -1], mask, cache, cfg, generators, self._cache)
             done = self._decode(rows, cfg)
             return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         enc = tok(prompts, return_tensors="pt", padding=True)

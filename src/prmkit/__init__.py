@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "bench", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate", "label",
-           "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "sft", "synth", "threshold",
-           "to_dataset", "train", "verify", "view"]
+__all__ = ["__version__", "bench", "bench_set", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate",
+           "label", "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "sft", "synth",
+           "threshold", "to_dataset", "train", "verify", "view"]
 
 PathLike = str | os.PathLike[str]
 
@@ -289,6 +289,16 @@ def synth(**settings: Any) -> dict[str, Any]:
 
     (config,) = _configs([SynthConfig], settings)
     return write_synthetic(config)
+
+
+def bench_set(**settings: Any) -> dict[str, Any]:
+    """`prmkit data bench`: bench problems for training or held-out use, none of whose questions is in the
+    `exclude` files; settings are BenchSetConfig fields (output, problems, levels, seed, exclude, ...). Returns the
+    summary."""
+    from prmkit.data.bench_sets import BenchSetConfig, write_bench_set
+
+    (config,) = _configs([BenchSetConfig], settings)
+    return write_bench_set(config)
 
 
 def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:

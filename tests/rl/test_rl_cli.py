@@ -16,7 +16,7 @@ def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, ti
               "--problems-range", "0:4", "--heldout-range", "4:5", "--heldout-samples", "2", "--group-size", "2",
               "--prompts-per-step", "2", "--max-new-tokens", "12", "--save-steps", "1", "--lora-r", "4",
               "--reward", f"outcome+pspo_wrs:{prm}", "--process", f"prm:{prm}", "--output", str(out),
-              "--trainer-args", "gradient_checkpointing=false"]
+              "--eval-steps", "1", "--trainer-args", "gradient_checkpointing=false"]
     assert main([*common, "--steps", "1"]) == 0
     assert (out / "checkpoint-1").is_dir() and (out / "final" / "config.json").is_file()
     assert main([*common, "--steps", "2"]) == 2  # checkpoints exist: refuse without --resume
@@ -29,8 +29,16 @@ def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, ti
     assert all(0.0 <= r["accuracy"] <= 1.0 and r["reasoning_steps"] >= 1 for r in rows)
     held = json.loads((out / "heldout.json").read_text())
     assert held["before"]["samples"] == held["after"]["samples"] == 2
+    curve = [json.loads(line) for line in (out / "heldout.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in curve] == [0, 1, 2]  # before, each step; the resumed run measured step 1 not again
+    for r in curve:
+        assert 0 <= r["accuracy"] <= 1 and r["greedy_accuracy"] in (0.0, 1.0) and 0 <= r["answered"] <= 1
+        assert r["tokens"] > 0 and r["samples"] == 2
+    assert held["after"] == {k: v for k, v in curve[-1].items() if k != "step"}
+    assert Path(out / "heldout.png").stat().st_size > 1000
     report = json.loads((out / "report.json").read_text())
     assert report["steps"] == 2 and report["config"]["process"] == f"prm:{prm}"
+    assert [r["step"] for r in report["heldout_curve"]] == [0, 1, 2]
     assert Path(out / "curves.png").stat().st_size > 1000
 
 
@@ -69,3 +77,11 @@ def test_rl_from_python_is_the_cli_run(step_policy_dir, seven_problems, tmp_path
     assert metrics("cli") == metrics("api") and len(metrics("cli")) == 1
     weights = [(tmp_path / run / "final").glob("*.safetensors") for run in ("cli", "api")]
     assert [p.read_bytes() for p in sorted(weights[0])] == [p.read_bytes() for p in sorted(weights[1])]
+
+
+def test_held_out_problems_from_another_file_must_not_be_training_problems(step_policy_dir, seven_problems,
+                                                                           tmp_path):
+    common = ["--quiet", "rl", "grpo", "--model", step_policy_dir, "--data", seven_problems, "--problems-range",
+              "0:4", "--heldout-data", seven_problems, "--max-new-tokens", "4", "--steps", "1"]
+    assert main([*common, "--heldout-range", "3:5", "--output", str(tmp_path / "a")]) == 2  # problem 3 in both
+    assert not (tmp_path / "a" / "heldout.jsonl").exists()

@@ -39,8 +39,15 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     problems_range: str = field(default="0:40", metadata=_help("training problems by index, START:END."))
     heldout_range: str | None = field(default="40:50", metadata=_help(
         "held-out problems START:END, accuracy measured before and after training (None: no held-out check)."))
+    heldout_data: str | None = field(default=None, metadata=_help(
+        "problems of the held-out evaluation (demo | a JSONL file), --heldout-range of them; None: --data. Keep them "
+        "out of every training set (`prmkit data bench --exclude`)."))
     heldout_samples: int = field(default=8, metadata=_help("samples per held-out problem (accuracy = mean over "
-                                                           "samples, at the training temperature)."))
+                                                           "samples, at the training temperature), plus one "
+                                                           "greedy completion (greedy accuracy)."))
+    eval_steps: int = field(default=0, metadata=_help("optimiser steps between held-out evaluations, each a line of "
+                                                      "heldout.jsonl and a point of heldout.png (0: before and "
+                                                      "after training only)."))
     steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch)."))
     group_size: int = field(default=4, metadata=_help("completions per prompt G (PUM D.4: 8; 4 on CPU)."))
     prompts_per_step: int = field(default=2, metadata=_help("prompts per optimiser step (PUM D.4: 64 on 8 GPUs)."))

@@ -1,11 +1,18 @@
-"""Held-out accuracy of a policy: `samples` completions per problem at the training temperature, each validated.
+"""Held-out accuracy of a policy: `samples` completions per problem at the training temperature and one greedy
+completion, each validated.
 
 Sampling goes through `prmkit.generate`'s transformers backend (same prompts and stop strings as `prmkit generate`),
-on the in-memory policy (a peft model works as is). Accuracy is the mean over all samples (a pass@1 estimate).
+on the in-memory policy (a peft model works as is); the problems of one domain go through the backend together, so
+the few-shot prompt they share is prefilled once a batch. `accuracy` is the mean over all sampled completions (a
+pass@1 estimate at the training temperature), `greedy_accuracy` the fraction of problems whose greedy completion is
+right; `steps` and `answered` (the reward-hacking checks: steps per completion, completions with an extractable
+answer) are over the sampled completions.
 """
 
 from __future__ import annotations
 
+import time
+from itertools import groupby
 from typing import Any
 
 from prmkit.data.records import Problem
@@ -17,25 +24,42 @@ from prmkit.verify import verify_answer
 
 __all__ = ["heldout_accuracy"]
 
+_GREEDY_T = 1e-6  # the samplers take the argmax at this temperature
+
 
 def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], samples: int, temperature: float,
                      top_p: float, max_new_tokens: int, seed: int = 0, chat: bool = True,
-                     template: str | None = None) -> dict[str, float]:
-    """{"accuracy", "steps" (mean per completion), "answered" (fraction with an extractable answer), "samples"};
+                     template: str | None = None, batch_size: int = 32) -> dict[str, float]:
+    """{"accuracy", "greedy_accuracy", "steps" (mean per sampled completion), "answered" (fraction of sampled
+    completions with an extractable answer), "samples", "tokens" (generated, sampled and greedy), "seconds"};
     `template`: the prompt template text (None: the domain's)."""
+    start = time.perf_counter()
     was_training = model.training
     model.eval()
     side = tokenizer.padding_side
-    backend = TransformersBackend((model, tokenizer), BackendOptions(batch_size=max(samples, 8), chat=chat))
-    correct = steps = answered = total = 0
-    for problem in problems:
-        cfg = SamplingConfig(samples, temperature, top_p, max_new_tokens, seed, STOP.get(problem.domain, ()))
-        for completion in backend.generate([build_prompt(problem, template)], cfg)[0]:
-            answer = extract_answer(problem.domain, completion.text)
-            correct += verify_answer(problem, answer).ok
-            answered += answer is not None
-            steps += len(split_steps(completion.text))
-            total += 1
-    tokenizer.padding_side = side
-    model.train(was_training)
-    return {"accuracy": correct / total, "steps": steps / total, "answered": answered / total, "samples": total}
+    backend = TransformersBackend((model, tokenizer), BackendOptions(batch_size=batch_size, chat=chat))
+    correct = steps = answered = total = greedy = tokens = 0
+    try:
+        for domain, group in groupby(sorted(problems, key=lambda p: p.domain), key=lambda p: p.domain):
+            group = list(group)
+            prompts = [build_prompt(p, template) for p in group]
+            stop = STOP.get(domain, ())
+            sampled = backend.generate(prompts, SamplingConfig(samples, temperature, top_p, max_new_tokens, seed,
+                                                               stop))
+            argmax = backend.generate(prompts, SamplingConfig(1, _GREEDY_T, 1.0, max_new_tokens, seed, stop))
+            for problem, completions, (best,) in zip(group, sampled, argmax, strict=True):
+                for completion in completions:
+                    answer = extract_answer(domain, completion.text)
+                    correct += verify_answer(problem, answer).ok
+                    answered += answer is not None
+                    steps += len(split_steps(completion.text))
+                    tokens += completion.tokens
+                    total += 1
+                greedy += verify_answer(problem, extract_answer(domain, best.text)).ok
+                tokens += best.tokens
+    finally:
+        tokenizer.padding_side = side
+        model.train(was_training)
+    return {"accuracy": correct / max(total, 1), "greedy_accuracy": greedy / max(len(problems), 1),
+            "steps": steps / max(total, 1), "answered": answered / max(total, 1), "samples": total,
+            "tokens": tokens, "seconds": round(time.perf_counter() - start, 1)}

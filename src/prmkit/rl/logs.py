@@ -49,14 +49,15 @@ def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return [by_step[s] for s in sorted(by_step)]
 
 
-def plot_curves(rows: list[dict[str, Any]], path: str | os.PathLike[str], title: str = "GRPO") -> None:
-    """One panel per entry of `CURVES` that the rows have, against the optimiser step."""
+def plot_curves(rows: list[dict[str, Any]], path: str | os.PathLike[str], title: str = "GRPO",
+                curves: dict[str, tuple[str, ...]] | None = None) -> None:
+    """One panel per entry of `curves` (default `CURVES`) that the rows have, against the optimiser step."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [(t, keys) for t, keys in CURVES.items() if any(k in r for r in rows for k in keys)]
+    panels = [(t, keys) for t, keys in (curves or CURVES).items() if any(k in r for r in rows for k in keys)]
     fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.2 * max(1, len(panels)), 3), squeeze=False)
     for ax, (name, keys) in zip(axes[0], panels, strict=False):
         for key in keys:

@@ -3,7 +3,8 @@
     run_grpo(RLConfig(reward="outcome+pspo_wrs:runs/prm", steps=30), "runs/rl_pspo")
 
 Writes into `output`: `checkpoint-N/` (Trainer's, resumable), `metrics.jsonl` and `curves.png` (rl.logs),
-`heldout.json` (accuracy before and after), `final/` (the policy, LoRA merged) and `report.json`.
+`heldout.jsonl`, `heldout.png` and `heldout.json` (held-out accuracy before, every `eval_steps` and after:
+rl.heldout_curve), `final/` (the policy, LoRA merged) and `report.json`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
 from prmkit.rl.data import grpo_rows, prompt_template, select_problems
-from prmkit.rl.heldout import heldout_accuracy
+from prmkit.rl.heldout_curve import HeldoutCurve
 from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
 from prmkit.train.arguments import trainer_overrides
@@ -89,7 +90,8 @@ def _process(config: RLConfig, scorers: Scorers) -> ProcessAdvantage | None:
 def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None = None,
              log: Callable[[str], None] = print) -> dict[str, Any]:
     """Train the policy with GRPO (+ process advantages); returns the report (also written to report.json)."""
-    with claim_outputs({"--output": output}, {"--data": config.data, "--model": config.model},
+    with claim_outputs({"--output": output}, {"--data": config.data, "--heldout-data": config.heldout_data,
+                                              "--model": config.model},
                        directories=("--output",)):  # before the policy loads; one run per output
         return _run_grpo(config, output, scorers, log)
 
@@ -103,7 +105,11 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     out, scorers = Path(output), Scorers() if scorers is None else scorers
     template = prompt_template(config.template)
     train = select_problems(config.data, config.problems_range)
-    heldout = select_problems(config.data, config.heldout_range) if config.heldout_range else []
+    heldout = (select_problems(config.heldout_data or config.data, config.heldout_range)
+               if config.heldout_range else [])
+    if overlap := {p.question for p in train} & {p.question for p in heldout}:
+        raise ValueError(f"{len(overlap)} held-out problems are training problems too (e.g. '{next(iter(overlap))}'): "
+                         "choose disjoint ranges or files")
     check_lengths([Pool(p, []) for p in train + heldout], context_length(config.model), "the policy",
                   flag=None)  # before the policy loads
     funcs, weights = _rewards(config, scorers)
@@ -113,41 +119,25 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     if not resume and _last_checkpoint(out):
         raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")
     out.mkdir(parents=True, exist_ok=True)
-    held = _Heldout(config, heldout, tokenizer, template, out / "heldout.json", log)
-    held.measure("before", model)
+    held = HeldoutCurve(config, heldout, tokenizer, template, out, log)
+    held.measure(0, model)
     trainer = ProcessGRPOTrainer(
         model=model, reward_funcs=funcs, args=grpo_arguments(config, out, weights), processing_class=tokenizer,
         train_dataset=Dataset.from_list(grpo_rows(train, tokenizer, config.chat, template)), peft_config=lora,
-        callbacks=[MetricsLog(out / "metrics.jsonl")], process=process)
+        callbacks=[MetricsLog(out / "metrics.jsonl"), held], process=process)
     start = time.time()
     trainer.train(resume_from_checkpoint=resume)
     seconds = time.time() - start
-    held.measure("after", trainer.model, again=True)
+    held.measure(trainer.state.global_step, trainer.model)
     final = trainer.model.merge_and_unload() if hasattr(trainer.model, "merge_and_unload") else trainer.model
     final.save_pretrained(out / "final")
     tokenizer.save_pretrained(out / "final")
     rows = read_metrics(out / "metrics.jsonl")
     plot_curves(rows, out / "curves.png", f"GRPO: reward {config.reward}, process {config.process or 'none'}")
     report = {"config": config.__dict__, "train_seconds": seconds, "steps": len(rows), "heldout": held.results,
+              "heldout_curve": [held.rows[s] for s in sorted(held.rows)],
+              "generated_tokens": round(sum(r.get("completions/mean_length", 0.0) for r in rows)
+                                        * config.group_size * config.prompts_per_step),
               "train_problems": len(train), "heldout_problems": len(heldout)}
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
-
-
-class _Heldout:
-    """Held-out accuracy "before" / "after" training, kept in `path` (a resumed run keeps its "before")."""
-
-    def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, path: Path,
-                 log: Callable[[str], None]):
-        self.config, self.problems, self.tokenizer, self.template, self.path, self.log = (
-            config, problems, tokenizer, template, path, log)
-        self.results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-    def measure(self, when: str, model: Any, again: bool = False) -> None:
-        if not self.problems or (when in self.results and not again):
-            return
-        c = self.config
-        self.results[when] = heldout_accuracy(model, self.tokenizer, self.problems, c.heldout_samples,
-                                              c.temperature, c.top_p, c.max_new_tokens, c.seed, c.chat, self.template)
-        self.path.write_text(json.dumps(self.results, indent=2) + "\n", encoding="utf-8")
-        self.log(f"held-out {when}: {self.results[when]}")

@@ -1,0 +1,128 @@
+"""`prmkit data bench`: a file of the bench's problems (`prmkit.data.bench`) for training or held-out evaluation,
+disjoint by question text from other sets.
+
+The bench generates problems from a seeded stream; two streams (another seed, other levels) can produce the same
+question, and a small level-1 problem space does so often. A set used to measure a policy must hold none of the
+questions the policy was trained on, so this writes the first `problems` of a stream whose question is in none of
+the `exclude` files and not already in the set:
+
+    prmkit data bench --output runs/rl/train.jsonl --problems 400 --levels 1,2,3 --seed 21 \\
+        --exclude runs/sft/p480/sft_data.jsonl
+    prmkit data bench --output runs/rl/heldout.jsonl --problems 60 --levels 1,2,3 --seed 22 \\
+        --exclude runs/sft/p480/sft_data.jsonl runs/rl/train.jsonl
+
+An exclude file is any JSONL whose lines hold a `question` (Problem records, `prmkit sft`'s `sft_data.jsonl`) or a
+`problem` with one (Pool records, GSM8K-style files). The output is a Problem JSONL (`--data` of `prmkit rl`,
+`prmkit generate`, ...), written whole (atomically); the returned summary counts what was skipped and why.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from prmkit.data.bench import MAX_LEVEL, SIZES, bench_problems
+from prmkit.data.jsonl import DataError, iter_json, write_records
+from prmkit.data.outputs import claim_outputs
+from prmkit.data.settings import Range, check_limits
+from prmkit.data.settings import field_help as _help
+
+__all__ = ["BenchSetConfig", "excluded_questions", "write_bench_set"]
+
+_SEARCH = 20  # the stream is read up to this many times `problems` deep before giving up
+
+
+@dataclass
+class BenchSetConfig:
+    """`prmkit data bench`: bench problems for training or held-out use, disjoint from other sets by question."""
+
+    LIMITS: ClassVar[dict[str, Range]] = {"problems": Range(1, 100_000)}
+
+    output: str | None = field(default=None, metadata=_help("Problem JSONL to write (required)."))
+    problems: int = field(default=100, metadata=_help("problems to write, spread evenly over the levels."))
+    levels: str = field(default="1,2,3", metadata=_help("levels (operations per problem), comma-separated, 1 to 8."))
+    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
+                                                      "1,000)."))
+    seed: int = field(default=1, metadata=_help("seed of the problem stream (the bench's own is 0)."))
+    exclude: list[str] = field(default_factory=list, metadata=_help(
+        "JSONL files whose questions the set must not hold (Problem, Pool, GSM8K or sft_data.jsonl lines)."))
+
+    def __post_init__(self) -> None:
+        check_limits(self)
+        if self.size not in SIZES:
+            raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
+        try:
+            levels = self.level_list()
+        except ValueError:
+            raise ValueError(f"levels must be integers, comma-separated; got '{self.levels}'") from None
+        if not levels or [lv for lv in levels if not 1 <= lv <= MAX_LEVEL]:
+            raise ValueError(f"level(s) {self.levels!r} outside the templates' 1..{MAX_LEVEL} operations")
+        if missing := [p for p in self.exclude if not Path(p).is_file()]:
+            raise FileNotFoundError(f"--exclude: no such file {missing[0]}")
+
+    def level_list(self) -> list[int]:
+        return [int(x) for x in self.levels.split(",") if x.strip()]
+
+
+def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
+    """The questions of JSONL files whose lines hold `question` or `problem.question` (module doc)."""
+    out: set[str] = set()
+    for path in paths:
+        for lineno, obj in iter_json(path):
+            question = obj.get("question")
+            if question is None and isinstance(obj.get("problem"), dict):
+                question = obj["problem"].get("question")
+            if not isinstance(question, str):
+                raise DataError(f"{path}:{lineno}: no question (keys: {', '.join(sorted(obj))})")
+            out.add(question)
+    return out
+
+
+def write_bench_set(cfg: BenchSetConfig) -> dict[str, Any]:
+    """Write `cfg.problems` bench problems of `cfg.levels` none of whose questions is excluded or repeated (module
+    doc); the problems keep the level balance of the stream (each level gets its share, in stream order). Returns
+    {output, problems, by_level, skipped: {excluded, repeated}}."""
+    if not cfg.output:
+        raise ValueError("set --output (the Problem JSONL to write)")
+    with claim_outputs({"--output": cfg.output}, {"--exclude": cfg.exclude}):  # the output is none of the inputs
+        return _write(cfg)
+
+
+def _write(cfg: BenchSetConfig) -> dict[str, Any]:
+    levels = cfg.level_list()
+    banned = excluded_questions(list(cfg.exclude))
+    want = {lv: cfg.problems // len(levels) + (k < cfg.problems % len(levels)) for k, lv in enumerate(levels)}
+    kept: list[Any] = []
+    seen: set[str] = set()
+    skipped = Counter()
+    depth = cfg.problems
+    while True:
+        stream = bench_problems(depth, cfg.seed, tuple(levels), cfg.size)
+        kept, seen, skipped, have = [], set(), Counter(), Counter()
+        for p in stream:
+            lv = p.meta["level"]
+            if have[lv] >= want[lv]:
+                continue
+            if p.question in banned:
+                skipped["excluded"] += 1
+            elif p.question in seen:
+                skipped["repeated"] += 1
+            else:
+                seen.add(p.question)
+                kept.append(p)
+                have[lv] += 1
+        if len(kept) == cfg.problems:
+            break
+        if depth >= _SEARCH * cfg.problems:
+            short = {lv: want[lv] - have[lv] for lv in levels if have[lv] < want[lv]}
+            raise ValueError(f"only {len(kept)} of {cfg.problems} distinct problems not excluded in the first "
+                             f"{depth} of the stream (short by level: {short}); lower --problems, use a larger "
+                             "--size or fewer exclusions")
+        depth = min(2 * depth, _SEARCH * cfg.problems)
+    write_records(cfg.output, kept)
+    return {"output": cfg.output, "problems": len(kept),
+            "by_level": {str(lv): sum(p.meta["level"] == lv for p in kept) for lv in levels},
+            "skipped": dict(skipped)}

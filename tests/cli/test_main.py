@@ -72,7 +72,7 @@ def test_help_lists_every_registered_name():
     from prmkit.train.run import KIND_ALIASES
 
     registries = {"data": data.COMMANDS, "label": LABELERS, "train": [*HEADS, *KIND_ALIASES], "search": METHODS,
-                  "evaluate": evaluate.WHAT, "rl": rl.ALGORITHMS, "bench": LABELERS}
+                  "evaluate": evaluate.WHAT, "rl": rl.COMMANDS, "bench": LABELERS}
     assert set(NAMES) == set(registries)
     for verb, registry in registries.items():
         assert verb_names(verb) == list(registry), verb  # the light lists in NAMES included

@@ -34,6 +34,7 @@ def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, ti
     for r in curve:
         assert 0 <= r["accuracy"] <= 1 and r["greedy_accuracy"] in (0.0, 1.0) and 0 <= r["answered"] <= 1
         assert r["tokens"] > 0 and r["samples"] == 2
+        assert len(r["right"]) == len(r["greedy_right"]) == 1 and r["right"][0] == round(2 * r["accuracy"])
     assert held["after"] == {k: v for k, v in curve[-1].items() if k != "step"}
     assert Path(out / "heldout.png").stat().st_size > 1000
     report = json.loads((out / "report.json").read_text())

@@ -56,6 +56,21 @@ def test_rows_are_right_by_the_checker_and_prompted_as_the_bench_samples(chat_ba
     assert raw[0]["prompt"] == build_prompt(problems[0]) and raw[0]["completion"].startswith(" ")
 
 
+def test_a_zero_shot_template_prompts_the_question_alone_in_the_chat_turns(chat_base):
+    from transformers import AutoTokenizer
+
+    from prmkit.data.templates import prompt_template
+
+    tok = AutoTokenizer.from_pretrained(chat_base)
+    problems = warm_start_problems(6, seed=1, levels=(1, 2))
+    few, zero = sft_rows(problems, tok), sft_rows(problems, tok, template=prompt_template("generate_math_0shot"))
+    for p, f, z in zip(problems, few, zero, strict=True):
+        assert z["completion"] == f["completion"]  # the same target, a shorter prompt
+        assert z["prompt"].count("<|im_start|>user") == 1 and p.question in z["prompt"]
+        assert z["prompt"].endswith("<|im_start|>assistant\n")
+        assert 3 * len(tok(z["prompt"])["input_ids"]) < len(tok(f["prompt"])["input_ids"])
+
+
 def test_training_problems_never_are_the_benchs():
     bench = bench_problems(1500, seed=0, levels=(1,))
     drawn = bench_problems(1500, seed=1, levels=(1,))

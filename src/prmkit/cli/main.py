@@ -51,7 +51,7 @@ NAMES: dict[str, str | tuple[str, ...]] = {
     "train": ("prm", "orm", "prm3", "bt", "pum"),  # prmkit.models.heads.HEADS + prmkit.train.run.KIND_ALIASES
     "search": "prmkit.search:METHODS",
     "evaluate": ("bok", "processbench"),  # prmkit.cli.evaluate.WHAT
-    "rl": "prmkit.cli.rl:ALGORITHMS",
+    "rl": "prmkit.cli.rl:COMMANDS",
     "bench": "prmkit.label.registry:LABELERS",  # the labelers a bench runs are prmkit label's methods
 }
 QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"

@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["load_template"]
+__all__ = ["load_template", "prompt_template"]
 
 
 @cache
@@ -32,3 +32,11 @@ def load_template(name: str, path: str | os.PathLike[str] | None = None) -> str:
             raise FileNotFoundError(f"template file not found: {path}")
         return Path(path).read_text(encoding="utf-8")
     return _packaged(name)
+
+
+def prompt_template(name: str | None) -> str | None:
+    """The text of a prompt template given by built-in name (`generate_math_1shot`, `generate_math_0shot`) or file
+    path; None keeps each domain's own few-shot template."""
+    if name is None:
+        return None
+    return load_template(name, name if Path(name).is_file() else None)

@@ -11,11 +11,10 @@ string, so TRL samples exactly what `generate` would; `problem` is the JSON that
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from prmkit.data.records import Problem
-from prmkit.data.templates import load_template
+from prmkit.data.templates import prompt_template
 from prmkit.generate.prompts import build_prompt, in_chat_template
 from prmkit.generate.sources import load_problems
 from prmkit.rewards.completions import problem_column
@@ -30,13 +29,6 @@ def select_problems(data: str, range_text: str | None) -> list[Problem]:
     if not problems:
         raise ValueError(f"no problems in {data!r} range {range_text!r}")
     return problems
-
-
-def prompt_template(name: str | None) -> str | None:
-    """The text of a template given by built-in name or file path; None keeps each domain's own."""
-    if name is None:
-        return None
-    return load_template(name, name if Path(name).is_file() else None)
 
 
 def grpo_rows(problems: list[Problem], tokenizer: Any, chat: bool = True,

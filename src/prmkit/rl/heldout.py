@@ -6,7 +6,9 @@ on the in-memory policy (a peft model works as is); the problems of one domain g
 the few-shot prompt they share is prefilled once a batch. `accuracy` is the mean over all sampled completions (a
 pass@1 estimate at the training temperature), `greedy_accuracy` the fraction of problems whose greedy completion is
 right; `steps` and `answered` (the reward-hacking checks: steps per completion, completions with an extractable
-answer) are over the sampled completions.
+answer) are over the sampled completions. `right` and `greedy_right` give each problem's count of right sampled
+completions and its greedy verdict, in the order of `problems`, so that two policies can be compared problem by
+problem (a paired bootstrap).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], sample
                      top_p: float, max_new_tokens: int, seed: int = 0, chat: bool = True,
                      template: str | None = None, batch_size: int = 32) -> dict[str, float]:
     """{"accuracy", "greedy_accuracy", "steps" (mean per sampled completion), "answered" (fraction of sampled
-    completions with an extractable answer), "samples", "tokens" (generated, sampled and greedy), "seconds"};
+    completions with an extractable answer), "samples", "tokens" (generated, sampled and greedy), "seconds",
+    "right", "greedy_right" (per problem)};
     `template`: the prompt template text (None: the domain's)."""
     start = time.perf_counter()
     was_training = model.training
@@ -39,6 +42,8 @@ def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], sample
     side = tokenizer.padding_side
     backend = TransformersBackend((model, tokenizer), BackendOptions(batch_size=batch_size, chat=chat))
     correct = steps = answered = total = greedy = tokens = 0
+    right: dict[str, int] = {}
+    greedy_right: dict[str, int] = {}
     try:
         for domain, group in groupby(sorted(problems, key=lambda p: p.domain), key=lambda p: p.domain):
             group = list(group)
@@ -48,18 +53,23 @@ def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], sample
                                                                stop))
             argmax = backend.generate(prompts, SamplingConfig(1, _GREEDY_T, 1.0, max_new_tokens, seed, stop))
             for problem, completions, (best,) in zip(group, sampled, argmax, strict=True):
+                right[problem.id] = 0
                 for completion in completions:
                     answer = extract_answer(domain, completion.text)
-                    correct += verify_answer(problem, answer).ok
+                    ok = verify_answer(problem, answer).ok
+                    correct += ok
+                    right[problem.id] += ok
                     answered += answer is not None
                     steps += len(split_steps(completion.text))
                     tokens += completion.tokens
                     total += 1
-                greedy += verify_answer(problem, extract_answer(domain, best.text)).ok
+                greedy_right[problem.id] = int(verify_answer(problem, extract_answer(domain, best.text)).ok)
+                greedy += greedy_right[problem.id]
                 tokens += best.tokens
     finally:
         tokenizer.padding_side = side
         model.train(was_training)
     return {"accuracy": correct / max(total, 1), "greedy_accuracy": greedy / max(len(problems), 1),
             "steps": steps / max(total, 1), "answered": answered / max(total, 1), "samples": total,
-            "tokens": tokens, "seconds": round(time.perf_counter() - start, 1)}
+            "tokens": tokens, "seconds": round(time.perf_counter() - start, 1),
+            "right": [right[p.id] for p in problems], "greedy_right": [greedy_right[p.id] for p in problems]}

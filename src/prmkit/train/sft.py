@@ -36,6 +36,7 @@ from prmkit.data.bench import MAX_LEVEL, SIZES
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import field_help as _help
+from prmkit.data.templates import prompt_template
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
@@ -82,6 +83,10 @@ class SFTRunConfig(TrainRunConfig):
     warmup: float = field(default=0.05, metadata=_help("fraction of steps with linear warm-up, then linear decay."))
     chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as the bench "
                                                     "samples it)."))
+    template: str | None = field(default=None, metadata=_help(
+        "prompt template: a built-in name (generate_math_0shot: instruction and question only, ~5x fewer tokens a "
+        "step; generate_math_1shot) or a file; None: the domain's few-shot template. Sample the policy with the "
+        "same one (prmkit rl grpo --template)."))
     save_steps: int = field(default=25, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))
     logging_steps: int = field(default=5, metadata=_help("optimiser steps between loss logs."))
     resume: bool = field(default=True, metadata=_help("continue from the last <output>/checkpoint-N of this run; "
@@ -224,6 +229,7 @@ def _check_settings(config: SFTRunConfig, out: Path) -> None:
     path = out / SETTINGS_FILE
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
+        old.setdefault("template", None)  # a warm start made before --template used the domain's few-shot prompt
         if old != mine:
             diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
             raise ValueError(f"{out} holds a warm start made with other settings ({diff}): choose another --output")
@@ -253,7 +259,7 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
                                    config.bench_seed, config.holdout)
     model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
-    rows = sft_rows(problems, tokenizer, config.chat, config.seed)
+    rows = sft_rows(problems, tokenizer, config.chat, config.seed, prompt_template(config.template))
     write_records(out / DATA_FILE, rows)
     record = _Record(run_file, {"model": config.model, "problems": len(rows),
                                 "levels": config.level_list(), "resumed_from": resume})

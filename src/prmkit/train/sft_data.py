@@ -6,7 +6,9 @@ right constructed trace, as the prompt the bench samples the policy with and the
   start never trains on what `prmkit bench --seed BENCH_SEED` evaluates. The questions are kept in the output
   (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them (`overlap`).
 - **Prompt**: the domain's few-shot prompt (`build_prompt`) in the policy's chat template (`in_chat_template`),
-  exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders.
+  exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders; or another template's
+  (`template`, e.g. `generate_math_0shot`: the instruction and the question alone, a sixth of the tokens a step,
+  for a policy that is then sampled with the same template: `prmkit rl grpo --template`).
 - **Completion**: the right trace's steps (one computation each, then "The answer is $N$.") joined by
   ` [STEP] ` as in the few-shot answers; a prompt left as raw text (no chat template) ends on "Answer:", so its
   completion starts with a space. TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a
@@ -54,13 +56,15 @@ def warm_start_problems(n: int, seed: int, levels: tuple[int, ...], size: str = 
         want += n - len(kept) + 8
 
 
-def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, seed: int = 0) -> list[dict[str, Any]]:
+def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, seed: int = 0,
+             template: str | None = None) -> list[dict[str, Any]]:
     """One {prompt, completion} row per problem (module doc), with its id, question, level and answer.
-    `tokenizer`: the policy's (its chat template renders the prompt); None: raw few-shot text."""
+    `tokenizer`: the policy's (its chat template renders the prompt); None: raw few-shot text. `template`: the
+    prompt template text (None: the domain's few-shot one)."""
     rng = random.Random(f"sft-{seed}")
     out = []
     for p in problems:
-        raw = build_prompt(p)
+        raw = build_prompt(p, template)
         prompt = in_chat_template(tokenizer, raw, chat) if tokenizer is not None else raw
         (right,) = constructed_traces(p, (), rng)
         completion = f" {STEP} ".join(right.trace.steps)

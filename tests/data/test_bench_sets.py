@@ -75,3 +75,27 @@ def test_bad_input_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="only 0 of 5 distinct problems"):
         write_bench_set(BenchSetConfig(output=str(tmp_path / "x.jsonl"), problems=5, levels="1", seed=3,
                                        exclude=[str(whole)]))
+
+
+def test_constructed_traces_and_true_labels_of_the_set(tmp_path):
+    from prmkit.data.jsonl import read_records
+    from prmkit.data.records import Pool, StepLabels
+    from prmkit.verify.step_checker import check_steps, first_wrong
+
+    out, pools, labels = tmp_path / "p.jsonl", tmp_path / "pools.jsonl", tmp_path / "labels.jsonl"
+    summary = prmkit.bench_set(output=str(out), problems=6, levels="2,3", seed=4, pools=str(pools),
+                               labels=str(labels), slips="arithmetic,corrected")
+    got = list(read_records(pools, Pool.from_dict))
+    truth = {t.trace_id: t for t in read_records(labels, StepLabels.from_dict)}
+    assert [p.problem.question for p in got] == _questions(out)
+    assert summary["traces"] == len(truth) == 6 * 3  # one right trace and one per slip kind
+    for pool in got:
+        for trace in pool.traces:
+            t = truth[trace.id]
+            assert first_wrong(check_steps(pool.problem, trace.steps)) == t.params["first_error"]
+            assert t.labels == [int(k < t.params["first_error"] or t.params["first_error"] < 0)
+                                for k in range(len(trace.steps))]
+    with pytest.raises(ValueError, match="together"):
+        BenchSetConfig(output=str(out), pools=str(pools))
+    with pytest.raises(ValueError, match="unknown slip"):
+        BenchSetConfig(output=str(out), slips="typo")

@@ -54,7 +54,7 @@ def test_cli_and_bad_input(tmp_path, capsys):
     d = _run(tmp_path / "d", {0: [1, 0], 5: [1, 1]}, data="other.jsonl")
     with pytest.raises(ValueError, match="different held-out problems"):
         compare_runs({"x": [a], "d": [d]})
-    with pytest.raises(FileNotFoundError, match="no heldout.jsonl"):
+    with pytest.raises(FileNotFoundError, match=r"no heldout\.jsonl"):
         compare_runs({"x": [str(tmp_path)]})
     for bad in (["x"], ["x=a", "x=b"], []):
         with pytest.raises(ValueError):

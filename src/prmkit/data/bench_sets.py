@@ -14,6 +14,15 @@ the `exclude` files and not already in the set:
 An exclude file is any JSONL whose lines hold a `question` (Problem records, `prmkit sft`'s `sft_data.jsonl`) or a
 `problem` with one (Pool records, GSM8K-style files). The output is a Problem JSONL (`--data` of `prmkit rl`,
 `prmkit generate`, ...), written whole (atomically); the returned summary counts what was skipped and why.
+
+With `--pools` and `--labels` the set's constructed traces are written too (`prmkit bench`'s: one right trace and
+one per slip kind of `--slips`, process-only slips included) with their true step labels, the training data of a
+reward model on true labels:
+
+    prmkit data bench --output runs/prm_true/problems.jsonl --problems 400 --levels 1,2,3,4,5,6 --seed 31 \
+        --pools runs/prm_true/pools.jsonl --labels runs/prm_true/labels.jsonl --exclude runs/rl/heldout.jsonl
+    prmkit train prm --config recipes/cpu_verifier.yaml --pools runs/prm_true/pools.jsonl \
+        --labels runs/prm_true/labels.jsonl --output runs/prm_true/model
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from prmkit.data.bench import MAX_LEVEL, SIZES, bench_problems
+from prmkit.data.bench import MAX_LEVEL, SIZES, SLIPS, bench_problems, constructed_pools
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.settings import Range, check_limits
@@ -49,6 +58,12 @@ class BenchSetConfig:
     seed: int = field(default=1, metadata=_help("seed of the problem stream (the bench's own is 0)."))
     exclude: list[str] = field(default_factory=list, metadata=_help(
         "JSONL files whose questions the set must not hold (Problem, Pool, GSM8K or sft_data.jsonl lines)."))
+    pools: str | None = field(default=None, metadata=_help("also write the constructed traces of the problems here "
+                                                           "(Pool JSONL; needs --labels)."))
+    labels: str | None = field(default=None, metadata=_help("their true step labels (StepLabels JSONL, method "
+                                                            "truth)."))
+    slips: str = field(default=",".join(SLIPS), metadata=_help(
+        "slip kinds of the constructed traces, one trace each per problem: " + " | ".join(SLIPS) + "."))
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -62,9 +77,16 @@ class BenchSetConfig:
             raise ValueError(f"level(s) {self.levels!r} outside the templates' 1..{MAX_LEVEL} operations")
         if missing := [p for p in self.exclude if not Path(p).is_file()]:
             raise FileNotFoundError(f"--exclude: no such file {missing[0]}")
+        if bool(self.pools) != bool(self.labels):
+            raise ValueError("give --pools and --labels together (the traces and their true labels)")
+        if unknown := [s for s in self.slip_list() if s not in SLIPS]:
+            raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
 
     def level_list(self) -> list[int]:
         return [int(x) for x in self.levels.split(",") if x.strip()]
+
+    def slip_list(self) -> tuple[str, ...]:
+        return tuple(s.strip() for s in self.slips.split(",") if s.strip())
 
 
 def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
@@ -83,11 +105,13 @@ def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
 
 def write_bench_set(cfg: BenchSetConfig) -> dict[str, Any]:
     """Write `cfg.problems` bench problems of `cfg.levels` none of whose questions is excluded or repeated (module
-    doc); the problems keep the level balance of the stream (each level gets its share, in stream order). Returns
-    {output, problems, by_level, skipped: {excluded, repeated}}."""
+    doc); the problems keep the level balance of the stream (each level gets its share, in stream order), and with
+    `pools`/`labels` their constructed traces and true labels. Returns {output, problems, by_level, skipped:
+    {excluded, repeated}} (and pools, labels, traces, answer_right)."""
     if not cfg.output:
         raise ValueError("set --output (the Problem JSONL to write)")
-    with claim_outputs({"--output": cfg.output}, {"--exclude": cfg.exclude}):  # the output is none of the inputs
+    with claim_outputs({"--output": cfg.output, "--pools": cfg.pools, "--labels": cfg.labels},
+                       {"--exclude": cfg.exclude}):  # no output is an input
         return _write(cfg)
 
 
@@ -123,6 +147,13 @@ def _write(cfg: BenchSetConfig) -> dict[str, Any]:
                              "--size or fewer exclusions")
         depth = min(2 * depth, _SEARCH * cfg.problems)
     write_records(cfg.output, kept)
-    return {"output": cfg.output, "problems": len(kept),
+    traces = {}
+    if cfg.pools and cfg.labels:
+        pools, truth = constructed_pools(kept, cfg.slip_list(), cfg.seed)
+        write_records(cfg.pools, pools)
+        write_records(cfg.labels, truth)
+        traces = {"pools": cfg.pools, "labels": cfg.labels, "traces": len(truth),
+                  "answer_right": sum(bool(t.correct) for t in truth)}
+    return traces | {"output": cfg.output, "problems": len(kept),
             "by_level": {str(lv): sum(p.meta["level"] == lv for p in kept) for lv in levels},
             "skipped": dict(skipped)}

@@ -185,3 +185,18 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
     with pytest.raises(ValueError, match="was trained on"):  # a bench drawn with the warm start's own seed
         run_bench(BenchConfig(**(settings | {"output": str(tmp_path / "b2"), "seed": 1, "levels": "1,2",
                                              "problems": 4})), progress=False)
+
+
+def test_a_zero_shot_warm_start_records_its_template_and_the_bench_refuses_it(chat_base, tmp_path):
+    from prmkit.train.sft import trained_template
+
+    out = tmp_path / "zero"
+    run_sft(SFTRunConfig(**_settings(chat_base, out, max_steps=1, template="generate_math_0shot")), progress=False,
+            log=lambda _: None)
+    assert trained_template(out) == "generate_math_0shot" and trained_template(chat_base) is None
+    rows = [json.loads(line) for line in (out / "sft_data.jsonl").read_text().splitlines()]
+    assert all(r["prompt"].count("<|im_start|>user") == 1 for r in rows)  # no few-shot turns
+    with pytest.raises(ValueError, match="template 'generate_math_0shot'"):
+        run_bench(BenchConfig(output=str(tmp_path / "bench"), problems=2, levels="1", model=chat_base,
+                              policy=str(out), policy_k=1, labelers="ig"), progress=False)
+    assert not (tmp_path / "bench").exists()

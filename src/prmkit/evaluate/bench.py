@@ -48,7 +48,7 @@ from prmkit.label.recipe import LabelConfig, label_pools
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
-from prmkit.train.sft import trained_questions
+from prmkit.train.sft import trained_questions, trained_template
 from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
 
@@ -231,7 +231,11 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
 
 
 def _check_held_out(cfg: BenchConfig) -> None:
-    """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems."""
+    """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems, and must have been trained
+    on the prompt the bench samples it with (the domain's few-shot one)."""
+    if template := trained_template(resolve_model(cfg.policy_model())):
+        raise ValueError(f"the policy {cfg.policy_model()} was warm-started on prompts of template '{template}', but "
+                         "the bench samples with the few-shot prompt: warm-start it without --template")
     trained = trained_questions(resolve_model(cfg.policy_model()))
     if not trained:
         return

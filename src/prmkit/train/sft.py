@@ -130,6 +130,13 @@ def trained_questions(policy: str | os.PathLike[str]) -> list[str]:
     return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def trained_template(policy: str | os.PathLike[str]) -> str | None:
+    """The prompt template a warm-started policy (a `prmkit sft` output) was trained with (`--template`); None for
+    the domain's few-shot template and for any other model."""
+    path = Path(policy) / SETTINGS_FILE
+    return json.loads(path.read_text(encoding="utf-8")).get("template") if path.is_file() else None
+
+
 def _has_gpu() -> bool:
     import torch
 

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "bench", "bench_set", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate",
-           "label", "processbench", "pum", "read_pools", "rl", "rollout", "score", "search", "sft", "synth",
-           "threshold", "to_dataset", "train", "verify", "view"]
+           "label", "processbench", "pum", "read_pools", "rl", "rl_compare", "rollout", "score", "search", "sft",
+           "synth", "threshold", "to_dataset", "train", "verify", "view"]
 
 PathLike = str | os.PathLike[str]
 
@@ -342,6 +342,16 @@ def rl(algorithm: str, output: PathLike, scorers: Mapping[str, Any] | None = Non
         raise ValueError(f"unknown RL algorithm '{algorithm}'; prmkit has grpo (TRL 1.16 has no PPO trainer)")
     (config,) = _configs([RLConfig], settings)
     return run_grpo(config, output, Scorers(scorers or {}), log=log)
+
+
+def rl_compare(runs: Mapping[str, Sequence[str]] | Sequence[str], output: PathLike | None = None,
+               bootstrap: int = 1000) -> dict[str, Any]:
+    """`prmkit rl compare`: RL runs of several settings ({name: [run dirs]} or ["name=dir,dir", ...]; the first
+    setting is the baseline) on their held-out curves; writes compare.json/.md/.png into `output` when given."""
+    from prmkit.rl.compare import compare_runs, parse_groups
+
+    groups = runs if isinstance(runs, Mapping) else parse_groups(list(runs))
+    return compare_runs(groups, output, bootstrap)
 
 
 for _name in ("generate", "label", "train", "rl", "search", "verify"):

@@ -11,7 +11,7 @@ from prmkit.rl.compare import compare_runs, parse_groups
 
 
 def _run(path, curve: dict[int, list[int]], samples_per_problem: int = 2, answered: float = 0.5, data="h.jsonl"):
-    """A run directory as `prmkit rl grpo --eval-steps` leaves it: its held-out lines and its report."""
+    """A run directory as `prmkit rl grpo --heldout-steps` leaves it: its held-out lines and its report."""
     path.mkdir(parents=True)
     with (path / "heldout.jsonl").open("w") as fh:
         for step, right in curve.items():

@@ -39,3 +39,18 @@ def test_each_keeps_its_defaults():
     assert "PSPO, LoRA: 1.41e-5" in _help(RLConfig, "lr") and "paper: 1e-6" in _help(TrainConfig, "lr")
     assert _help(RLConfig, "trainer_args").startswith("further GRPOConfig arguments")
     assert _help(TrainConfig, "trainer_args").startswith("further TrainingArguments")
+
+
+def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_alone():
+    from pathlib import Path
+
+    from prmkit.data.settings import build_config, read_config_file
+    from prmkit.rl.config import RLConfig
+
+    recipes = Path(__file__).resolve().parents[2] / "src/prmkit/recipes"
+    configs = {name: build_config(RLConfig, read_config_file(str(recipes / f"rl_bench_{name}.yaml"), (RLConfig,)), {})
+               for name in ("outcome", "pspo")}
+    assert configs["outcome"].reward == "outcome" and configs["pspo"].reward.startswith("outcome+pspo_wrs:")
+    same = {k: v for k, v in vars(configs["outcome"]).items() if k != "reward"}
+    assert same == {k: v for k, v in vars(configs["pspo"]).items() if k != "reward"}  # the same budget and data
+    assert configs["outcome"].heldout_data != configs["outcome"].data and configs["outcome"].heldout_steps > 0

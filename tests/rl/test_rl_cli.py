@@ -16,7 +16,7 @@ def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, ti
               "--problems-range", "0:4", "--heldout-range", "4:5", "--heldout-samples", "2", "--group-size", "2",
               "--prompts-per-step", "2", "--max-new-tokens", "12", "--save-steps", "1", "--lora-r", "4",
               "--reward", f"outcome+pspo_wrs:{prm}", "--process", f"prm:{prm}", "--output", str(out),
-              "--eval-steps", "1", "--trainer-args", "gradient_checkpointing=false"]
+              "--heldout-steps", "1", "--trainer-args", "gradient_checkpointing=false"]
     assert main([*common, "--steps", "1"]) == 0
     assert (out / "checkpoint-1").is_dir() and (out / "final" / "config.json").is_file()
     assert main([*common, "--steps", "2"]) == 2  # checkpoints exist: refuse without --resume

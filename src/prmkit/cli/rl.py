@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                              description="RL runs of several settings, seeds each: held-out curves, final accuracy "
                                          "against the first setting with a paired bootstrap interval")
     compare.add_argument("runs", nargs="+", metavar="NAME=RUN[,RUN...]",
-                         help="a setting and its runs (prmkit rl grpo outputs with --eval-steps); the first is the "
+                         help="a setting and its runs (prmkit rl grpo outputs with --heldout-steps); the first is the "
                               "baseline")
     compare.add_argument("--output", required=True, help="directory for compare.json, compare.md, compare.png")
     compare.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")

@@ -114,6 +114,7 @@ LIMITS: dict[str, Range] = {
     "process_coef": _at_least(0),
     "max_segments": _at_least(1),
     "heldout_samples": _at_least(0),
+    "heldout_steps": _at_least(0),
     "steps": _at_least(1),
     "group_size": _at_least(1),
     "prompts_per_step": _at_least(1),

@@ -3,7 +3,7 @@
     prmkit rl compare outcome=runs/rl/outcome_s0,runs/rl/outcome_s1 pum=runs/rl/pum_s0,runs/rl/pum_s1 \\
         --output runs/rl/compare
 
-Each run is a `prmkit rl grpo` output with a held-out curve (`heldout.jsonl`, written with `--eval-steps`; all runs
+Each run is a `prmkit rl grpo` output with a held-out curve (`heldout.jsonl`, written with `--heldout-steps`; all runs
 on the same held-out problems). Per setting and evaluated step: the mean over its seeds of the sampled and greedy
 accuracy, the answer rate and the steps per completion, with the lowest and highest seed (the spread). Per setting,
 at the last step every run reached: its final accuracy, and its difference from the first setting (the baseline)

@@ -45,7 +45,7 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     heldout_samples: int = field(default=8, metadata=_help("samples per held-out problem (accuracy = mean over "
                                                            "samples, at the training temperature), plus one "
                                                            "greedy completion (greedy accuracy)."))
-    eval_steps: int = field(default=0, metadata=_help("optimiser steps between held-out evaluations, each a line of "
+    heldout_steps: int = field(default=0, metadata=_help("optimiser steps between held-out evaluations, each a line of "
                                                       "heldout.jsonl and a point of heldout.png (0: before and "
                                                       "after training only)."))
     steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch)."))

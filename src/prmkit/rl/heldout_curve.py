@@ -1,4 +1,4 @@
-"""The held-out curve of an RL run: the policy measured on held-out problems before training, every `eval_steps`
+"""The held-out curve of an RL run: the policy measured on held-out problems before training, every `heldout_steps`
 optimiser steps, and after (`prmkit.rl.heldout.heldout_accuracy`: sampled and greedy accuracy, steps per
 completion, answer rate, tokens).
 
@@ -32,7 +32,7 @@ HELDOUT_CURVES: dict[str, tuple[str, ...]] = {
 
 
 class HeldoutCurve(TrainerCallback):
-    """Measure the policy on `problems` at step 0 (`before`), every `config.eval_steps` steps and at the end
+    """Measure the policy on `problems` at step 0 (`before`), every `config.heldout_steps` steps and at the end
     (`after`); see the module doc. With no problems it measures nothing."""
 
     def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, output: Path,
@@ -70,6 +70,6 @@ class HeldoutCurve(TrainerCallback):
                  f"answered {row['answered']:.2f}, steps {row['steps']:.2f} ({row['seconds']} s)")
 
     def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
-        every = self.config.eval_steps
+        every = self.config.heldout_steps
         if every and model is not None and state.global_step % every == 0 and state.is_world_process_zero:
             self.measure(state.global_step, model)

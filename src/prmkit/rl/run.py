@@ -3,7 +3,7 @@
     run_grpo(RLConfig(reward="outcome+pspo_wrs:runs/prm", steps=30), "runs/rl_pspo")
 
 Writes into `output`: `checkpoint-N/` (Trainer's, resumable), `metrics.jsonl` and `curves.png` (rl.logs),
-`heldout.jsonl`, `heldout.png` and `heldout.json` (held-out accuracy before, every `eval_steps` and after:
+`heldout.jsonl`, `heldout.png` and `heldout.json` (held-out accuracy before, every `heldout_steps` and after:
 rl.heldout_curve), `final/` (the policy, LoRA merged) and `report.json`.
 """
 

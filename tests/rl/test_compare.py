@@ -35,6 +35,8 @@ def test_the_difference_is_paired_by_problem_and_averaged_over_seeds(tmp_path):
     assert rows["pum"]["minus_baseline"] == pytest.approx(0.3125)
     assert rows["pum"]["minus_baseline_low"] <= 0.3125 <= rows["pum"]["minus_baseline_high"]
     assert rows["outcome"]["minus_baseline"] is None
+    # gain over training, paired: pum's problems 1, 1, 0.5, 0 at step 10 against 0.5, 0.5, 0, 0 at step 0
+    assert rows["pum"]["gain"] == pytest.approx(0.375) and rows["outcome"]["gain"] == pytest.approx(0.0625)
     assert rows["outcome"]["accuracy"] == pytest.approx((2 / 8 + 3 / 8) / 2)
     assert (rows["outcome"]["accuracy_min"], rows["outcome"]["accuracy_max"]) == (2 / 8, 3 / 8)
     assert rows["pum"]["answered"] == 0.9 and rows["pum"]["generated_tokens"] == [456]

@@ -8,7 +8,8 @@ on the same held-out problems). Per setting and evaluated step: the mean over it
 accuracy, the answer rate and the steps per completion, with the lowest and highest seed (the spread). Per setting,
 at the last step every run reached: its final accuracy, and its difference from the first setting (the baseline)
 with a 95% interval that bootstraps the held-out problems, paired (each problem's right fraction, averaged over a
-setting's seeds, minus the baseline's on the same problem). The reward-hacking checks stand beside accuracy: a
+setting's seeds, minus the baseline's on the same problem), and its gain over training (the last step minus the
+first, paired the same way). The reward-hacking checks stand beside accuracy: a
 setting whose answer rate or step count moves while accuracy does not is optimising its reward, not the task.
 Generated tokens and wall time come from each run's `report.json`.
 
@@ -79,6 +80,7 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
     last = common[-1]
     curves = {name: [_mean_row(step, [r["curve"][step] for r in rs]) for step in common] for name, rs in runs.items()}
     per_problem = {name: np.mean([_fractions(r["curve"][last]) for r in rs], axis=0) for name, rs in runs.items()}
+    first = {name: np.mean([_fractions(r["curve"][common[0]]) for r in rs], axis=0) for name, rs in runs.items()}
     base = next(iter(runs))
     rows = []
     for name, rs in runs.items():
@@ -86,9 +88,12 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
         diff = per_problem[name] - per_problem[base]
         lo, hi = bootstrap_ci(diff, bootstrap, seed) if name != base and bootstrap else (float("nan"),) * 2
         start = curves[name][0]
+        gain = per_problem[name] - first[name]
+        gain_lo, gain_hi = bootstrap_ci(gain, bootstrap, seed) if bootstrap else (float("nan"),) * 2
         rows.append({"setting": name, "seeds": len(rs), "step": last, "accuracy_before": start["accuracy"],
                      "accuracy": final["accuracy"], "accuracy_min": final["accuracy_min"],
                      "accuracy_max": final["accuracy_max"], "greedy_accuracy": final["greedy_accuracy"],
+                     "gain": float(gain.mean()), "gain_low": gain_lo, "gain_high": gain_hi,
                      "answered_before": start["answered"], "answered": final["answered"],
                      "steps_before": start["steps"], "steps": final["steps"],
                      "minus_baseline": float(diff.mean()) if name != base else None,
@@ -127,9 +132,9 @@ def format_compare(result: dict[str, Any]) -> str:
     the difference from the baseline with its interval, and the reward-hacking checks."""
     lines = [f"held-out: {result['heldout_problems']} problems, step {result['step']}; baseline "
              f"{result['baseline']}; difference: mean over seeds per problem, 95% bootstrap interval over problems",
-             "", "| setting | seeds | accuracy before | accuracy [min, max] | greedy | minus baseline [95% CI] | "
-             "answered before -> after | steps before -> after | generated tokens | train s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "", "| setting | seeds | accuracy before | accuracy [min, max] | gain [95% CI] | greedy | "
+             "minus baseline [95% CI] | answered before -> after | steps before -> after | generated tokens | "
+             "train s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
         diff = ("-" if r["minus_baseline"] is None else
                 f"{100 * r['minus_baseline']:+.1f} [{100 * r['minus_baseline_low']:+.1f}, "
@@ -138,6 +143,7 @@ def format_compare(result: dict[str, Any]) -> str:
         secs = ", ".join(str(s) for s in r["train_seconds"])
         lines.append(f"| {r['setting']} | {r['seeds']} | {100 * r['accuracy_before']:.1f} | "
                      f"{100 * r['accuracy']:.1f} [{100 * r['accuracy_min']:.1f}, {100 * r['accuracy_max']:.1f}] | "
+                     f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] | "
                      f"{100 * r['greedy_accuracy']:.1f} | {diff} | {r['answered_before']:.2f} -> {r['answered']:.2f} "
                      f"| {r['steps_before']:.2f} -> {r['steps']:.2f} | {tokens} | {secs} |")
     return "\n".join(lines)

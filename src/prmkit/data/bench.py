@@ -43,6 +43,7 @@ __all__ = [
     "SLIPS",
     "BenchTrace",
     "bench_problems",
+    "check_difficulty",
     "constructed_traces",
     "graph_rows",
     "path_values",
@@ -124,6 +125,22 @@ def _problem(rng: random.Random, level: int, size: str, pid: str) -> Problem:
     return Problem(pid, question, str(acc), None, "math",
                    {"source": "bench", "level": level, "size": size, "name": name, "item": item,
                     "quantities": quantities, "graph": [list(r) for r in rows]})
+
+
+def check_difficulty(levels: str, size: str) -> list[int]:
+    """The levels of a comma-separated `levels` setting ("1,2,3"), checked with the number `size`: a clear error for
+    a size not in SIZES, a level that is not an integer, no level, or one outside 1..MAX_LEVEL."""
+    if size not in SIZES:
+        raise ValueError(f"unknown size '{size}'; choose from {', '.join(SIZES)}")
+    try:
+        out = [int(x) for x in levels.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"levels must be integers, comma-separated; got '{levels}'") from None
+    if not out:
+        raise ValueError("give at least one level")
+    if bad := [lv for lv in out if not 1 <= lv <= MAX_LEVEL]:
+        raise ValueError(f"level(s) {bad} outside the templates' 1..{MAX_LEVEL} operations")
+    return out
 
 
 def bench_problems(n: int, seed: int = 0, levels: tuple[int, ...] = (1, 2, 3, 4, 5, 6), size: str = "small",

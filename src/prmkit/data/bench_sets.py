@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from prmkit.data.bench import MAX_LEVEL, SIZES, SLIPS, bench_problems, constructed_pools
+from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.settings import Range, check_limits
@@ -67,14 +67,7 @@ class BenchSetConfig:
 
     def __post_init__(self) -> None:
         check_limits(self)
-        if self.size not in SIZES:
-            raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
-        try:
-            levels = self.level_list()
-        except ValueError:
-            raise ValueError(f"levels must be integers, comma-separated; got '{self.levels}'") from None
-        if not levels or [lv for lv in levels if not 1 <= lv <= MAX_LEVEL]:
-            raise ValueError(f"level(s) {self.levels!r} outside the templates' 1..{MAX_LEVEL} operations")
+        check_difficulty(self.levels, self.size)
         if missing := [p for p in self.exclude if not Path(p).is_file()]:
             raise FileNotFoundError(f"--exclude: no such file {missing[0]}")
         if bool(self.pools) != bool(self.labels):

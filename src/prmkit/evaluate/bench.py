@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.bench import SIZES, SLIPS, bench_problems, constructed_pools, truth_labels
+from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools, truth_labels
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
@@ -85,18 +85,11 @@ class BenchConfig:
     bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
 
     def __post_init__(self) -> None:
-        if self.size not in SIZES:
-            raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
+        levels = check_difficulty(self.levels, self.size)
         if unknown := [s for s in self.slip_list() if s not in SLIPS]:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
         if unknown := [n for n in self.labeler_list() if n not in LABELERS]:
             raise ValueError(f"unknown labeler(s) {unknown}; choose from {', '.join(LABELERS)}")
-        try:
-            levels = self.level_list()
-        except ValueError:
-            raise ValueError(f"levels must be integers, comma-separated; got '{self.levels}'") from None
-        if bad := [lv for lv in levels if not 1 <= lv <= 8]:
-            raise ValueError(f"level(s) {bad} outside the templates' 1..8 operations")
         if self.problems < 2 * len(levels):
             raise ValueError(f"need at least two problems per level ({2 * len(levels)}): one half chooses tau, "
                              "the other reports")

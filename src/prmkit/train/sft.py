@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.bench import MAX_LEVEL, SIZES
+from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import field_help as _help
@@ -96,16 +96,7 @@ class SFTRunConfig(TrainRunConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.size not in SIZES:
-            raise ValueError(f"unknown size '{self.size}'; choose from {', '.join(SIZES)}")
-        try:
-            levels = self.level_list()
-        except ValueError:
-            raise ValueError(f"levels must be integers, comma-separated; got '{self.levels}'") from None
-        if not levels:
-            raise ValueError("give at least one level")
-        if bad := [lv for lv in levels if not 1 <= lv <= MAX_LEVEL]:
-            raise ValueError(f"level(s) {bad} outside the templates' 1..{MAX_LEVEL} operations")
+        check_difficulty(self.levels, self.size)
         if self.problems < 1:
             raise ValueError("problems must be >= 1")
         if self.holdout < 0:

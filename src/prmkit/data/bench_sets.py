@@ -112,13 +112,13 @@ def _write(cfg: BenchSetConfig) -> dict[str, Any]:
     levels = cfg.level_list()
     banned = excluded_questions(list(cfg.exclude))
     want = {lv: cfg.problems // len(levels) + (k < cfg.problems % len(levels)) for k, lv in enumerate(levels)}
-    kept: list[Any] = []
-    seen: set[str] = set()
-    skipped = Counter()
     depth = cfg.problems
-    while True:
+    while True:  # the stream is prefix-stable: a deeper read starts with the shallower one
         stream = bench_problems(depth, cfg.seed, tuple(levels), cfg.size)
-        kept, seen, skipped, have = [], set(), Counter(), Counter()
+        kept: list[Any] = []
+        seen: set[str] = set()
+        skipped: Counter[str] = Counter()
+        have: Counter[int] = Counter()
         for p in stream:
             lv = p.meta["level"]
             if have[lv] >= want[lv]:

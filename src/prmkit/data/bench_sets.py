@@ -76,7 +76,7 @@ class BenchSetConfig:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
 
     def level_list(self) -> list[int]:
-        return [int(x) for x in self.levels.split(",") if x.strip()]
+        return check_difficulty(self.levels, self.size)
 
     def slip_list(self) -> tuple[str, ...]:
         return tuple(s.strip() for s in self.slips.split(",") if s.strip())

@@ -105,7 +105,7 @@ class BenchConfig:
             raise ValueError("no traces: give slips or a policy_k above 0")
 
     def level_list(self) -> list[int]:
-        return [int(x) for x in self.levels.split(",") if x.strip()]
+        return check_difficulty(self.levels, self.size)
 
     def slip_list(self) -> tuple[str, ...]:
         return tuple(s.strip() for s in self.slips.split(",") if s.strip())

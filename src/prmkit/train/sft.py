@@ -110,7 +110,7 @@ class SFTRunConfig(TrainRunConfig):
             raise ValueError(f"micro_batch {self.micro_batch} does not divide batch_size {self.batch_size}")
 
     def level_list(self) -> list[int]:
-        return [int(x) for x in self.levels.split(",") if x.strip()]
+        return check_difficulty(self.levels, self.size)
 
 
 def trained_questions(policy: str | os.PathLike[str]) -> list[str]:

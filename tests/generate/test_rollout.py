@@ -161,3 +161,16 @@ def test_cache_plan_shares_one_cached_span():
     assert common_prefix([1, 2, 3], [1, 2, 3, 4]) == 3 and common_prefix([], [1]) == 0
     with pytest.raises(ValueError, match="2 lengths but 1"):
         cache_plan([3, 4], [1])
+
+
+def test_a_template_replaces_the_few_shot_prompt_of_every_prefix(backend):
+    from prmkit.data.templates import prompt_template
+    from prmkit.generate.prompts import build_prompt
+
+    requests = prefix_requests(demo_pools(1))[:3]
+    zero = prompt_template("generate_math_0shot")
+    few = rollout_prefixes(requests, backend, CFG)
+    mine = rollout_prefixes(requests, backend, replace(CFG, template=zero))
+    for r, a, b in zip(requests, few.records, mine.records, strict=True):
+        text = partial_answer(backend.render(build_prompt(r.problem, zero)), r.steps)
+        assert b.tokens_read == backend.count_tokens(text) < a.tokens_read  # the zero-shot prompt, not few-shot

@@ -41,7 +41,7 @@ def test_each_keeps_its_defaults():
     assert _help(TrainConfig, "trainer_args").startswith("further TrainingArguments")
 
 
-def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_alone():
+def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_or_process_alone():
     from pathlib import Path
 
     from prmkit.data.settings import build_config, read_config_file
@@ -49,8 +49,11 @@ def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_alone():
 
     recipes = Path(__file__).resolve().parents[2] / "src/prmkit/recipes"
     configs = {name: build_config(RLConfig, read_config_file(str(recipes / f"rl_bench_{name}.yaml"), (RLConfig,)), {})
-               for name in ("outcome", "pspo")}
+               for name in ("outcome", "pspo", "pum")}
     assert configs["outcome"].reward == "outcome" and configs["pspo"].reward.startswith("outcome+pspo_wrs:")
-    same = {k: v for k, v in vars(configs["outcome"]).items() if k != "reward"}
-    assert same == {k: v for k, v in vars(configs["pspo"]).items() if k != "reward"}  # the same budget and data
+    assert configs["pum"].reward == "outcome" and configs["pum"].process.startswith("pum:")
+    assert configs["outcome"].process is None and configs["pspo"].process is None
+    same = {k: v for k, v in vars(configs["outcome"]).items() if k not in ("reward", "process")}
+    for other in ("pspo", "pum"):  # the same budget and data: only the reward and the process advantages differ
+        assert same == {k: v for k, v in vars(configs[other]).items() if k not in ("reward", "process")}
     assert configs["outcome"].heldout_data != configs["outcome"].data and configs["outcome"].heldout_steps > 0

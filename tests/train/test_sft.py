@@ -187,8 +187,11 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
                                              "problems": 4})), progress=False)
 
 
-def test_a_zero_shot_warm_start_records_its_template_and_the_bench_refuses_it(chat_base, tmp_path):
-    from prmkit.train.sft import trained_template
+def test_a_zero_shot_warm_start_is_sampled_with_its_own_template_everywhere(chat_base, tmp_path):
+    from prmkit.data.templates import trained_template
+    from prmkit.generate.config import GenerateConfig
+    from prmkit.rl.config import RLConfig
+    from prmkit.rl.run import run_grpo
 
     out = tmp_path / "zero"
     run_sft(SFTRunConfig(**_settings(chat_base, out, max_steps=1, template="generate_math_0shot")), progress=False,
@@ -196,7 +199,23 @@ def test_a_zero_shot_warm_start_records_its_template_and_the_bench_refuses_it(ch
     assert trained_template(out) == "generate_math_0shot" and trained_template(chat_base) is None
     rows = [json.loads(line) for line in (out / "sft_data.jsonl").read_text().splitlines()]
     assert all(r["prompt"].count("<|im_start|>user") == 1 for r in rows)  # no few-shot turns
-    with pytest.raises(ValueError, match="template 'generate_math_0shot'"):
-        run_bench(BenchConfig(output=str(tmp_path / "bench"), problems=2, levels="1", model=chat_base,
-                              policy=str(out), policy_k=1, labelers="ig"), progress=False)
-    assert not (tmp_path / "bench").exists()
+    bench = dict(output=str(tmp_path / "bench"), problems=2, levels="1", model=chat_base, policy=str(out),
+                 policy_k=1, labelers="ig", slips="arithmetic", max_new_tokens=4, batch_size=4, bootstrap=0)
+    refused = "warm-started on template 'generate_math_0shot' but would be sampled with the domain's few-shot"
+    with pytest.raises(ValueError, match=refused + ".*give --template generate_math_0shot"):
+        run_bench(BenchConfig(**bench), progress=False)
+    assert not (tmp_path / "bench").exists()  # refused before anything is written
+    with pytest.raises(ValueError, match=refused):
+        GenerateConfig(model=str(out)).make_backend()
+    with pytest.raises(ValueError, match=refused):
+        run_grpo(RLConfig(model=str(out), data="demo"), tmp_path / "rl", log=lambda _: None)
+    with pytest.raises(ValueError, match="sampled with template 'generate_math_1shot'"):
+        GenerateConfig(model=str(out), template="generate_math_1shot").make_backend()
+    assert GenerateConfig(model=str(out), template="generate_math_0shot").make_backend() is not None
+    GenerateConfig(model=chat_base, template="generate_math_0shot").make_backend()  # any other model: any template
+
+    report = run_bench(BenchConfig(**(bench | {"template": "generate_math_0shot"})), progress=False)
+    assert report["policy"]["model"] == str(out)
+    assert json.loads((tmp_path / "bench" / "settings.json").read_text())["template"] == "generate_math_0shot"
+    with pytest.raises(ValueError, match="no built-in template 'nope'"):
+        BenchConfig(**(bench | {"template": "nope"}))

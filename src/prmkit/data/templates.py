@@ -1,4 +1,6 @@
 """The one template loader: prompt and cue templates are files, in `prmkit/templates/` or given by the user.
+A warm start (`prmkit sft`) records the prompt template it was trained on (`WARM_START_SETTINGS` beside its
+weights); every sampler checks it is given the same one (`check_template`).
 
     >>> "{question}" in load_template("label_prompt")
     True
@@ -6,12 +8,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["load_template", "prompt_template"]
+__all__ = ["WARM_START_SETTINGS", "check_template", "load_template", "prompt_template", "trained_template"]
+
+WARM_START_SETTINGS = "sft_settings.json"  # `prmkit sft` writes its settings, the template among them, here
 
 
 @cache
@@ -40,3 +45,29 @@ def prompt_template(name: str | None) -> str | None:
     if name is None:
         return None
     return load_template(name, name if Path(name).is_file() else None)
+
+
+def trained_template(model: str | os.PathLike[str]) -> str | None:
+    """The prompt template a warm-started policy (a `prmkit sft` output) was trained with (`--template`); None for
+    the domain's few-shot template and for any other model."""
+    path = Path(model) / WARM_START_SETTINGS
+    return json.loads(path.read_text(encoding="utf-8")).get("template") if path.is_file() else None
+
+
+def check_template(model: str | os.PathLike[str], template: str | None) -> None:
+    """Raise when `model` is a warm start trained on another prompt than `template` (a built-in name or a file;
+    None: the domain's few-shot one) gives: it would be sampled out of its training distribution. Any other model
+    may be sampled with any template.
+
+    >>> check_template("/no/warm/start/here", "generate_math_0shot")
+    """
+    if not (Path(model) / WARM_START_SETTINGS).is_file():
+        return
+    trained = trained_template(model)
+    if prompt_template(trained) != prompt_template(template):
+        def name(t: str | None) -> str:
+            return f"template '{t}'" if t else "the domain's few-shot prompt"
+
+        fix = f"--template {trained}" if trained else "no --template"
+        raise ValueError(f"the policy {model} was warm-started on {name(trained)} but would be sampled with "
+                         f"{name(template)}: give {fix}")

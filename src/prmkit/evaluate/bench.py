@@ -11,7 +11,8 @@ already written are not made again):
 2. `pools.jsonl`: per problem, the constructed traces (one right, one per slip kind, process-only slips included)
    and `--policy-k` samples of the policy (`policy.raw.jsonl`, sampled as `prmkit generate` does); the policy is
    `--model` unless `--policy` names another one, e.g. a warm start of `prmkit sft` (`prmkit.train.sft`), whose
-   training problems are checked against the bench's (none may be one of them);
+   training problems are checked against the bench's (none may be one of them) and whose prompt template must be
+   `--template` (a zero-shot warm start is sampled zero-shot; every sampler of the bench gets that template);
 3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
@@ -39,6 +40,7 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.settings import field_help as _help
+from prmkit.data.templates import check_template, prompt_template
 from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
@@ -48,7 +50,7 @@ from prmkit.label.recipe import LabelConfig, label_pools
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
-from prmkit.train.sft import trained_questions, trained_template
+from prmkit.train.sft import trained_questions
 from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
 
@@ -82,6 +84,9 @@ class BenchConfig:
     temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
     batch_size: int = field(default=32, metadata=_help("rows per sampling batch."))
     dtype: str | None = field(default=None, metadata=_help("rollout and policy weights dtype (e.g. bfloat16)."))
+    template: str | None = field(default=None, metadata=_help(
+        "prompt template of every sampler (the policy, the rollouts, PUM's students): a built-in name "
+        "(generate_math_0shot) or a file; None: the few-shot prompt. A warm start is sampled with its own."))
     bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
 
     def __post_init__(self) -> None:
@@ -103,6 +108,7 @@ class BenchConfig:
             raise ValueError("temperature must be > 0")
         if not self.slip_list() and not self.policy_k:
             raise ValueError("no traces: give slips or a policy_k above 0")
+        prompt_template(self.template)  # an unknown template is an error before any model loads
 
     def level_list(self) -> list[int]:
         return check_difficulty(self.levels, self.size)
@@ -119,7 +125,8 @@ class BenchConfig:
 
     def sampler(self) -> SamplerConfig:
         return SamplerConfig(k=self.policy_k or 1, temperature=self.temperature, max_new_tokens=self.max_new_tokens,
-                             seed=self.seed, batch_size=self.batch_size, model=self.policy_model(), dtype=self.dtype)
+                             seed=self.seed, batch_size=self.batch_size, model=self.policy_model(), dtype=self.dtype,
+                             template=self.template)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -190,7 +197,8 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
     """The settings of every labeler a bench may run: the model, and the rollout labelers' sampling."""
     rollouts = RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens, seed=cfg.seed,
-                                  temperature=cfg.temperature, batch_size=cfg.batch_size, dtype=cfg.dtype)
+                                  temperature=cfg.temperature, batch_size=cfg.batch_size, dtype=cfg.dtype,
+                                  template=cfg.template)
     students = [s.strip() for s in cfg.students.split(",") if s.strip()]
     return [InformationConfig(model=cfg.model), rollouts, PumLabelConfig(**asdict(rollouts), students=students)]
 
@@ -200,7 +208,9 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     """Make (or resume) the bench in `cfg.output` and return its report (module doc)."""
     if not cfg.output:
         raise ValueError("set --output (the run directory)")
-    resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    model = resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    if any(n.startswith(("math-shepherd", "omegaprm")) for n in cfg.labeler_list()):
+        check_template(model, cfg.template)  # the rollouts sample --model
     if "pum" in cfg.labeler_list():
         PumLabeler(_labeler_settings(cfg)[-1], ["pum"])  # its students exist (an error names the missing one)
     if cfg.policy_k:
@@ -215,6 +225,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     if settings.exists():
         old = json.loads(settings.read_text())
         old.setdefault("policy", old.get("model"))  # a bench made before --policy existed sampled its --model
+        old.setdefault("template", None)  # ... and before --template, the few-shot prompt
         if old != mine:
             diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
             raise ValueError(f"{out} holds a bench made with other settings ({diff}): choose another --output")
@@ -225,10 +236,8 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
 
 def _check_held_out(cfg: BenchConfig) -> None:
     """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems, and must have been trained
-    on the prompt the bench samples it with (the domain's few-shot one)."""
-    if template := trained_template(resolve_model(cfg.policy_model())):
-        raise ValueError(f"the policy {cfg.policy_model()} was warm-started on prompts of template '{template}', but "
-                         "the bench samples with the few-shot prompt: warm-start it without --template")
+    on the prompt the bench samples it with (`template`)."""
+    check_template(resolve_model(cfg.policy_model()), cfg.template)
     trained = trained_questions(resolve_model(cfg.policy_model()))
     if not trained:
         return

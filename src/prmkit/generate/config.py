@@ -8,18 +8,21 @@ a `SamplerBackendConfig`), search (`search.BeamConfig`) and GRPO (`rl.RLConfig`:
 
 Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
 filtering that keeps up to eight traces per problem (sec 3.1). PUM (appendix, gain estimation) also samples K = 8
-continuations per prefix (at T = 0.7; set `temperature` to reproduce it). Creating a config touches neither disk
-nor network; `make_backend()` loads the model. `ray` / `ray_actors` (ScaleConfig) run the sampling on Ray actors,
-each with its own model.
+continuations per prefix (at T = 0.7; set `temperature` to reproduce it). `template` chooses the prompt (a warm
+start trained on a template of its own is sampled with it). Creating a config loads no model and touches no
+network; `make_backend()` loads the model. `ray` / `ray_actors` (ScaleConfig) run the sampling on Ray actors, each
+with its own model.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import ClassVar
 
 from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
+from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import Backend, BackendOptions, SamplingConfig, make_backend
 from prmkit.generate.distributed import ScaleConfig
 from prmkit.models.loading import DEFAULT_MODEL
@@ -37,9 +40,14 @@ class DecodingConfig:
     seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend."))
     chat: bool = field(default=True, metadata=_help("few-shot Q/A prompts in the model's chat template when it has "
                                                     "one (transformers, vllm); --no-chat sends raw text."))
+    template: str | None = field(default=None, metadata=_help(
+        "prompt template: a built-in name (generate_math_0shot: instruction and question only; generate_math_1shot) "
+        "or a file; None: the domain's few-shot template. A warm start (prmkit sft --template) is sampled with its "
+        "own."))
 
     def __post_init__(self) -> None:
         check_limits(self)
+        prompt_template(self.template)  # an unknown name or a missing file is an error before any model loads
 
 
 @dataclass
@@ -55,7 +63,8 @@ class SamplerBackendConfig(DecodingConfig):
 
     def sampling(self) -> SamplingConfig:
         return SamplingConfig(n=self.k, temperature=self.temperature, top_p=self.top_p,
-                              max_new_tokens=self.max_new_tokens, seed=self.seed)
+                              max_new_tokens=self.max_new_tokens, seed=self.seed,
+                              template=prompt_template(self.template))
 
     def backend_options(self) -> BackendOptions:
         return BackendOptions(batch_size=self.batch_size, base_url=self.base_url, chat=self.chat)
@@ -74,7 +83,9 @@ class SamplerConfig(SamplerBackendConfig):
         return replace(super().backend_options(), dtype=self.dtype)
 
     def make_backend(self) -> Backend:
-        """The backend, with its model loaded."""
+        """The backend, with its model loaded (a warm start only with the template it was trained on)."""
+        if self.backend in ("transformers", "ct2") and Path(self.model).is_dir():
+            check_template(self.model, self.template)
         return make_backend(self.backend, self.model, self.backend_options())
 
 

@@ -1,11 +1,12 @@
 """Rollouts: K sampled continuations after a step prefix of a trace, each validated (the primitive behind
 Math-Shepherd, OmegaPRM, PUM prefix gain, beam search and GRPO).
 
-How a prefix is rendered: the few-shot generation prompt of its problem (`prompts.build_prompt`, in the model's chat
-template when chat is on: `backend.render`), then the assistant's partial answer: the prefix steps joined with
-" [STEP] " and followed by " [STEP]", so the model goes on with the next step. A space separates prompt and partial
-answer unless the prompt ends with whitespace. Zero steps is the no-prefix baseline q(x, ∅) of PUM (sec 3.1): the
-generation prompt alone. With the math template and chat off, prefix ["3 * 4 = 12."] reads
+How a prefix is rendered: the generation prompt of its problem (`prompts.build_prompt`: the domain's few-shot one,
+or the sampling's `template`; in the model's chat template when chat is on: `backend.render`), then the assistant's
+partial answer: the prefix steps joined with " [STEP] " and followed by " [STEP]", so the model goes on with the
+next step. A space separates prompt and partial answer unless the prompt ends with whitespace. Zero steps is the
+no-prefix baseline q(x, ∅) of PUM (sec 3.1): the generation prompt alone. With the math template and chat off,
+prefix ["3 * 4 = 12."] reads
 
     ...Question: Tom has 3 boxes...\\nAnswer: 3 * 4 = 12. [STEP]
 
@@ -93,7 +94,8 @@ def prefix_requests(pools: Sequence[Pool], positions: Sequence[int] = ()) -> lis
     return out
 
 
-def _check(requests: Sequence[PrefixRequest], backend: PromptBackend) -> list[tuple[str, int]]:
+def _check(requests: Sequence[PrefixRequest], backend: PromptBackend,
+           template: str | None = None) -> list[tuple[str, int]]:
     """(rendered text, its token count or -1) of every request; bad input raises, naming the prefix."""
     context = backend.context_length()
     errors, seen, out = [], set(), []
@@ -110,7 +112,7 @@ def _check(requests: Sequence[PrefixRequest], backend: PromptBackend) -> list[tu
         if bad:
             errors.append(f"{r.prefix_id}: step {bad[0]} is empty or contains {STEP}")
             continue
-        text = partial_answer(backend.render(build_prompt(r.problem)), r.steps)
+        text = partial_answer(backend.render(build_prompt(r.problem, template)), r.steps)
         tokens = backend.count_tokens(text)
         if context is not None and tokens is not None and tokens >= context:
             errors.append(f"{r.prefix_id}: prompt + prefix is {tokens} tokens, the model's context {context}")
@@ -174,7 +176,7 @@ def rollout_prefixes(
     backend = resident.get()
     if not hasattr(backend, "generate_rendered"):
         raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
-    rendered = dict(zip((r.prefix_id for r in requests), _check(requests, backend), strict=True))
+    rendered = dict(zip((r.prefix_id for r in requests), _check(requests, backend, cfg.template), strict=True))
     stats = RolloutStats()
     writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None
     try:

@@ -82,7 +82,7 @@ class _SampleBatch:
         stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
         start = time.perf_counter()
         outs = backend.generate(
-            [build_prompt(p) for p in batch],
+            [build_prompt(p, self.cfg.template) for p in batch],
             replace(self.cfg, seed=_seed(self.cfg.seed, batch), stop=self.cfg.stop or stop),
         )
         seconds = time.perf_counter() - start

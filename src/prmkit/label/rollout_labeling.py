@@ -97,7 +97,7 @@ class PrefixRoller:
         context = self.backend.context_length()
         if not context:
             return {}
-        prompt = self.backend.render(build_prompt(pool.problem))
+        prompt = self.backend.render(build_prompt(pool.problem, self.sampling.template))
         out = {}
         for t in pool.traces:
             if t.id in ids and t.steps:
@@ -111,7 +111,7 @@ class PrefixRoller:
         """The mean tokens per step of `trace` as rolled out (its partial answer after the prompt)."""
         if not trace.steps:
             return 0.0
-        prompt = self.backend.render(build_prompt(pool.problem))
+        prompt = self.backend.render(build_prompt(pool.problem, self.sampling.template))
         full = self.backend.count_tokens(partial_answer(prompt, trace.steps)) or 0
         return max(0, full - (self.backend.count_tokens(prompt) or 0)) / len(trace.steps)
 

@@ -61,9 +61,6 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     lora_r: int = field(default=16, metadata=_help("LoRA rank via peft on all linear layers (PSPO trains with "
                                                    "LoRA); 0 = full fine-tuning."))
     lora_alpha: int = field(default=32, metadata=_help("LoRA alpha."))
-    template: str | None = field(default=None, metadata=_help(
-        "prompt template: a built-in name (templates/, e.g. generate_math_1shot: one shot, a shorter prompt for CPU "
-        "runs) or a file; None: the domain's few-shot template of `prmkit generate`."))
     chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as generate)."))
     seed: int = field(default=0, metadata=_help("sampling, data order and initialisation seed."))
     save_steps: int = field(default=10, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))

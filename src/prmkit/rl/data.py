@@ -14,13 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.data.records import Problem
-from prmkit.data.templates import prompt_template
 from prmkit.generate.prompts import build_prompt, in_chat_template
 from prmkit.generate.sources import load_problems
 from prmkit.rewards.completions import problem_column
 from prmkit.train.data import parse_range
 
-__all__ = ["grpo_rows", "prompt_template", "select_problems"]
+__all__ = ["grpo_rows", "select_problems"]
 
 
 def select_problems(data: str, range_text: str | None) -> list[Problem]:

@@ -19,11 +19,12 @@ from typing import Any
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.models.loading import context_length
+from prmkit.data.templates import check_template, prompt_template
+from prmkit.models.loading import context_length, resolve_model
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
-from prmkit.rl.data import grpo_rows, prompt_template, select_problems
+from prmkit.rl.data import grpo_rows, select_problems
 from prmkit.rl.heldout_curve import HeldoutCurve
 from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
@@ -103,6 +104,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     from prmkit.rl.trainer import ProcessGRPOTrainer
 
     out, scorers = Path(output), Scorers() if scorers is None else scorers
+    check_template(resolve_model(config.model), config.template)  # a warm start is trained on its own prompt
     template = prompt_template(config.template)
     train = select_problems(config.data, config.problems_range)
     heldout = (select_problems(config.heldout_data or config.data, config.heldout_range)

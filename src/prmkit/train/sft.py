@@ -36,7 +36,7 @@ from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import field_help as _help
-from prmkit.data.templates import prompt_template
+from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
@@ -45,7 +45,7 @@ __all__ = ["DATA_FILE", "RUN_FILE", "SFTRunConfig", "run_sft", "trained_question
 
 DATA_FILE = "sft_data.jsonl"
 RUN_FILE = "sft_run.json"
-SETTINGS_FILE = "sft_settings.json"
+SETTINGS_FILE = WARM_START_SETTINGS
 # settings that may change when a run is continued: how it is carried out, not what it learns
 RESUMABLE = {"output", "resume", "threads", "save_steps", "save_total_limit", "logging_steps"}
 
@@ -119,13 +119,6 @@ def trained_questions(policy: str | os.PathLike[str]) -> list[str]:
     if not path.is_file():
         return []
     return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def trained_template(policy: str | os.PathLike[str]) -> str | None:
-    """The prompt template a warm-started policy (a `prmkit sft` output) was trained with (`--template`); None for
-    the domain's few-shot template and for any other model."""
-    path = Path(policy) / SETTINGS_FILE
-    return json.loads(path.read_text(encoding="utf-8")).get("template") if path.is_file() else None
 
 
 def _has_gpu() -> bool:

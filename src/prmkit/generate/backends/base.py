@@ -22,6 +22,7 @@ class SamplingConfig:
     max_new_tokens: int = 512  # per sample
     seed: int = 0
     stop: tuple[str, ...] = ()  # a completion ends before the first of these strings
+    template: str | None = None  # prompt template text (None: each domain's few-shot one; prompts.build_prompt)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,8 @@ def test_generate_then_verify(tiny_model_dir, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "1. with an extractable answer" in printed and "tok/s" in printed
     assert main(argv) == 0 and "(3 already in" in capsys.readouterr().out  # resumed: nothing regenerated
+    assert main([*argv, "--template", "generate_math_0shot"]) == 2  # extending it with another prompt: refused
+    assert "other settings (template: None -> 'generate_math_0shot')" in capsys.readouterr().err
     # a pool with wrong stored verdicts: `verify` repairs them
     pool = {
         "problem": Problem("z", "1+1?", "2").to_dict(),

@@ -78,6 +78,14 @@ def test_pum_pipeline_end_to_end(students, tmp_path, capsys):
     # extending the rollouts with other sampling settings is refused before any model loads
     assert main([*argv[:-1], "--max-new-tokens", "5", "--quiet"]) == 2
     assert "other settings (max_new_tokens: 4 -> 5)" in capsys.readouterr().err
+    assert main([*argv[:-1], "--template", "generate_math_0shot", "--quiet"]) == 2  # another prompt, too
+    assert "other settings (template: None -> 'generate_math_0shot')" in capsys.readouterr().err
+    # settings written before the template was one of them (no key: the few-shot prompt) still resume
+    settings = json.loads((out / "settings.json").read_text())
+    (out / "settings.json").write_text(json.dumps({n: {k: v for k, v in s.items() if k != "template"}
+                                                   for n, s in settings.items()}))
+    assert main(argv) == 0
+    assert {n: (out / f"rollouts-{n}.jsonl").read_text() for n in names} == sizes
 
 
 Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"

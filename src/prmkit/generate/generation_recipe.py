@@ -100,7 +100,7 @@ def _check_resume(config: GenerateConfig, raw: Path) -> None:
     would be reused as it is); the settings are written beside it on the first run."""
     settings = {"model": config.model, "backend": config.backend, "k": config.k, "temperature": config.temperature,
                 "top_p": config.top_p, "max_new_tokens": config.max_new_tokens, "seed": config.seed,
-                "chat": config.chat, "domain": config.domain}
+                "chat": config.chat, "domain": config.domain, "template": config.template}
     path = settings_path(raw)
     if path.is_file() and raw.is_file() and raw.stat().st_size:
         try:

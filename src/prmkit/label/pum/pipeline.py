@@ -223,12 +223,13 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
     path = out / "settings.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
-                    **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed")}}
+                    **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed", "template")},
+                    "template": config.template}
            for s in specs}
     for name, settings in new.items():
-        if name in old and old[name] != settings:
-            was = old[name]
-            diff = ", ".join(f"{k}: {was.get(k)!r} -> {v!r}" for k, v in settings.items() if was.get(k) != v)
+        was = old.get(name)  # a setting it lacks was at its default then (None: the few-shot prompt)
+        if was is not None and (diff := ", ".join(f"{k}: {was.get(k)!r} -> {v!r}" for k, v in settings.items()
+                                                  if was.get(k) != v)):
             raise ValueError(f"{out}: student {name} was rolled out with other settings ({diff}); use a new "
                              "--output-dir")
     path.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")

@@ -17,7 +17,6 @@ with its own model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import ClassVar
 
 from prmkit.data.settings import Range, check_limits
@@ -84,8 +83,7 @@ class SamplerConfig(SamplerBackendConfig):
 
     def make_backend(self) -> Backend:
         """The backend, with its model loaded (a warm start only with the template it was trained on)."""
-        if self.backend in ("transformers", "ct2") and Path(self.model).is_dir():
-            check_template(self.model, self.template)
+        check_template(self.model, self.template)  # a no-op unless the model is a warm start's directory
         return make_backend(self.backend, self.model, self.backend_options())
 
 

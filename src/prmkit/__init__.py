@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "bench", "bench_set", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate",
-           "label", "processbench", "pum", "read_pools", "rl", "rl_compare", "rollout", "score", "search", "sft",
-           "synth", "threshold", "to_dataset", "train", "verify", "view"]
+__all__ = ["__version__", "bench", "bench_set", "best_of_k", "bok_table", "corrupt", "export", "export_hf",
+           "generate", "label", "payoff", "payoff_table", "processbench", "pum", "read_pools", "rl", "rl_compare",
+           "rollout", "score", "search", "sft", "synth", "threshold", "to_dataset", "train", "verify", "view"]
 
 PathLike = str | os.PathLike[str]
 
@@ -319,6 +319,25 @@ def sft(progress: bool = True, log: Callable[[str], None] = print, **settings: A
 
     (config,) = _configs([SFTRunConfig], settings)
     return run_sft(config, progress=progress, log=log)
+
+
+def payoff(log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
+    """`prmkit payoff run`: one labeler's row (its labels of a bench's training traces -> a reward model -> scores
+    of the policy's samples of fresh problems); settings are PayoffConfig fields (bench, labeler, fresh, output,
+    train_config, ...). Returns the row (also OUTPUT/row.json)."""
+    from prmkit.evaluate.payoff import PayoffConfig, run_payoff
+
+    (config,) = _configs([PayoffConfig], settings)
+    return run_payoff(config, log=log)
+
+
+def payoff_table(rows: Sequence[PathLike], output: PathLike | None = None, ks: Sequence[int] = (),
+                 bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """`prmkit payoff table`: every row's best-of-K and weighted voting minus majority voting (paired bootstrap
+    intervals) beside its label and training cost."""
+    from prmkit.evaluate.payoff import payoff_table as table
+
+    return table([str(r) for r in rows], None if output is None else str(output), list(ks), bootstrap, seed)
 
 
 def bok_table(report: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ REQUIRED = {  # the least each verb needs besides --config
     "score": ["--model", "m", "--input", "x", "--output", "y"], "evaluate": ["bok"], "view": [],
     "search": ["beam", "--output", "y"], "pum": ["--input", "x", "--output-dir", "y"],
     "rl": ["grpo", "--output", "y"], "bench": ["--output", "y"], "sft": ["--output", "y"],
+    "payoff": ["run", "--output", "y"],
 }
 
 
@@ -65,14 +66,15 @@ def test_help_imports_neither_torch_nor_transformers():
 
 
 def test_help_lists_every_registered_name():
-    from prmkit.cli import data, evaluate, rl
+    from prmkit.cli import data, evaluate, payoff, rl
     from prmkit.label.registry import LABELERS
     from prmkit.models.heads import HEADS
     from prmkit.search import METHODS
     from prmkit.train.run import KIND_ALIASES
 
     registries = {"data": data.COMMANDS, "label": LABELERS, "train": [*HEADS, *KIND_ALIASES], "search": METHODS,
-                  "evaluate": evaluate.WHAT, "rl": rl.COMMANDS, "bench": LABELERS}
+                  "evaluate": evaluate.WHAT, "rl": rl.COMMANDS, "bench": LABELERS,
+                  "payoff": payoff.COMMANDS}
     assert set(NAMES) == set(registries)
     for verb, registry in registries.items():
         assert verb_names(verb) == list(registry), verb  # the light lists in NAMES included

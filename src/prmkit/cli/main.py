@@ -41,6 +41,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
     "rl": ("prmkit.cli.rl", "train a policy on outcome and process rewards (PSPO-WRS, PUM/PRM)"),
     "bench": ("prmkit.cli.bench", "the step-label bench: every labeler against exact step truth, with its cost"),
+    "payoff": ("prmkit.cli.payoff", "do a labeler's labels pay off: its reward model in best-of-K on fresh problems"),
 }
 # The names a verb takes, for its line in `prmkit --help`: "module:attribute" of a registry that is light to import
 # (no torch, no transformers), or the names themselves where the registry's module is heavy. tests/cli/test_main.py
@@ -53,6 +54,7 @@ NAMES: dict[str, str | tuple[str, ...]] = {
     "evaluate": ("bok", "processbench"),  # prmkit.cli.evaluate.WHAT
     "rl": "prmkit.cli.rl:COMMANDS",
     "bench": "prmkit.label.registry:LABELERS",  # the labelers a bench runs are prmkit label's methods
+    "payoff": "prmkit.cli.payoff:COMMANDS",
 }
 QUIET_HELP = "no progress bars (prmkit's, transformers' loading bars) and no transformers log below errors"
 

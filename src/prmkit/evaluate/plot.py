@@ -1,4 +1,5 @@
-"""Accuracy-vs-K plot of best-of-K rows (one line per method, the bootstrap interval shaded), as PNG."""
+"""Accuracy-vs-K plot of best-of-K rows (one line per method, the bootstrap interval shaded), and the payoff plot
+(each labeler's reward model minus majority voting, with its label cost), as PNG."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 
 from prmkit.data.outputs import save_figure
 
-__all__ = ["plot_bok"]
+__all__ = ["plot_bok", "plot_payoff"]
 
 
 def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-of-K") -> None:
@@ -27,6 +28,33 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
     ax.set_ylabel("accuracy (%)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
+    """One line per labeler (`prmkit payoff table`'s costs): best-of-K minus majority voting, its interval as a
+    bar, the weighted vote beside it; the label tokens in the labeler's name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(costs) + 1.5))
+    for i, c in enumerate(costs):
+        for offset, key, colour, name in ((-0.12, "best_minus_majority", "C0", "best-of-K"),
+                                          (0.12, "weighted_minus_majority", "C1", "weighted vote")):
+            mean, lo, hi = (100 * v for v in c[key])
+            ax.errorbar(mean, i + offset, xerr=[[mean - lo], [hi - mean]], fmt="o", color=colour, capsize=3,
+                        label=name if i == 0 else None)
+    ax.axvline(0, color="grey", lw=1)
+    ax.set_yticks(range(len(costs)), [f"{c['labeler']} ({c['label_tokens'] / 1e6:.2f}M label tokens)"
+                                      for c in costs])
+    ax.set_xlabel("accuracy minus majority voting (points, 95% interval)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3, axis="x")
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path)

@@ -1,0 +1,49 @@
+"""`prmkit payoff run`: one labeler's row (its labels of the bench's training traces -> a reward model -> scores of
+the policy's samples of fresh problems); `prmkit payoff table`: every row against majority voting, with its cost.
+
+    prmkit payoff run --bench runs/bench_train --labeler mcnig --fresh runs/fresh/pools.jsonl --output runs/payoff/mcnig
+    prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
+
+A re-run of `run` into the same directory resumes (`prmkit.evaluate.payoff`); every PayoffConfig field is a flag and
+may come from `--config row.yaml`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from prmkit.cli.common import add_config_arguments, config_from_args
+
+COMMANDS = ("run", "table")  # light to import: `prmkit --help` lists them (prmkit.evaluate loads torch)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from prmkit.evaluate.payoff import PayoffConfig
+
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    row = sub.add_parser("run", help="one labeler's row: train its reward model, score the fresh samples",
+                         description="one labeler's labels of the bench's training traces -> a reward model "
+                                     "(the shared recipe) -> scores of the policy's samples of fresh problems")
+    add_config_arguments(row, PayoffConfig)
+    table = sub.add_parser("table", help="every row against majority voting, with its label and training cost",
+                           description="best-of-K and weighted voting of each row minus majority voting (paired "
+                                       "by problem, bootstrap interval), beside each row's cost")
+    table.add_argument("rows", nargs="+", metavar="ROW", help="`prmkit payoff run` output directories")
+    table.add_argument("--output", default=None, help="directory for table.json, table.md, payoff.png")
+    table.add_argument("--ks", default="", help="K values, e.g. 1,2,4,8 (default: powers of 2 up to the pools)")
+    table.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")
+    table.add_argument("--seed", type=int, default=0, help="seed of the K-subsets and the bootstrap")
+
+
+def run(args: argparse.Namespace) -> int:
+    from prmkit.evaluate.payoff import PayoffConfig, format_payoff, payoff_table, run_payoff
+
+    if args.command == "table":
+        ks = [int(k) for k in args.ks.split(",") if k.strip()]
+        print(format_payoff(payoff_table(args.rows, args.output, ks, args.bootstrap, args.seed)))
+        return 0
+    cfg = config_from_args(PayoffConfig, args)
+    row = run_payoff(cfg, log=lambda m: print(m, flush=True))
+    print(f"{row['labeler']}: {row['kind']} trained on {row['train']['examples']} examples in "
+          f"{row['train']['train_seconds']:.0f} s; {row['score']['written']} fresh traces scored -> {cfg.output}")
+    return 0

@@ -1,0 +1,115 @@
+"""`prmkit payoff` on the tiny random model: rows of three labelers from a real bench, resume, the table, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prmkit.cli.main import main
+from prmkit.evaluate.bench import BenchConfig, run_bench
+from prmkit.evaluate.payoff import PayoffConfig, payoff_table, run_payoff
+
+
+@pytest.fixture(scope="module")
+def benches(tmp_path_factory):
+    """A bench of 4 training problems (levels 1-2, IG and MCNIG labels) and the pools of 2 fresh problems (level
+    3: no question in common), both on the tiny base with a context long enough for the few-shot prompt."""
+    from helpers import make_tiny_base
+
+    root = tmp_path_factory.mktemp("payoff")
+    base = str(make_tiny_base(root / "base", context=4096))
+    common = dict(model=base, k=2, max_new_tokens=6, batch_size=8, bootstrap=0, slips="arithmetic,corrected")
+    run_bench(BenchConfig(output=str(root / "train"), problems=4, levels="1,2", policy_k=2, labelers="ig,mcnig",
+                          **common), progress=False)
+    run_bench(BenchConfig(output=str(root / "fresh"), problems=2, levels="3", seed=1, policy_k=2, labelers="ig",
+                          **common), progress=False)
+    recipe = root / "recipe.yaml"
+    recipe.write_text("epochs: 1\nmax_steps: 2\nbatch_traces: 4\nmicro_batch: 4\nmax_length: 512\nlr: 1.0e-3\n"
+                      "eval_strategy: 'no'\nsave_strategy: 'no'\nreport_to: none\nheld_out: 0\n")
+    return root, base, str(recipe)
+
+
+def _row(benches, labeler, out, **more):
+    root, base, recipe = benches
+    return PayoffConfig(bench=str(root / "train"), labeler=labeler, fresh=str(root / "fresh" / "pools.jsonl"),
+                        output=str(out), train_config=recipe, model=base, **more)
+
+
+def _lines(path):
+    return path.read_text().splitlines()
+
+
+def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, tmp_path):
+    rows = {}
+    for labeler in ("mcnig", "truth", "outcome"):
+        rows[labeler] = run_payoff(_row(benches, labeler, tmp_path / labeler), log=lambda _: None)
+    fresh = [json.loads(line) for line in _lines(benches[0] / "fresh" / "pools.jsonl")]
+    ids = sorted(t["id"] for p in fresh for t in p["traces"])
+    for labeler, row in rows.items():
+        scored = [json.loads(line) for line in _lines(tmp_path / labeler / "scores.jsonl")]
+        assert sorted(s["id"] for s in scored) == ids, labeler  # every fresh trace, once
+        assert row["train"]["examples"] > 0 and row["train"]["peak_rss_gb"] > 0
+    assert (rows["mcnig"]["kind"], rows["truth"]["kind"], rows["outcome"]["kind"]) == ("prm", "prm", "orm")
+    # MCNIG's labels cost the tokens its forward pass read; the checker's truth and the answers cost none
+    assert rows["mcnig"]["label_cost"]["tokens_read"] > 0 and rows["mcnig"]["label_cost"]["tokens_generated"] == 0
+    assert rows["truth"]["label_cost"]["tokens_read"] == rows["outcome"]["label_cost"]["tokens_read"] == 0
+
+    before = _lines(tmp_path / "mcnig" / "scores.jsonl")
+    logs: list[str] = []
+    again = run_payoff(_row(benches, "mcnig", tmp_path / "mcnig"), log=logs.append)
+    assert any("trained before" in m for m in logs) and again["score"]["written"] == 0
+    assert _lines(tmp_path / "mcnig" / "scores.jsonl") == before  # nothing redone, nothing duplicated
+    with pytest.raises(ValueError, match=r"other settings \(labeler 'mcnig' -> 'ig'"):
+        run_payoff(_row(benches, "ig", tmp_path / "mcnig"), log=lambda _: None)
+
+    report = payoff_table([str(tmp_path / n) for n in rows], str(tmp_path / "table"), [1, 2], bootstrap=50)
+    assert report["problems"] == 2 and [c["labeler"] for c in report["costs"]] == list(rows)
+    methods = {d["method"] for d in report["differences"]}
+    assert {"mcnig", "weighted:mcnig", "truth", "outcome"} <= methods
+    assert report["costs"][1]["points_per_million_tokens"] is None  # truth: no label tokens to divide by
+    for name in ("table.json", "table.md", "payoff.png"):
+        assert (tmp_path / "table" / name).stat().st_size > 0
+    assert "points per 10^6 label tokens" in (tmp_path / "table" / "table.md").read_text()
+
+
+def test_policy_traces_alone(benches, tmp_path):
+    row = run_payoff(_row(benches, "truth", tmp_path / "p", traces="policy"), log=lambda _: None)
+    kept = [t["id"] for line in _lines(tmp_path / "p" / "train_pools.jsonl") for t in json.loads(line)["traces"]]
+    truth = {json.loads(line)["trace_id"]: json.loads(line) for line in _lines(benches[0] / "train" / "truth.jsonl")}
+    assert len(kept) == 4 * 2 and all(truth[t]["params"]["slip"] == "policy" for t in kept)
+    assert row["train"]["examples"] == 8
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--labeler", "math-shepherd"], "has no labels of 'math-shepherd': it ran ig, mcnig"),
+    (["--labeler", "pum"], "give --pairs"),
+    (["--labeler", "mcnig", "--traces", "some"], "unknown --traces 'some'"),
+    (["--labeler", "mcnig", "--fresh-from-train"], "are training problems of the bench"),
+    (["--labeler", "mcnig", "--train-config", "no-such-recipe"], "no recipe 'no-such-recipe'"),
+])
+def test_bad_input_is_a_clear_error_before_any_model_loads(benches, tmp_path, capsys, flags, message):
+    root, _, recipe = benches
+    fresh = str(root / "fresh" / "pools.jsonl")
+    if "--fresh-from-train" in flags:
+        flags, fresh = flags[:-1], str(root / "train" / "pools.jsonl")
+    code = main(["payoff", "run", "--bench", str(root / "train"), "--fresh", fresh, "--output", str(tmp_path / "r"),
+                 "--train-config", recipe, *flags])  # a later --train-config wins
+    assert code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "r" / "model").exists()
+
+
+def test_the_recipes_differ_only_in_the_labels():
+    """recipes/payoff_*.yaml: one row per labeler, the same traces, reward-model recipe and fresh set."""
+    from pathlib import Path
+
+    from prmkit.data.settings import build_config, read_config_file
+
+    recipes = sorted(Path(__file__).resolve().parents[2].joinpath("recipes").glob("payoff_*.yaml"))
+    configs = {p.stem: build_config(PayoffConfig, read_config_file(str(p), (PayoffConfig,)), {}) for p in recipes}
+    assert set(configs) == {f"payoff_{n}" for n in ("outcome", "ig", "mcnig", "math-shepherd", "omegaprm", "pum",
+                                                    "truth")}
+    shared = {(c.bench, c.fresh, c.train_config, c.model, c.traces, c.soft, c.seed) for c in configs.values()}
+    assert len(shared) == 1
+    for stem, c in configs.items():
+        assert stem == f"payoff_{c.labeler}" and c.output == f"runs/payoff/{c.labeler}"

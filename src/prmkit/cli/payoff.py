@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                        "by problem, bootstrap interval), beside each row's cost")
     table.add_argument("rows", nargs="+", metavar="ROW", help="`prmkit payoff run` output directories")
     table.add_argument("--output", default=None, help="directory for table.json, table.md, payoff.png")
-    table.add_argument("--ks", default="", help="K values, e.g. 1,2,4,8 (default: powers of 2 up to the pools)")
+    table.add_argument("--ks", default="", help="K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest pool)")
     table.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")
     table.add_argument("--seed", type=int, default=0, help="seed of the K-subsets and the bootstrap")
 

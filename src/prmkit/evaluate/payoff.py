@@ -241,8 +241,8 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
     bootstrap intervals), on the problems all rows scored, with each row's label and training cost; written to
     OUTPUT/table.json, table.md and payoff.png when `output` is given."""
-    from prmkit.evaluate.report import bok_report
-    from prmkit.evaluate.run import parse_ks
+    from prmkit.evaluate.report import bok_report, read_scores
+    from prmkit.evaluate.run import default_ks
 
     read = [_read_row(r) for r in rows]
     names = [r["labeler"] for r in read]
@@ -253,7 +253,9 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
                                                                               for r in read))
     files = {r["labeler"]: str(Path(d, "scores.jsonl")) for d, r in zip(rows, read, strict=True)}
     with claim_outputs({"--output": output}, {"rows": list(files.values())}, directories=("--output",)):
-        ks = parse_ks(list(ks or []), next(iter(files.values())))
+        if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
+            sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
+            ks = default_ks(max(sizes))
         report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed)
         top = max(ks)
         diffs = {(d["method"], d["k"]): d for d in report["differences"]}

@@ -71,6 +71,8 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
     for name in ("table.json", "table.md", "payoff.png"):
         assert (tmp_path / "table" / name).stat().st_size > 0
     assert "points per 10^6 label tokens" in (tmp_path / "table" / "table.md").read_text()
+    largest = max(len(p["traces"]) for p in fresh)  # 3 constructed traces + 2 policy samples a problem
+    assert payoff_table([str(tmp_path / "mcnig")], bootstrap=10)["ks"] == [k for k in (1, 2, 4, 8) if k <= largest]
 
 
 def test_policy_traces_alone(benches, tmp_path):

@@ -131,11 +131,11 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
 def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[str, str | None, list[StepLabels]]:
     """(pools, labels) files the row trains on, written into `out` when `--traces` keeps a part of the bench, and
     the label records used (for their cost)."""
-    truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
     labels_path = cfg.labels_path()
     records = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else []
     if cfg.traces == "all":
         return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records
+    truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
 
     def kept(trace_id: str) -> bool:
         policy = trace_id in truth and truth[trace_id].params.get("slip") == "policy"
@@ -153,9 +153,9 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[st
     return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records
 
 
-def _label_cost(cfg: PayoffConfig, records: list[StepLabels], traces: set[str]) -> dict[str, int]:
-    """Tokens the labels cost: the labeler's ledger summed over the training traces; PUM: its students'
-    rollouts (report.json beside --pairs); truth and outcome cost none."""
+def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, int]:
+    """Tokens the labels cost: the labeler's ledger summed over the label records the row trained on; PUM: its
+    students' rollouts (report.json beside --pairs); truth and outcome cost none."""
     if cfg.labeler == "pum":
         report = Path(cfg.pairs or "").parent / "report.json"
         if not report.is_file():
@@ -163,9 +163,8 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels], traces: set[str]) 
         students = json.loads(report.read_text())["students"].values()
         return {"tokens_read": sum(s["tokens_read"] for s in students),
                 "tokens_generated": sum(s["tokens_generated"] for s in students), "known": True}
-    used = [r for r in records if r.trace_id in traces]
-    return {"tokens_read": sum(int((r.cost or {}).get("tokens_read", 0)) for r in used),
-            "tokens_generated": sum(int((r.cost or {}).get("tokens_generated", 0)) for r in used), "known": True}
+    return {"tokens_read": sum(int(r.cost.get("tokens_read", 0)) for r in records),
+            "tokens_generated": sum(int(r.cost.get("tokens_generated", 0)) for r in records), "known": True}
 
 
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
@@ -196,9 +195,8 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         model = out / "model"
         trained = out / "train.json"
         if not trained.is_file():
-            settings: dict[str, Any] = {"pools": pool_file, "resume": True, "seed": cfg.seed, "threads": cfg.threads}
-            if cfg.kind == "bt":
-                settings = {"pairs": cfg.pairs, "resume": True, "seed": cfg.seed, "threads": cfg.threads}
+            settings: dict[str, Any] = {"resume": True, "seed": cfg.seed, "threads": cfg.threads}
+            settings |= {"pairs": cfg.pairs} if cfg.kind == "bt" else {"pools": pool_file}
             if label_file:
                 settings["labels"] = label_file
             if cfg.soft:
@@ -217,10 +215,8 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
             log(f"{model}: trained before ({trained}), kept")
         start = time.perf_counter()
         scored = score_file(model, cfg.fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))
-        traces = {t.id for p in pools for t in p.traces} if cfg.traces == "all" else \
-            {t.id for p in read_records(pool_file, Pool.from_dict) for t in p.traces}
         row = {"labeler": cfg.labeler, "kind": cfg.kind, "traces": cfg.traces,
-               "label_cost": _label_cost(cfg, records, traces), "train": json.loads(trained.read_text()),
+               "label_cost": _label_cost(cfg, records), "train": json.loads(trained.read_text()),
                "fresh": {"path": cfg.fresh, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
                "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},
                "scores": str(out / "scores.jsonl"), "model": str(model)}

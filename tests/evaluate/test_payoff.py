@@ -88,6 +88,7 @@ def test_policy_traces_alone(benches, tmp_path):
     (["--labeler", "pum"], "give --pairs"),
     (["--labeler", "mcnig", "--traces", "some"], "unknown --traces 'some'"),
     (["--labeler", "mcnig", "--fresh-from-train"], "are training problems of the bench"),
+    (["--labeler", "mcnig", "--fresh-filtered"], "it was filtered"),
     (["--labeler", "mcnig", "--train-config", "no-such-recipe"], "no recipe 'no-such-recipe'"),
 ])
 def test_bad_input_is_a_clear_error_before_any_model_loads(benches, tmp_path, capsys, flags, message):
@@ -95,6 +96,10 @@ def test_bad_input_is_a_clear_error_before_any_model_loads(benches, tmp_path, ca
     fresh = str(root / "fresh" / "pools.jsonl")
     if "--fresh-from-train" in flags:
         flags, fresh = flags[:-1], str(root / "train" / "pools.jsonl")
+    if "--fresh-filtered" in flags:  # `prmkit generate`'s filtered output, its raw samples beside it
+        flags, fresh = flags[:-1], str(tmp_path / "gen" / "pools.jsonl")
+        assert main(["generate", "--data", str(root / "fresh" / "problems.jsonl"), "--model", root.joinpath("base")
+                     .as_posix(), "--k", "2", "--max-new-tokens", "4", "--output", fresh, "--quiet"]) == 0
     code = main(["payoff", "run", "--bench", str(root / "train"), "--fresh", fresh, "--output", str(tmp_path / "r"),
                  "--train-config", recipe, *flags])  # a later --train-config wins
     assert code == 2 and message in capsys.readouterr().err

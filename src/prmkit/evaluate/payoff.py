@@ -102,6 +102,21 @@ class PayoffConfig:
         return Path(self.bench, "labels", f"{self.labeler}.jsonl")
 
 
+def _check_unfiltered(path: str, fresh: list[Pool]) -> None:
+    """The fresh samples must be all the policy drew: `prmkit generate`'s filter (MCNIG sec 3.1) drops the problems
+    solved every time and keeps mostly wrong traces, so best-of-K and voting on its output are biased. Its unfiltered
+    samples sit beside it in `<name>.raw.jsonl`; when that file holds more samples, the input was filtered."""
+    raw = Path(path).with_suffix(".raw.jsonl")
+    if not raw.is_file() or raw.resolve() == Path(path).resolve():
+        return
+    drawn = sum(len(p.traces) for p in read_records(raw, Pool.from_dict))
+    kept = sum(len(p.traces) for p in fresh)
+    if drawn > kept:
+        raise ValueError(f"--fresh {path} holds {kept} of the {drawn} samples in {raw}: it was filtered (MCNIG sec "
+                         f"3.1 drops problems solved every time and favours wrong traces), which biases best-of-K; "
+                         f"pass --fresh {raw} or generate with --no-filter")
+
+
 def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
     """The bench's pools and the fresh pools, after every check that needs no model: files exist, the labeler is
     one the bench ran, no fresh question is a training question."""
@@ -121,6 +136,7 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
     recipe_path(cfg.train_config)  # a recipe name or file that exists (the error names the recipes there are)
     train = list(read_records(bench / "pools.jsonl", Pool.from_dict))
     fresh = list(read_records(cfg.fresh, Pool.from_dict))
+    _check_unfiltered(cfg.fresh, fresh)
     seen = {p.problem.question.strip() for p in train}
     if shared := [p.problem.id for p in fresh if p.problem.question.strip() in seen]:
         raise ValueError(f"--fresh {cfg.fresh}: {len(shared)} of its problems are training problems of the bench "

@@ -98,7 +98,7 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
         return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
 
     assert figures(again["rows"]) == figures(report["rows"])
-    with pytest.raises(ValueError, match=r"other settings .*problems 4 -> 6"):
+    with pytest.raises(ValueError, match=r"other settings .*problems: 4 -> 6"):
         run_bench(BenchConfig(**(settings | {"problems": 6})), progress=False)
 
 

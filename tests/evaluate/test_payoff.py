@@ -60,7 +60,7 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
     again = run_payoff(_row(benches, "mcnig", tmp_path / "mcnig"), log=logs.append)
     assert any("trained before" in m for m in logs) and again["score"]["written"] == 0
     assert _lines(tmp_path / "mcnig" / "scores.jsonl") == before  # nothing redone, nothing duplicated
-    with pytest.raises(ValueError, match=r"other settings \(labeler 'mcnig' -> 'ig'"):
+    with pytest.raises(ValueError, match=r"other settings \(.*labeler: 'mcnig' -> 'ig'"):
         run_payoff(_row(benches, "ig", tmp_path / "mcnig"), log=lambda _: None)
 
     report = payoff_table([str(tmp_path / n) for n in rows], str(tmp_path / "table"), [1, 2], bootstrap=50)

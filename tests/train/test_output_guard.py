@@ -57,4 +57,4 @@ def test_resume_continues_only_the_same_run(inputs, tiny_base, tmp_path, capsys)
     (out / RUN_FILE).write_text(json.dumps(run))
     assert _train(inputs, tiny_base, out, "--resume") == 2
     err = capsys.readouterr().err
-    assert "holds a run with other settings" in err and "train.lr 0.01 -> 0.001" in err
+    assert "holds a run with other settings" in err and "train.lr: 0.01 -> 0.001" in err

@@ -167,7 +167,7 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
 
     again = run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)  # finished: nothing redone
     assert steps_run == [1, 2, 3] and again == record
-    with pytest.raises(ValueError, match=r"other settings \(lr 0.001 -> 0.01\)"):
+    with pytest.raises(ValueError, match=r"other settings \(lr: 0.001 -> 0.01\)"):
         run_sft(SFTRunConfig(**_settings(chat_base, out, lr=1e-2)), progress=False)
 
     # prmkit bench --policy: the samples come from the warm start, the labelers keep --model

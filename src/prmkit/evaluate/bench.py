@@ -39,6 +39,7 @@ from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, construct
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
+from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, pct
@@ -219,18 +220,12 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
-    settings = out / "settings.json"
     mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "students", "bootstrap")}
     mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
-    if settings.exists():
-        old = json.loads(settings.read_text())
-        old.setdefault("policy", old.get("model"))  # a bench made before --policy existed sampled its --model
-        old.setdefault("template", None)  # ... and before --template, the few-shot prompt
-        if old != mine:
-            diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
-            raise ValueError(f"{out} holds a bench made with other settings ({diff}): choose another --output")
     with output_lock(out / "report.json"):
-        settings.write_text(json.dumps(mine, indent=1) + "\n")
+        # a bench made before --policy existed sampled its --model, and before --template the few-shot prompt
+        keep_settings(out / "settings.json", mine, "a bench",
+                      upgrade=lambda old: {"policy": old.get("model"), "template": None} | old)
         return _run(cfg, out, progress, log)
 
 

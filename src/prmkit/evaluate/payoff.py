@@ -37,6 +37,7 @@ from typing import Any
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, StepLabels
+from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
 
@@ -185,15 +186,7 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, int]:
 
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
     """A row directory holds one row: a re-run with other settings is refused, naming what differs."""
-    path = out / SETTINGS
-    if path.is_file():
-        old = json.loads(path.read_text())
-        resumable = {"threads"}
-        if diff := [f"{k} {old.get(k)!r} -> {v!r}" for k, v in settings.items()
-                    if k not in resumable and old.get(k) != v]:
-            raise ValueError(f"{out} holds a row of other settings ({'; '.join(diff)}): choose another --output")
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(settings, indent=1) + "\n")
+    keep_settings(out / SETTINGS, settings, "a row", skip={"threads"})
 
 
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:

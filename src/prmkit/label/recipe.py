@@ -30,6 +30,7 @@ from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
+from prmkit.data.resume_settings import settings_diff
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
 from prmkit.label.registry import LABELERS
@@ -165,8 +166,8 @@ def _check_resume(path: str, params: dict[str, Any]) -> None:
     if first is None:
         return
     old = first.get("params", {})
-    if diff := sorted(k for k in params.keys() | old.keys() if k not in _LEGACY_KEYS and old.get(k) != params.get(k)):
-        changes = ", ".join(f"{k}: {old.get(k)!r} -> {params.get(k)!r}" for k in diff)
+    if diff := settings_diff(old, params, skip=_LEGACY_KEYS):
+        changes = ", ".join(diff)
         raise ValueError(f"{path} was labeled with other settings ({changes}); use a new output to relabel")
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.outputs import atomic_path, check_output_path, claim_outputs
+from prmkit.data.resume_settings import settings_diff
 from prmkit.data.settings import build_config, check_known, read_config_file
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, RewardModelConfig
@@ -64,17 +65,6 @@ def _run_identity(kind: str, configs: Mapping[str, Any]) -> dict[str, Any]:
                              for name, c in configs.items()}
 
 
-def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
-    out = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            out += _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            out.append(f"{prefix}{key} {a!r} -> {b!r}")
-    return out
-
-
 def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bool, overwrite: bool,
                      log: Callable[[str], None] = print) -> None:
     """Refuse a non-empty `output` unless it holds a checkpoint of this same run and `resume` is set, or
@@ -89,7 +79,7 @@ def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bo
         return
     saved = path / RUN_FILE
     if resume and saved.is_file():
-        if diff := _differences(json.loads(saved.read_text(encoding="utf-8")), identity):
+        if diff := settings_diff(json.loads(saved.read_text(encoding="utf-8")), identity):
             raise ValueError(f"{path} holds a run with other settings ({'; '.join(diff)}): --resume continues only "
                              "the same run; pass --overwrite to replace it, or choose another --output")
         return

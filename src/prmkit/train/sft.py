@@ -35,6 +35,7 @@ from typing import Any
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
 from prmkit.models.loading import DEFAULT_MODEL
@@ -218,17 +219,10 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
 def _check_settings(config: SFTRunConfig, out: Path) -> None:
     mine = {k: v for k, v in asdict(config).items() if k not in RESUMABLE}
     path = out / SETTINGS_FILE
-    if path.is_file():
-        old = json.loads(path.read_text(encoding="utf-8"))
-        old.setdefault("template", None)  # a warm start made before --template used the domain's few-shot prompt
-        if old != mine:
-            diff = ", ".join(f"{k} {old.get(k)!r} -> {v!r}" for k, v in mine.items() if old.get(k) != v)
-            raise ValueError(f"{out} holds a warm start made with other settings ({diff}): choose another --output")
-    elif out.is_dir() and any(out.iterdir()):
+    if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(mine, indent=1) + "\n", encoding="utf-8")
+    # a warm start made before --template used the domain's few-shot prompt
+    keep_settings(path, mine, "a warm start", upgrade=lambda old: {"template": None} | old)
 
 
 def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:

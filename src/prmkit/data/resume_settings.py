@@ -1,0 +1,60 @@
+"""The settings a resumable output was made with, and the rule that a re-run may only continue the same run.
+
+A long job (`prmkit bench`, `prmkit payoff run`, `prmkit sft`, `prmkit train --resume`, `prmkit label`) keeps
+the settings that make its output what it is beside the output (a `settings.json`, or in its records). A re-run
+with the same settings resumes; one with other settings would mix two runs in one place, so it is refused before
+any work, naming each setting that differs:
+
+    keep_settings(out / "settings.json", {"problems": 96, "seed": 51}, "a bench")
+    # a re-run with problems=48: ValueError("runs/b holds a bench made with other settings (problems: 96 -> 48):
+    #                                         choose another --output")
+
+`settings_diff` is the comparison alone (nested dicts compared key by key, `train.lr: 0.01 -> 0.001`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.outputs import atomic_path
+
+__all__ = ["keep_settings", "settings_diff"]
+
+
+def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
+                  prefix: str = "") -> list[str]:
+    """`key: old -> new` for each setting that differs (a key on one side only counts as None on the other),
+    sorted by key; nested dicts are compared key by key (`outer.inner: ...`); keys in `skip` are ignored."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if key in skip:
+            continue
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out += settings_diff(a, b, prefix=f"{prefix}{key}.")
+        elif a != b:
+            out.append(f"{prefix}{key}: {a!r} -> {b!r}")
+    return out
+
+
+def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], what: str, *,
+                  skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                  hint: str = "choose another --output") -> None:
+    """Refuse to continue an output made with other settings, then (re)write `settings` to `path` (JSON, atomic).
+
+    `path`'s directory is the output named in the error ("<dir> holds <what> made with other settings (...)");
+    `skip`: settings a resumed run may change (threads, say); `upgrade(old)` fills in what an older file lacks
+    (a setting added since, at the value the older run used) before the comparison."""
+    path = Path(path)
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if upgrade is not None:
+            old = upgrade(old)
+        if diff := settings_diff(old, settings, skip):
+            raise ValueError(f"{path.parent} holds {what} made with other settings ({', '.join(diff)}): {hint}")
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(dict(settings), indent=1) + "\n", encoding="utf-8")

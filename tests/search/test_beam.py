@@ -155,6 +155,11 @@ def test_cli_search_resumes_per_problem(step_policy_dir, tmp_path, monkeypatch, 
     assert len(first) == 3 and len((tmp_path / "bon.jsonl").read_text().splitlines()) == 3
     printed = capsys.readouterr().out
     assert "beam: 3 problems" in printed and "bon: 3 problems" in printed and "tok/s" in printed
+    rows = {r["method"]: r for r in json.loads((tmp_path / "compare.json").read_text())}
+    right = {m: [json.loads(ln)["correct"] for ln in (tmp_path / f"{m}.jsonl").read_text().splitlines()]
+             for m in ("beam", "bon")}
+    assert rows["beam"]["difference"] == pytest.approx((sum(right["beam"]) - sum(right["bon"])) / 3)
+    assert "difference" not in rows["bon"] and "minus bon" in printed
     beam.write_text(first[0] + "\n" + first[1][:40])  # killed while writing the second problem
     assert main(argv) == 0
     again = beam.read_text().splitlines()

@@ -1,5 +1,7 @@
 """The `search` recipe: read problems, run each search method on batches of them, append one record per problem,
-and summarise each output file (accuracy, majority accuracy, tokens per problem, generated tok/s).
+and summarise each output file (accuracy, majority accuracy, tokens per problem, generated tok/s). With several
+methods, `compare.json` beside them (the pattern with `{method}` -> `compare`) holds each one's accuracy with its
+95% interval and each minus best-of-N paired by problem (`prmkit.search.compare`).
 
     reports = run_search(BeamConfig(input="demo", limit=20, k=4, prm="runs/prm"), ["beam", "bon"],
                          "runs/search/{method}.jsonl")
@@ -11,6 +13,7 @@ append-only and keyed on the problem id: a re-run skips problems already written
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,15 +23,16 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.lengths import check_lengths
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Problem
 from prmkit.models.loading import context_length
 from prmkit.search.beam import beam_search
 from prmkit.search.bon import best_of_n
+from prmkit.search.compare import compare_lines, compare_methods
 from prmkit.search.config import BeamConfig
 from prmkit.search.records import SearchResult, SearchStats
 
-__all__ = ["METHODS", "SearchReport", "run_search"]
+__all__ = ["METHODS", "SearchReport", "compare_path", "run_search"]
 
 
 def _beam(problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig, **kw: Any) -> list[SearchResult]:
@@ -108,8 +112,22 @@ def run_search(config: BeamConfig, methods: list[str], output: str, progress: bo
         raise ValueError("no input: set --input (demo or a problem file)")
     paths = {method: Path(output.replace("{method}", method)) for method in methods}
     claimed = {f"--output ({m})" if len(methods) > 1 else "--output": path for m, path in paths.items()}
+    summary = compare_path(output) if len(methods) > 1 else None
+    if summary is not None:
+        claimed["--output (compare)"] = summary
     with claim_outputs(claimed, {"--input": config.input, "--prm": config.prm}):  # before any model loads
-        return _run_search(config, methods, paths, progress, log)
+        reports = _run_search(config, methods, paths, progress, log)
+        if summary is not None:  # the methods on the same problems: intervals, each minus best-of-N
+            rows = compare_methods(paths, against="bon" if "bon" in paths else None)
+            with atomic_path(summary) as tmp:
+                tmp.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+            log("\n".join([*compare_lines(rows), f"wrote {summary}"]))
+        return reports
+
+
+def compare_path(output: str) -> Path:
+    """Where several methods' comparison goes: the output pattern with `{method}` -> `compare`, as .json."""
+    return Path(output.replace("{method}", "compare")).with_suffix(".json")
 
 
 def _run_search(config: BeamConfig, methods: list[str], paths: dict[str, Path], progress: bool,

@@ -1,0 +1,70 @@
+"""Search methods compared on the same problems: each one's accuracy with a 95% bootstrap interval, and each one
+minus a baseline (best-of-N) paired by problem, with the generated tokens per problem beside it, so that "beam
+search beats best-of-N at the same budget" (PUM sec 4.3, fig. 3) is read with its uncertainty.
+
+    rows = compare_methods({"beam": "runs/s/beam.jsonl", "bon": "runs/s/bon.jsonl"}, against="bon")
+
+Only the problems present in every file are compared (the count is in each row); an empty intersection is an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from prmkit.data.jsonl import read_records
+from prmkit.evaluate.bok import bootstrap_ci
+from prmkit.search.records import SearchResult
+
+__all__ = ["compare_lines", "compare_methods"]
+
+
+def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None,
+                    n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    """One row per method: accuracy and majority-vote accuracy over the problems every output holds, each with its
+    95% bootstrap interval (problems resampled), generated tokens per problem, and, for each method other than
+    `against`, its accuracy minus `against`'s with the interval of the paired difference."""
+    read = {name: {r.problem_id: r for r in read_records(path, SearchResult.from_dict)} for name, path in
+            outputs.items()}
+    if against is not None and against not in read:
+        raise ValueError(f"baseline {against!r} is not one of the compared methods ({', '.join(read)})")
+    common = sorted(set.intersection(*(set(r) for r in read.values()))) if read else []
+    if not common:
+        raise ValueError("the search outputs share no problem: run the methods on the same --input")
+    correct = {name: np.array([float(r[p].correct) for p in common]) for name, r in read.items()}
+    rows = []
+    for name, r in read.items():
+        majority = np.array([float(r[p].majority_correct) for p in common])
+        row: dict[str, Any] = {
+            "method": name, "problems": len(common), "accuracy": float(correct[name].mean()),
+            "accuracy_ci": bootstrap_ci(correct[name], n_boot, seed), "majority": float(majority.mean()),
+            "majority_ci": bootstrap_ci(majority, n_boot, seed),
+            "tokens_per_problem": float(np.mean([r[p].tokens_generated for p in common]))}
+        if against is not None and name != against:
+            diff = correct[name] - correct[against]
+            row |= {"against": against, "difference": float(diff.mean()), "difference_ci": bootstrap_ci(diff, n_boot,
+                                                                                                      seed)}
+        rows.append(row)
+    return rows
+
+
+def compare_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The rows as printed lines (percentages, intervals in brackets)."""
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.1f}"
+
+    out = []
+    for r in rows:
+        lo, hi = r["accuracy_ci"]
+        line = (f"{r['method']}: accuracy {pct(r['accuracy'])}% [{pct(lo)}, {pct(hi)}] on {r['problems']} problems, "
+                f"majority vote {pct(r['majority'])}%, {r['tokens_per_problem']:.1f} generated tokens per problem")
+        if "difference" in r:
+            dlo, dhi = r["difference_ci"]
+            line += (f"; minus {r['against']} {100 * r['difference']:+.1f} points [{100 * dlo:+.1f}, "
+                     f"{100 * dhi:+.1f}] paired by problem")
+        out.append(line)
+    return out

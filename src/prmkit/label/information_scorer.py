@@ -133,12 +133,14 @@ class InformationScorer:
             mask[b, 0] = _block_mask(s, length)
             self.tokens_processed += len(s.ids)
         decoder = getattr(self.model, self.model.base_model_prefix)
-        hidden = decoder(input_ids=ids, attention_mask=self._attention_bias(mask), position_ids=pos)
+        device = self.model.device
+        hidden = decoder(input_ids=ids.to(device), attention_mask=self._attention_bias(mask.to(device)),
+                         position_ids=pos.to(device))
         hidden = hidden.last_hidden_state  # (B, L, H)
         flat = [(b, p, tok) for b, s in enumerate(segs) for row in s.reads for y in row for p, tok in y]
-        bi = torch.tensor([f[0] for f in flat])
-        pi = torch.tensor([f[1] for f in flat])
-        ti = torch.tensor([f[2] for f in flat])
+        bi = torch.tensor([f[0] for f in flat], device=device)
+        pi = torch.tensor([f[1] for f in flat], device=device)
+        ti = torch.tensor([f[2] for f in flat], device=device)
         logp = self._token_logprobs(hidden[bi, pi], ti).tolist()
         out, k = [], 0
         for s in segs:
@@ -167,7 +169,8 @@ class InformationScorer:
         if getattr(self.model.config, "_attn_implementation", "sdpa") == "sdpa":
             return allowed
         dtype = self.model.dtype
-        return torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill(~allowed,
+                                                                                          torch.finfo(dtype).min)
 
     def _token_logprobs(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """log p(target | hidden) for rows of final hidden states (R, H); the LM head runs in float64 so that
@@ -208,11 +211,13 @@ class InformationScorer:
                 batch[b, : len(seq)] = torch.tensor(seq)
             attention = (torch.arange(length)[None, :] < torch.tensor([len(q) for q, _ in chunk])[:, None]).long()
             decoder = getattr(self.model, self.model.base_model_prefix)
+            device = self.model.device
             with torch.inference_mode():
-                hidden = decoder(input_ids=batch, attention_mask=attention).last_hidden_state  # (B, L, H)
+                hidden = decoder(input_ids=batch.to(device), attention_mask=attention.to(device)).last_hidden_state
                 for b, (seq, n) in enumerate(chunk):
                     first = len(seq) - n
-                    rows = torch.arange(first - 1, len(seq) - 1)
-                    values.append(float(self._token_logprobs(hidden[b, rows], torch.tensor(seq[first:])).sum()))
+                    rows = torch.arange(first - 1, len(seq) - 1, device=device)
+                    target = torch.tensor(seq[first:], device=device)
+                    values.append(float(self._token_logprobs(hidden[b, rows], target).sum()))
             self.tokens_processed += sum(len(seq) for seq, _ in chunk)
         return [values[i * len(answers) : (i + 1) * len(answers)] for i in range(len(ends))]

@@ -162,12 +162,14 @@ def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_al
 
 @lru_cache(maxsize=4)
 def load_model(name_or_path: str, dtype: str = "float32"):
-    """Load (model, tokenizer) in eval mode, once per process for each (name, dtype)."""
+    """Load (model, tokenizer) in eval mode on `inference_device()`, once per process for each (name, dtype)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from prmkit.models.device import to_device
 
     path = resolve_model(name_or_path)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
     model.eval()
-    return model, tokenizer
+    return to_device(model), tokenizer  # the GPU when there is one (`prmkit.models.device`)

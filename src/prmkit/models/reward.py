@@ -27,6 +27,7 @@ import torch
 
 from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
+from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
 from prmkit.models.stepwise import encode_steps
 
@@ -232,7 +233,13 @@ class RewardModel:
             except Exception as e:
                 raise ValueError(f"checkpoint {path}: {HEAD_WEIGHTS} does not fit head '{config.kind}' of this model "
                                  f"({str(e).splitlines()[0]})") from None
-        return rm
+        return rm.to(inference_device())  # scoring runs on the GPU when there is one (`prmkit.models.device`)
+
+    def to(self, device: str | torch.device) -> RewardModel:
+        """Move the model and the head to `device`; returns self."""
+        self.model.to(device)
+        self.target_head.to(device)
+        return self
 
     def parameters(self) -> list[torch.nn.Parameter]:
         """The trainable parameters: the model's, then the head's own (none for the class-token heads)."""
@@ -306,7 +313,9 @@ class RewardModel:
         self.train(False)
         if not any(pos for _, pos in encoded):
             return [[] for _ in encoded]
-        probs = self.target_head.scores(self.class_logits(self.collate(encoded)))
+        device = self.model.device
+        batch = {k: v.to(device) for k, v in self.collate(encoded).items()}
+        probs = self.target_head.scores(self.class_logits(batch))
         out, k = [], 0
         for _, pos in encoded:
             out.append(probs[k : k + len(pos)])

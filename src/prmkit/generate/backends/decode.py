@@ -69,11 +69,11 @@ def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cf
             if not still:
                 break
             if (len(slots) - len(still)) * 8 >= len(slots):  # compact: the finished rows leave the batch
-                index = torch.tensor(still)
+                index = torch.tensor(still, device=columns.device)
                 cache.batch_select_indices(index)
                 columns, positions = columns[index], positions[index]
                 slots = [slots[b] for b in still]
-            current = torch.tensor([out[r][-1] if not done[r] else pad for r in slots])[:, None]
+            current = torch.tensor([out[r][-1] if not done[r] else pad for r in slots], device=columns.device)[:, None]
             positions = positions + 1
     return out
 

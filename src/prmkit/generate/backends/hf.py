@@ -1,4 +1,5 @@
-"""transformers backend: batched sampling on CPU or GPU with left padding (the embedded model by default).
+"""transformers backend: batched sampling on CPU or GPU with left padding (the embedded model by default; the
+model runs on `prmkit.models.device.inference_device()`, the GPU when there is one).
 
 Prompts are repeated K times and generated `batch_size` sequences at a time; left padding keeps every
 prompt's last token next to its first generated token, so batched and one-at-a-time sampling agree.
@@ -40,8 +41,9 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
     common = min(common_prefix(heads[0], h) for h in heads) if len(prompts) > 1 else 0
     rests = [p[common:] for p in prompts]  # each holds at least its last token
     width = max(map(len, rests))
-    ids = torch.tensor([prompts[0][:common] + [pad] * (width - len(r)) + r for r in rests])
-    mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests])  # (D, T)
+    device = model.device
+    ids = torch.tensor([prompts[0][:common] + [pad] * (width - len(r)) + r for r in rests], device=device)
+    mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests], device=device)  # (D, T)
     cache, ran = DynamicCache(config=model.config), 0
     with torch.inference_mode():  # the cache is all a prefill is for: the LM head runs on one position only
         if common:
@@ -127,7 +129,7 @@ class TransformersBackend:
                                                self.tokenizer.pad_token_id, self._cache)
         self.tokens_prefilled += ran
         row_of = {p: i for i, p in enumerate(distinct)}
-        index = torch.tensor([row_of[p] for p in prompts])
+        index = torch.tensor([row_of[p] for p in prompts], device=ids.device)
         if ids.shape[1] > 1:
             cache.batch_select_indices(index)
         return ids[index], mask[index], cache
@@ -159,7 +161,7 @@ class TransformersBackend:
             done = self._decode(rows, cfg)
             return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         enc = tok(prompts, return_tensors="pt", padding=True)
-        ids, mask = enc["input_ids"], enc["attention_mask"]  # (P, T)
+        ids, mask = enc["input_ids"].to(self.model.device), enc["attention_mask"].to(self.model.device)  # (P, T)
         lengths = mask.sum(-1).tolist()
         width = ids.shape[1]
         real = [ids[i, width - t:].tolist() for i, t in enumerate(lengths)]

@@ -63,8 +63,8 @@ def _pick(sorted_p: Any, order: Any, top_p: float, generators: list[Any]) -> Any
 
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
-    keys = torch.stack([torch.randint(0, 2**32, (), generator=g, dtype=torch.int64, device=order.device)
-                        for g in generators])  # (R,)
+    keys = torch.stack([torch.randint(0, 2**32, (), generator=g, dtype=torch.int64, device=g.device)
+                        for g in generators]).to(order.device)  # (R,): from each row's generator, on its device
     gumbel = -(-token_uniforms(keys[:, None], order).log()).log()  # (R, C), float64
     value = (sorted_p.double().log() + gumbel).masked_fill(drop, float("-inf"))
     return order.gather(1, value.argmax(-1, keepdim=True)).squeeze(1)
@@ -106,7 +106,7 @@ class RowSampler:
         import torch
 
         if self.generators is None:
-            self.generators = [torch.Generator(device=scores.device).manual_seed(s) for s in self.seeds]
+            self.generators = [torch.Generator().manual_seed(s) for s in self.seeds]  # CPU: the same draws on a GPU
         picks = sample_rows(scores, self.temperature, self.top_p, self.generators)  # (B,)
         out = torch.full_like(scores, float("-inf"))
         return out.scatter_(1, picks[:, None], 0.0)

@@ -121,7 +121,7 @@ def test_frozen_embeddings_keep_the_class_token_rows_training(tiny_base, tmp_pat
     prm = PRM.from_base(tiny_base, RewardModelConfig())
     before = prm.model.get_input_embeddings().weight.detach().clone()
     train(prm, TrainConfig(epochs=2, lr=1e-2, batch_traces=4, freeze_layers=1), tmp_path)
-    after = prm.model.get_input_embeddings().weight.detach()
+    after = prm.model.get_input_embeddings().weight.detach().cpu()  # the Trainer ran it on the GPU, if any
     changed = set((after - before).abs().sum(-1).nonzero().flatten().tolist())
     assert set(prm.class_ids) <= changed <= {prm.sep_id, *prm.class_ids}
     with pytest.raises(ValueError, match="weight_decay"):

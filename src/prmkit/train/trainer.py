@@ -7,7 +7,8 @@
 
 The loss of an optimiser step is the paper's L (MCNIG sec 3.3: per-problem mean, then batch mean) over all its
 micro-batches: every target carries its weight in the whole step (`prmkit.train.batches`), each micro-batch returns
-its share, and `loss_is_scaled_for_ga = True` keeps the Trainer from dividing by the accumulation count.
+its share, and `loss_is_scaled_for_ga = True` keeps the Trainer from dividing by the accumulation count (older
+Trainers, which divide whatever that says, get the share times the count: `TRAINER_DIVIDES_BY_GA`).
 Checkpoints are prmkit reward models (`RewardModel.save_pretrained`, `prmkit score` reads them), plus the trainable
 parameters of a LoRA run (`prmkit_trainable.pt`, to resume its adapters).
 """
@@ -31,6 +32,10 @@ __all__ = ["RewardForward", "RewardModelTrainer", "freeze_embeddings_but", "held
            "trainable_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
+# Trainer releases without `loss_is_scaled_for_ga` (transformers 4.56 to 5.17 at least) divide every micro-batch's
+# loss by the accumulation steps after `compute_loss`; the loss here is already its share of the step's L
+# (MCNIG sec 3.3), so on those releases `compute_loss` multiplies it back.
+TRAINER_DIVIDES_BY_GA = not hasattr(Trainer, "loss_is_scaled_for_ga")
 
 
 class RewardForward(torch.nn.Module):
@@ -139,6 +144,8 @@ class RewardModelTrainer(Trainer):
         outputs = model(**inputs)  # (P, C)
         loss = self.prm.target_head.loss(outputs, inputs["targets"], inputs["weights"])
         self.tokens += int(inputs["attention_mask"].sum())
+        if TRAINER_DIVIDES_BY_GA and model.training:  # undone by the Trainer's division (TRAINER_DIVIDES_BY_GA)
+            loss = loss * getattr(self, "current_gradient_accumulation_steps", self.args.gradient_accumulation_steps)
         return (loss, outputs) if return_outputs else loss
 
     def evaluate(self, eval_dataset: Any = None, ignore_keys: Any = None,

@@ -149,9 +149,20 @@ def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
         completion_only_loss=True, packing=False, dataloader_pin_memory=False, use_cpu=not gpu,
         include_num_input_tokens_seen="non_padding", disable_tqdm=not progress,
         # TRL's SFTConfig turns bf16 and gradient checkpointing on; on a CPU both only cost time (see rl/run.py)
-        bf16=gpu, activation_checkpointing=False, gradient_checkpointing=None,
+        bf16=gpu, **_no_checkpointing(SFTConfig),
     )
     return SFTConfig(**(kwargs | trainer_overrides(config.trainer_args)))
+
+
+def _no_checkpointing(config_class: type) -> dict[str, Any]:
+    """Gradient checkpointing off, by the name the installed transformers gives it: `activation_checkpointing`
+    (with `gradient_checkpointing` its deprecated alias, left unset) where it exists, else `gradient_checkpointing`
+    (transformers 5.17 and before)."""
+    from dataclasses import fields
+
+    if "activation_checkpointing" in {f.name for f in fields(config_class)}:
+        return {"activation_checkpointing": False, "gradient_checkpointing": None}
+    return {"gradient_checkpointing": False}
 
 
 def _peak_memory() -> dict[str, float]:

@@ -70,7 +70,8 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
     assert report["costs"][1]["points_per_million_tokens"] is None  # truth: no label tokens to divide by
     for name in ("table.json", "table.md", "payoff.png"):
         assert (tmp_path / "table" / name).stat().st_size > 0
-    assert "points per 10^6 label tokens" in (tmp_path / "table" / "table.md").read_text()
+    md = (tmp_path / "table" / "table.md").read_text()
+    assert "points per 10^6 label tokens" in md and " traces | " in md
     largest = max(len(p["traces"]) for p in fresh)  # 3 constructed traces + 2 policy samples a problem
     assert payoff_table([str(tmp_path / "mcnig")], bootstrap=10)["ks"] == [k for k in (1, 2, 4, 8) if k <= largest]
 

@@ -288,6 +288,13 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     return report
 
 
+def _trained_on(cost: dict[str, Any]) -> str:
+    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows)."""
+    if cost.get("examples") is None:
+        return "?"
+    return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
+
+
 def format_payoff(report: dict[str, Any]) -> str:
     """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
     from prmkit.evaluate.report import format_table
@@ -295,11 +302,12 @@ def format_payoff(report: dict[str, Any]) -> str:
     pct = lambda v: f"{100 * v[0]:+.1f} [{100 * v[1]:+.1f}, {100 * v[2]:+.1f}]"  # noqa: E731
     k = report["costs"][0]["k"] if report["costs"] else 0
     lines = [format_table(report), "", f"| labeler | head | best-of-{k} minus majority | weighted minus majority | "
-             "label tokens | points per 10^6 label tokens | training s | peak RSS GB |", "|---" * 8 + "|"]
+             "label tokens | points per 10^6 label tokens | trained on | training s | peak RSS GB |", "|---" * 9 + "|"]
     for c in report["costs"]:
         per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
             f"{c['points_per_million_tokens']:+.2f}"
         lines.append(f"| {c['labeler']} | {c['kind']} | {pct(c['best_minus_majority'])} | "
                      f"{pct(c['weighted_minus_majority'])} | {c['label_tokens']:,} | {per} | "
-                     f"{c['train_seconds']:.0f} | {c['peak_rss_gb']:.2f} |")
+                     f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
+                     f"{c['peak_rss_gb']:.2f} |")
     return "\n".join(lines)

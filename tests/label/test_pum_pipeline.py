@@ -115,3 +115,17 @@ def test_train_pum_learns_to_rank(tiny_base, tmp_path):
     assert partial[0][0] > partial[1][0]
     assert main(["train", "pum", "--pairs", path, "--output", str(tmp_path / "o"), "--micro-batch", "3",
                  "--model", tiny_base]) == 2
+
+
+def test_sources_keeps_only_the_policy_samples(students, tmp_path, capsys):
+    pool = pool_dict("p0", "Tom has 3 apples and buys 4 more. How many?", "7",
+                     [(["Tom starts with 3.", "He buys 4 more: 3 + 4 = 7.", "The answer is 7."], "7", True),
+                      (["Tom starts with 3.", "He buys 4 more: 3 - 4 = -1.", "The answer is -1."], "-1", False)])
+    pool["traces"][0]["source"], pool["traces"][1]["source"] = "policy:runs/sft", "bench-constructed"
+    pools = write_jsonl(tmp_path / "pools.jsonl", [pool])
+    argv = ["pum", "--input", pools, "--students", *students, "--no-rollout", "--quiet"]
+    assert main([*argv, "--output-dir", str(tmp_path / "a"), "--sources", "policy"]) == 0
+    prefixes = [json.loads(line) for line in (tmp_path / "a" / "prefixes.jsonl").read_text().splitlines()]
+    assert {p["trace_id"] for p in prefixes} == {"p0/0"}  # the constructed trace is left out
+    assert main([*argv, "--output-dir", str(tmp_path / "b"), "--sources", "gsm8k"]) == 2
+    assert "the sources are 'bench-constructed', 'policy:runs/sft'" in capsys.readouterr().err

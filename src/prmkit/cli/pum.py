@@ -3,6 +3,7 @@
     prmkit pum --input demo --output-dir runs/pum_demo --students ct2:smollm2-135m ct2:gemma3-270m
     prmkit pum --input ../shared/data/gsm8k/candidates_dev.jsonl --problems-range 0:500 --output-dir runs/pum \\
         --backend ct2 --max-new-tokens 128
+    prmkit pum --input runs/bench/pools.jsonl --sources policy --output-dir runs/pum_policy   # the policy's samples
 
 Writes into `--output-dir` (see `prmkit.label.pum.pipeline`): `rollouts-<student>.jsonl` (append-only: a re-run
 resumes), `prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the
@@ -24,16 +25,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--problems-range", help="problems by index in --input, e.g. 0:500")
     p.add_argument("--allow-duplicates", action="store_true",
                    help="keep the first of repeated problem ids instead of refusing the input")
+    p.add_argument("--sources", nargs="+", metavar="PREFIX",
+                   help="keep only the traces whose source starts with one of these (e.g. `policy`: a bench's "
+                        "policy samples, not its constructed traces); default: all")
     add_config_arguments(p, PumConfig)
 
 
 def run(args: argparse.Namespace) -> int:
-    from prmkit.data.formats import read_pools
+    from prmkit.data.formats import keep_sources, read_pools
     from prmkit.label.pum import label_pum
     from prmkit.train.data import select_range
 
     config = config_from_args(PumConfig, args)  # a bad --config is reported before the input is read
     pools = select_range(list(read_pools(args.input, allow_duplicates=args.allow_duplicates)), args.problems_range)
+    if args.sources:
+        pools = keep_sources(pools, args.sources)
     report = label_pum(pools, config, args.output_dir, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     summary = {k: v for k, v in report.items() if k not in ("config", "gain_by_position")}
     print(json.dumps(summary, indent=2))

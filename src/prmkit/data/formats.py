@@ -21,14 +21,14 @@ dropped); a file with no records is an error in every reader.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.labeled import LABELED_READERS, iter_records
 from prmkit.data.records import Pool, RecordError
 
-__all__ = ["POOL_READERS", "detect_format", "read_pools", "unique_pools"]
+__all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "unique_pools"]
 
 def _read_pool_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
     for lineno, obj in iter_json(path):
@@ -107,3 +107,17 @@ def unique_pools(pools: Iterable[Pool], allow_duplicates: bool = False, source: 
         yield pool
     if not seen:
         raise DataError(f"{source}: no pools (the input is empty)")
+
+
+def keep_sources(pools: Iterable[Pool], prefixes: Sequence[str]) -> list[Pool]:
+    """The pools with only the traces whose `source` starts with one of `prefixes` (e.g. `policy` keeps a bench's
+    policy samples, `bench-constructed` its constructed traces); a pool left without traces is dropped. None kept is
+    a DataError naming the sources there are."""
+    pools, wanted = list(pools), tuple(prefixes)
+    kept = [Pool(p.problem, [t for t in p.traces if t.source.startswith(wanted)], p.origin) for p in pools]
+    kept = [p for p in kept if p.traces]
+    if not kept:
+        present = sorted({t.source for p in pools for t in p.traces})
+        raise DataError(f"no trace has a source starting with {', '.join(map(repr, wanted))}; the sources are "
+                        f"{', '.join(map(repr, present)) or 'none'}")
+    return kept

@@ -87,6 +87,9 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     assert sum(r["cost"]["rollouts"] for r in pum.values()) == 2 * (sum(r["cost"]["rollouts"] for r in ms.values())
                                                                     + 4 * 2)
     assert report["labelers"]["ig"]["shared_with"] == ["ig", "mcnig"]  # one forward pass for both
+    own = {n: report["labelers"][n]["seconds"] for n in ("ig", "math-shepherd")}
+    assert 0 < own["ig"] < report["labelers"]["ig"]["run_seconds"]  # its own calls, not the whole run's wall time
+    assert own["ig"] + own["math-shepherd"] <= report["labelers"]["ig"]["run_seconds"] + 0.1
     for name in ("report.json", "table.md", "f1_tokens.png", "truth.jsonl", "pools.jsonl", "labels/ig.jsonl"):
         assert (out / name).stat().st_size > 0
     lines = (out / "labels/math-shepherd.jsonl").read_text().splitlines()

@@ -17,8 +17,8 @@ already written are not made again):
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
 5. `report.json`, `table.md` and `f1_tokens.png`: per labeler and level, first-error F1 with its interval, step
-   and CoT balanced accuracy, process-only recall, tokens and wall time; the policy's solve rate and pass@K per
-   level; what was dropped and why.
+   and CoT balanced accuracy, process-only recall, tokens and the seconds of its own calls; the policy's solve rate
+   and pass@K per level; what was dropped and why.
 
 The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
 included, PUM's per-step prefix gain with `--students`), all run by one `label_pools` call: methods of one labeler
@@ -264,7 +264,8 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
                           _labeler_settings(cfg), progress=progress)
     for name in names:
         rep = reports[name]
-        runs[name] = {"seconds": round(rep.seconds, 1), "skipped": rep.skipped,
+        runs[name] = {"seconds": round(rep.labeler_seconds, 1), "run_seconds": round(rep.seconds, 1),
+                      "skipped": rep.skipped,
                       "shared_with": [m for m in names if LABELERS[m] is LABELERS[name]],
                       "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
                       "resumed": rep.resumed}
@@ -335,9 +336,11 @@ def format_bench(report: dict[str, Any]) -> str:
             ratios = ", ".join(f"L{lv} {r}x" for lv, r in c["ratio_by_level"].items())
             lines.append(f"  {name}: {ratios}; b = {c['exponent']:.2f}")
     if report["labelers"]:
-        lines += ["", "| labeler | wall s | tokens read | tokens generated |", "|---|---|---|---|"]
+        lines += ["", "| labeler | its own s (this run) | tokens read | tokens generated |", "|---|---|---|---|"]
         for name, run in report["labelers"].items():
-            lines.append(f"| {name} | {run['seconds']} | {run['tokens_read']} | {run['tokens_generated']} |")
+            shared = [m for m in run.get("shared_with", []) if m != name]
+            note = f" (one labeler with {', '.join(shared)})" if shared else ""
+            lines.append(f"| {name} | {run['seconds']}{note} | {run['tokens_read']} | {run['tokens_generated']} |")
     return "\n".join(lines)
 
 

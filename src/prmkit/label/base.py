@@ -55,11 +55,13 @@ class LabelCost:
     tokens_generated: tokens the model sampled (rollout labelers: Math-Shepherd, OmegaPRM), measured.
     paper_tokens: per method, the tokens the paper's complexity formula counts for the records of this call
         (MCNIG appendix A; see `prmkit.label.complexity`).
+    seconds: wall seconds of the call (set by the labeling recipe around it).
     """
 
     tokens_read: int = 0
     tokens_generated: int = 0
     paper_tokens: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
 
 
 @dataclass

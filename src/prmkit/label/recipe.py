@@ -65,8 +65,10 @@ class LabelConfig(ScaleConfig):
 @dataclass
 class LabelReport:
     """What one method's run did: problems and traces labeled now, skips by reason, problems already done
-    (`resumed`), tokens (measured, shared by the methods of one labeler; and the paper's count), wall seconds
-    and the threshold sweeps."""
+    (`resumed`), tokens (measured, shared by the methods of one labeler; and the paper's count), wall seconds of
+    the whole run (`seconds`: every labeler of a run shares it), the seconds of this method's labeler's own calls
+    (`labeler_seconds`, summed over the calls: with several workers more than the wall time; shared by the methods
+    of one labeler) and the threshold sweeps."""
 
     method: str = ""
     output: str = ""
@@ -78,6 +80,7 @@ class LabelReport:
     tokens_generated: int = 0
     paper_tokens: int = 0
     seconds: float = 0.0
+    labeler_seconds: float = 0.0
     sweeps: dict[str, dict[str, float]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -179,7 +182,11 @@ class _LabelWork:
 
     def __call__(self, task: tuple[Pool, int, dict[str, set[str]]]) -> Labeled:
         pool, k, owed = task
-        return self.labelers.get()[k].label(pool, owed)
+        labeler = self.labelers.get()[k]
+        start = time.perf_counter()
+        done = labeler.label(pool, owed)
+        done.cost.seconds = time.perf_counter() - start  # this labeler's own time, apart from the others of a run
+        return done
 
 
 def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[list[Labeler]],
@@ -280,9 +287,10 @@ def _drop_unreadable(pool: Pool, lab: Labeler, work: dict[str, set[str]], report
 def _record(done: Labeled, labeler: Labeler, writers: Mapping[str, AppendOnlyWriter],
             reports: dict[str, LabelReport]) -> None:
     """One labeler call's records, appended; its costs, counted."""
-    for m in labeler.methods:  # the call's measured tokens serve all of this labeler's methods
+    for m in labeler.methods:  # the call's measured tokens and seconds serve all of this labeler's methods
         reports[m].tokens_processed += done.cost.tokens_read
         reports[m].tokens_generated += done.cost.tokens_generated
+        reports[m].labeler_seconds += done.cost.seconds
     for m, records in done.records.items():
         for record in records:
             reports[m].traces += writers[m].write(record)

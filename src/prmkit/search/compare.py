@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from prmkit.data.jsonl import read_records
-from prmkit.evaluate.bok import bootstrap_ci
 from prmkit.search.records import SearchResult
 
 __all__ = ["compare_lines", "compare_methods"]
@@ -27,6 +26,8 @@ def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str 
     """One row per method: accuracy and majority-vote accuracy over the problems every output holds, each with its
     95% bootstrap interval (problems resampled), generated tokens per problem, and, for each method other than
     `against`, its accuracy minus `against`'s with the interval of the paired difference."""
+    from prmkit.evaluate.bok import bootstrap_ci  # evaluate's package imports torch: not at `prmkit --help`
+
     read = {name: {r.problem_id: r for r in read_records(path, SearchResult.from_dict)} for name, path in
             outputs.items()}
     if against is not None and against not in read:

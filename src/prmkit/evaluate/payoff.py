@@ -184,11 +184,6 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, int]:
             "tokens_generated": sum(int(r.cost.get("tokens_generated", 0)) for r in records), "known": True}
 
 
-def _check_settings(out: Path, settings: dict[str, Any]) -> None:
-    """A row directory holds one row: a re-run with other settings is refused, naming what differs."""
-    keep_settings(out / SETTINGS, settings, "a row", skip={"threads"})
-
-
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """One labeler's row: train its reward model on the bench's traces, score the fresh samples; returns row.json."""
     from prmkit.evaluate.score import ScoreConfig, score_file
@@ -199,7 +194,9 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
     with claim_outputs({"--output": out}, inputs, directories=("--output",)):
         pools, fresh = _check_inputs(cfg)
         out.mkdir(parents=True, exist_ok=True)
-        _check_settings(out, {k: v for k, v in asdict(cfg).items() if k != "output"})
+        # a row directory holds one row: a re-run with other settings is refused (threads may change)
+        keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
+                      skip={"threads"})
         pool_file, label_file, records = _training_files(cfg, pools, out)
         model = out / "model"
         trained = out / "train.json"

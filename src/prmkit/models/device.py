@@ -37,6 +37,5 @@ def inference_device() -> str:
 
 
 def to_device(model: Any) -> Any:
-    """`model` moved to `inference_device()` (returned; a model already there is not copied)."""
-    device = inference_device()
-    return model if str(getattr(model, "device", "")) == device else model.to(device)
+    """`model` moved to `inference_device()` (torch's `.to`: a model already there stays as it is)."""
+    return model.to(inference_device())

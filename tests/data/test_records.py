@@ -40,6 +40,20 @@ def test_gsm8k_candidates_real_file(shared):
     assert detect_format(shared / "data/gsm8k/train.jsonl") == "gsm8k"
 
 
+def test_a_problem_file_reads_as_pools_without_traces(tmp_path):
+    from prmkit.data.bench import bench_problems
+
+    problems = bench_problems(4, levels=(1, 2), seed=3)
+    path = write_jsonl(tmp_path / "problems.jsonl", [p.to_dict() for p in problems])
+    assert detect_format(path) == "problem"  # not GSM8K: its answer has no '#### x' line
+    pools = list(read_pools(path))
+    assert [p.problem for p in pools] == problems and all(p.traces == [] for p in pools)
+    assert pools[1].origin.endswith("problems.jsonl:2")
+    bad = write_jsonl(tmp_path / "bad.jsonl", [problems[0].to_dict(), {**problems[1].to_dict(), "meta": 3}])
+    with pytest.raises(DataError, match=r"bad\.jsonl:2"):
+        list(read_pools(bad))
+
+
 def test_trl_roundtrip_keeps_float_labels(tmp_path):
     pool = Pool.from_dict(pool_dict("p", "q?", "3", [(["a", "b"], "3", True)]))
     labels = StepLabels("p/0", "mcnig", [0.25, 0.75], [0, 1])

@@ -3,6 +3,7 @@
 | format              | keys of a line                                   | reader                   |
 |---------------------|--------------------------------------------------|--------------------------|
 | `pool`              | problem, traces                                  | `Pool.from_dict`         |
+| `problem`           | id, question, answer, domain (a Problem file)    | pools with no traces     |
 | `gsm8k-candidates`  | question, ground_truth, 6b_finetuning, ...       | `read_gsm8k_candidates`  |
 | `gsm8k`             | question, answer (with a final `#### x`)         | `read_gsm8k`             |
 | `trl`               | prompt, completions, labels                      | `read_trl`               |
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.labeled import LABELED_READERS, iter_records
-from prmkit.data.records import Pool, RecordError
+from prmkit.data.records import Pool, Problem, RecordError
 
 __all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "unique_pools"]
 
@@ -40,14 +41,27 @@ def _read_pool_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
         yield pool
 
 
+def _read_problem_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
+    """A Problem file (`prmkit data bench`, a Pool's `problem` alone) as pools without traces: what search,
+    generate and RL read from it is the problems."""
+    for lineno, obj in iter_json(path):
+        try:
+            problem = Problem.from_dict(obj)
+        except (RecordError, KeyError, TypeError, ValueError) as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+        yield Pool(problem, [], f"{path}:{lineno}")
+
+
 POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {
     "pool": _read_pool_file,
+    "problem": _read_problem_file,
     "gsm8k-candidates": read_gsm8k_candidates,
     "gsm8k": read_gsm8k,
     **{name: (lambda path, read=read: (pool for pool, _ in read(path))) for name, read in LABELED_READERS.items()},
 }
 _SIGNATURES: list[tuple[str, set[str]]] = [
     ("pool", {"problem", "traces"}),
+    ("problem", {"id", "question", "answer", "domain"}),
     ("gsm8k-candidates", {"question", "ground_truth", "6b_finetuning"}),
     ("trl", {"prompt", "completions", "labels"}),
     ("omegaprm", {"question", "reasoning_steps"}),

@@ -26,6 +26,18 @@ def test_two_models_on_the_worked_pool(tmp_path):
     assert "| B | 50.0 [50.0, 50.0] | 100.0 [100.0, 100.0] |" in table
 
 
+def test_weighted_voting_of_a_bradley_terry_head_votes_its_strengths(tmp_path):
+    # utilities: the 5s score 0.0 and -0.5, the 7s -2.0 and 1.0. Summed raw, 5 wins (-0.5 > -1.0: a negative utility
+    # counts against its answer); as Bradley-Terry strengths e^r, 7 wins (0.14 + 2.72 > 1.0 + 0.61)
+    path = scores_file(tmp_path / "bt.jsonl", [0.0, -2.0, 1.0, -0.5])
+    rows = path.replace(".jsonl", "_kind.jsonl")
+    Path(rows).write_text("".join(json.dumps({**json.loads(line), "kind": "bt"}) + "\n"
+                                  for line in Path(path).read_text().splitlines()))
+    weighted = {name: [r["mean"] for r in bok_report({"M": f}, [4], n_boot=10)["rows"] if r["method"] == "weighted:M"]
+                for name, f in (("raw", path), ("bt", rows))}
+    assert weighted == {"raw": [0.0], "bt": [1.0]}
+
+
 def test_files_must_hold_the_same_traces(tmp_path):
     a = scores_file(tmp_path / "a.jsonl", [0.1] * 4)
     b = scores_file(tmp_path / "b.jsonl", [0.1] * 4, ids=["p/0", "p/1", "p/9", "p/3"])

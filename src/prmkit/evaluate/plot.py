@@ -53,7 +53,7 @@ def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> 
     ax.set_yticks(range(len(costs)), [f"{c['labeler']} ({c['label_tokens'] / 1e6:.2f}M label tokens)"
                                       for c in costs])
     ax.set_xlabel("accuracy minus majority voting (points, 95% interval)")
-    ax.set_title(title)
+    fig.suptitle(title)  # over the figure: the long labeler names push the axes right, an axes title off the edge
     ax.grid(alpha=0.3, axis="x")
     ax.legend(fontsize=8)
     fig.tight_layout()

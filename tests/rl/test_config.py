@@ -49,11 +49,12 @@ def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_or_proces
 
     recipes = Path(__file__).resolve().parents[2] / "src/prmkit/recipes"
     configs = {name: build_config(RLConfig, read_config_file(str(recipes / f"rl_bench_{name}.yaml"), (RLConfig,)), {})
-               for name in ("outcome", "pspo", "pum")}
+               for name in ("outcome", "pspo", "pspo_ig", "pum")}
     assert configs["outcome"].reward == "outcome" and configs["pspo"].reward.startswith("outcome+pspo_wrs:")
+    assert configs["pspo_ig"].reward == "outcome+pspo_wrs:runs/payoff/ig/model"
     assert configs["pum"].reward == "outcome" and configs["pum"].process.startswith("pum:")
     assert configs["outcome"].process is None and configs["pspo"].process is None
     same = {k: v for k, v in vars(configs["outcome"]).items() if k not in ("reward", "process")}
-    for other in ("pspo", "pum"):  # the same budget and data: only the reward and the process advantages differ
+    for other in ("pspo", "pspo_ig", "pum"):  # the same budget and data: only the reward and the process advantages differ
         assert same == {k: v for k, v in vars(configs[other]).items() if k not in ("reward", "process")}
     assert configs["outcome"].heldout_data != configs["outcome"].data and configs["outcome"].heldout_steps > 0

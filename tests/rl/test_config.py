@@ -55,6 +55,6 @@ def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_or_proces
     assert configs["pum"].reward == "outcome" and configs["pum"].process.startswith("pum:")
     assert configs["outcome"].process is None and configs["pspo"].process is None
     same = {k: v for k, v in vars(configs["outcome"]).items() if k not in ("reward", "process")}
-    for other in ("pspo", "pspo_ig", "pum"):  # the same budget and data: only the reward and the process advantages differ
+    for other in ("pspo", "pspo_ig", "pum"):  # the same budget and data: only the reward and process differ
         assert same == {k: v for k, v in vars(configs[other]).items() if k not in ("reward", "process")}
     assert configs["outcome"].heldout_data != configs["outcome"].data and configs["outcome"].heldout_steps > 0

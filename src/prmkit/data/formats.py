@@ -31,25 +31,25 @@ from prmkit.data.records import Pool, Problem, RecordError
 
 __all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "unique_pools"]
 
-def _read_pool_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
+def _read_pool_lines(path: str | os.PathLike[str], to_pool: Callable[[dict], Pool]) -> Iterator[Pool]:
+    """Every line of `path` as a Pool (`to_pool`), its origin `file:line`; a bad line is a DataError naming it."""
     for lineno, obj in iter_json(path):
         try:
-            pool = Pool.from_dict(obj)
+            pool = to_pool(obj)
         except (RecordError, KeyError, TypeError, ValueError) as e:
             raise DataError(f"{path}:{lineno}: {e}") from None
         pool.origin = f"{path}:{lineno}"
         yield pool
 
 
+def _read_pool_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
+    return _read_pool_lines(path, Pool.from_dict)
+
+
 def _read_problem_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
     """A Problem file (`prmkit data bench`, a Pool's `problem` alone) as pools without traces: what search,
     generate and RL read from it is the problems."""
-    for lineno, obj in iter_json(path):
-        try:
-            problem = Problem.from_dict(obj)
-        except (RecordError, KeyError, TypeError, ValueError) as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
-        yield Pool(problem, [], f"{path}:{lineno}")
+    return _read_pool_lines(path, lambda obj: Pool(Problem.from_dict(obj), []))
 
 
 POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {

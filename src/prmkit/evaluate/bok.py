@@ -6,8 +6,8 @@ Selectors (`SELECTORS`), each over one subset:
 
 - single: a random candidate (the mean correctness of the subset), i.e. single sampling;
 - majority: the most frequent answer (answers grouped by `prmkit.data.answers.answer_key`, the normaliser
-  MCNIG uses), ties to the earliest; weighted: the answer with the largest sum of vote weights (a candidate's
-  `weight`, by default its score: a PRM's or ORM's probability; `vote_weight` gives a Bradley-Terry utility's);
+  MCNIG uses), ties to the earliest; weighted: the answer with the largest sum of votes (`vote_weight`: a PRM's
+  or ORM's probability, a Bradley-Terry head's strength exp(r));
 - best: the highest score among the candidates that give an answer (ties to the earliest; all candidates when none
   does): an unanswered candidate cannot be right, and majority voting skips those too; oracle: any candidate
   correct (pass@K).
@@ -43,19 +43,19 @@ class Candidate:
     answer: str | None
     correct: bool
     score: float = 0.0
-    weight: float | None = None  # its vote in weighted voting; None: the score
+    kind: str | None = None  # the reward head that scored it (`prmkit score`'s `kind`): its vote is `vote_weight`
 
 
-def vote_weight(score: float, kind: str | None) -> float | None:
+def vote_weight(score: float, kind: str | None) -> float:
     """A candidate's vote in weighted voting when its score is not one: a Bradley-Terry head (`kind` bt, PUM sec
     3.4) scores an unbounded utility r with P(a > b) = sigmoid(r_a - r_b), so a sum of raw utilities would let
     negative ones count against an answer and reward answers given once; its vote is the Bradley-Terry strength
-    exp(r) (P(a > b) = e^{r_a} / (e^{r_a} + e^{r_b})). Other heads score probabilities: None (vote the score).
+    exp(r) (P(a > b) = e^{r_a} / (e^{r_a} + e^{r_b})). Other heads score probabilities: they vote their score.
 
     >>> round(vote_weight(0.0, "bt"), 3), vote_weight(0.7, "prm")
-    (1.0, None)
+    (1.0, 0.7)
     """
-    return math.exp(min(score, 700.0)) if kind == "bt" else None
+    return math.exp(min(score, 700.0)) if kind == "bt" else score
 
 
 def _mean_correct(cands: list[Candidate]) -> float:
@@ -87,7 +87,7 @@ def _best(cands: list[Candidate]) -> float:
 SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {
     "single": _mean_correct,
     "majority": lambda cands: _vote(cands, lambda c: 1.0),
-    "weighted": lambda cands: _vote(cands, lambda c: c.score if c.weight is None else c.weight),
+    "weighted": lambda cands: _vote(cands, lambda c: vote_weight(c.score, c.kind)),
     "best": _best,
     "oracle": lambda cands: float(any(c.correct for c in cands)),
 }

@@ -12,7 +12,7 @@ import os
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, check_score_record
 from prmkit.data.warn import warn
-from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows, vote_weight
+from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.models.aggregate import aggregate
 
@@ -46,8 +46,7 @@ def _pools(scores: dict[str, list[dict]], problems: list[str], aggregation: str 
            ) -> list[list[Candidate]]:
     """Candidates per problem; `aggregation` re-aggregates the stored step scores instead of using `score`."""
     value = (lambda r: aggregate(r["step_scores"], aggregation)) if aggregation else (lambda r: float(r["score"]))
-    return [[Candidate(r["answer"], bool(r["correct"]), v, vote_weight(v, r.get("kind"))) for r in scores[p]
-             for v in (value(r),)] for p in problems]
+    return [[Candidate(r["answer"], bool(r["correct"]), value(r), r.get("kind")) for r in scores[p]] for p in problems]
 
 
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,

@@ -97,10 +97,11 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     assert (out / "labels/math-shepherd.jsonl").read_text().splitlines() == lines  # resumed: nothing redone
     assert again["labelers"]["math-shepherd"]["resumed"] == 4
 
-    def figures(rows):
-        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
-
-    assert figures(again["rows"]) == figures(report["rows"])
+    # the seconds ledger: every trace timed once; a resumed run that labels nothing adds no seconds
+    assert all(r["timed_traces"] == r["labeled_traces"] > 0 for r in report["rows"])
+    ms_all = next(r for r in report["rows"] if r["labeler"] == "math-shepherd" and r["level"] == "all")
+    assert ms_all["seconds"] == pytest.approx(own["math-shepherd"], abs=0.2)
+    assert again["rows"] == report["rows"]
     with pytest.raises(ValueError, match=r"other settings .*problems: 4 -> 6"):
         run_bench(BenchConfig(**(settings | {"problems": 6})), progress=False)
 

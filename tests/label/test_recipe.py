@@ -15,6 +15,7 @@ from helpers import pool_dict, write_jsonl
 from label.step_length import StepLengthConfig
 from prmkit.data.records import Pool
 from prmkit.label import LABELERS, LabelConfig, label_pools, output_paths
+from prmkit.label.recipe import read_clock
 
 # (steps, answer, correct); scores are the step lengths in characters
 HAND = [
@@ -67,6 +68,22 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     assert all(r["labels"] == [0] * len(r["scores"]) for r in read(words))
     with pytest.raises(ValueError, match="not both"):
         label_pools(pools, LabelConfig(method="length", tau=1.0, tau_from=str(out)), words, progress=False)
+
+
+def test_seconds_ledger_sums_each_call_over_runs_and_survives_a_torn_line(tmp_path):
+    pools = [Pool.from_dict(p) for p in HAND]
+    out, clock = tmp_path / "len.jsonl", tmp_path / "seconds.jsonl"
+    cfg, slow = LabelConfig(method="length"), [StepLengthConfig(delay=0.02)]
+    label_pools(pools[:1], cfg, out, slow, progress=False, clock=clock)
+    first = read_clock(clock)["length"]
+    assert sorted(first) == ["p0/0", "p0/1"] and first["p0/0"] == first["p0/1"] >= 0.009  # one call, shared evenly
+    with open(clock, "a") as f:  # a crash while the line was written
+        f.write('{"methods": ["length"], "traces": ["p1/0"')
+    label_pools(pools, cfg, out, slow, progress=False, clock=clock)  # resumes: labels (and times) p1 only
+    both = read_clock(clock)["length"]
+    assert sorted(both) == ["p0/0", "p0/1", "p1/0", "p1/1"] and {k: both[k] for k in first} == first
+    assert len([line for line in clock.read_text().splitlines() if line.strip()]) == 3  # two calls + the torn one
+    assert read_clock(tmp_path / "none.jsonl") == {}
 
 
 def test_output_paths_fill_in_the_method():

@@ -17,8 +17,9 @@ already written are not made again):
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
 5. `report.json`, `table.md` and `f1_tokens.png`: per labeler and level, first-error F1 with its interval, step
-   and CoT balanced accuracy, process-only recall, tokens and the seconds of its own calls; the policy's solve rate
-   and pass@K per level; what was dropped and why.
+   and CoT balanced accuracy, process-only recall, tokens and the seconds of its own calls (`labels/seconds.jsonl`,
+   each call's seconds appended after its records: summed over every run that labeled the traces); the policy's
+   solve rate and pass@K per level; what was dropped and why.
 
 The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
 included, PUM's per-step prefix gain with `--students`), all run by one `label_pools` call: methods of one labeler
@@ -47,7 +48,7 @@ from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.information import InformationConfig
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS, PumLabelConfig, PumLabeler
-from prmkit.label.recipe import LabelConfig, label_pools
+from prmkit.label.recipe import LabelConfig, label_pools, read_clock
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
@@ -260,8 +261,9 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     names = cfg.labeler_list()
     paths = {n: str(out / "labels" / f"{n}.jsonl") for n in names}
     log(f"labelers {', '.join(names)}")
+    clock = out / "labels" / "seconds.jsonl"
     reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
-                          _labeler_settings(cfg), progress=progress)
+                          _labeler_settings(cfg), progress=progress, clock=clock)
     for name in names:
         rep = reports[name]
         runs[name] = {"seconds": round(rep.labeler_seconds, 1), "run_seconds": round(rep.seconds, 1),
@@ -274,10 +276,8 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     for name in excluded:
         log(f"{name} labeled no trace (skipped: {excluded[name]}): left out of the comparison")
         del labels[name]
-    rows, coverage = bench_rows(truth, labels, cfg.bootstrap, cfg.seed) if labels else ([], {})
+    rows, coverage = bench_rows(truth, labels, cfg.bootstrap, cfg.seed, read_clock(clock)) if labels else ([], {})
     coverage["excluded"] = excluded
-    for r in rows:
-        r["seconds"] = runs[r["labeler"]]["seconds"] if r["level"] == "all" else None
     report = {"settings": asdict(cfg), "problems": len(problems), "traces": len(truth),
               "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
               "checker": {"policy_steps": sum(len(t.labels) for t in truth if t.params["slip"] == "policy"),
@@ -298,6 +298,14 @@ def _kinds(truth: list[StepLabels]) -> dict[str, dict[str, int]]:
         row["answer_right"] += bool(t.correct)
         row["process_error"] += t.params["first_error"] >= 0
     return out
+
+
+def _per_trace(row: dict[str, Any]) -> str:
+    """A row's labeler seconds per timed trace, "n/a" without a seconds ledger, marked when some went untimed."""
+    if not row.get("timed_traces"):
+        return "n/a"
+    part = "" if row["timed_traces"] == row["labeled_traces"] else f" ({row['timed_traces']} timed)"
+    return f"{row['seconds'] / row['timed_traces']:.2f}{part}"
 
 
 def format_bench(report: dict[str, Any]) -> str:
@@ -322,14 +330,15 @@ def format_bench(report: dict[str, Any]) -> str:
                 lines.append(f"  {name}: lacks {cov['missing'][name]} traces (skipped: {run['skipped'] or 'none'})")
         lines.append("")
     lines += ["| labeler | level | traces | F1 [95% CI] | err acc | ok acc | step bal acc | CoT bal acc | "
-              "process-only recall | tokens/trace | F1 per 1M tok |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "process-only recall | tokens/trace | F1 per 1M tok | s/trace |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         f1 = f"{pct(r['f1'])} [{pct(r['f1_low'])}, {pct(r['f1_high'])}]"
         po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
         lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['error_accuracy'])} | "
                      f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
                      f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
-                     f"{r['f1_per_mtoken']:.1f} |")
+                     f"{r['f1_per_mtoken']:.1f} | {_per_trace(r)} |")
     if report.get("cost_scaling"):
         lines += ["", "tokens per trace over MCNIG's, by level (exponent b of ratio ~ steps^b):"]
         for name, c in report["cost_scaling"].items():

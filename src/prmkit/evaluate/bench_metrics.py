@@ -12,7 +12,10 @@ pooled over the levels) and applied unchanged to the report half, where each lev
 - process-only recall: of the traces whose final answer is right but whose process holds an error, the share
   whose first error is found exactly;
 - tokens read and generated (each record's cost ledger, summed over the level's traces, both halves: the
-  labels of every trace were paid for) and F1 per 10^6 tokens.
+  labels of every trace were paid for) and F1 per 10^6 tokens;
+- seconds, when a seconds ledger is given (`prmkit.label.recipe.read_clock`): the labeler's own seconds over the
+  level's traces, summed over every run that labeled them, and how many of the traces were timed (a labeler call
+  cut off by a crash wrote its records but not its seconds).
 
 Every labeler is scored on the same traces: those that all of them labeled (a labeler that skips a problem, as
 OmegaPRM skips problems without a wrong answer, takes those traces from the others too); what was dropped, and
@@ -108,9 +111,10 @@ def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]],
 
 
 def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]], n_boot: int = 1000,
-               seed: int = 0) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+               seed: int = 0, seconds: Mapping[str, Mapping[str, float]] | None = None
+               ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A row per labeler and level (and level "all") on the report half, tau from the choose half; and the
-    coverage (common traces, what each labeler lacks)."""
+    coverage (common traces, what each labeler lacks). `seconds`: {labeler: {trace id: its seconds}}."""
     by_id = {t.trace_id: t for t in truth}
     ids, missing = common_traces(by_id, labels)
     if not ids:
@@ -136,6 +140,10 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
             row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
             row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)
             row["labeled_traces"] = len(spent)
+            if seconds is not None:
+                timed = [seconds[name][t] for t in ids if t in seconds.get(name, {})
+                         and (level == "all" or by_id[t].params["level"] == level)]
+                row["seconds"], row["timed_traces"] = round(sum(timed), 1), len(timed)
             row["steps_per_trace"] = (sum(len(by_id[t].labels) for t in ids
                                           if level == "all" or by_id[t].params["level"] == level) / len(spent)
                                       if spent else float("nan"))

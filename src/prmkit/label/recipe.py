@@ -17,13 +17,14 @@ writer of the outputs and appends them as they come back, so resume and threshol
 from __future__ import annotations
 
 import functools
+import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from prmkit.data.jsonl import AppendOnlyWriter, iter_json
 from prmkit.data.lengths import check_lengths
@@ -37,7 +38,8 @@ from prmkit.label.registry import LABELERS
 from prmkit.label.threshold_files import apply_threshold, check_same_settings, read_tau, sweep_path
 from prmkit.models.loading import context_length
 
-__all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "run_labelers"]
+__all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "read_clock",
+           "run_labelers"]
 
 # params keys that files written before the labeler interface stored, and that never changed a score
 _LEGACY_KEYS = ("exclude_final",)
@@ -126,11 +128,12 @@ def build_labelers(methods: Sequence[str], settings: Sequence[Any] = ()) -> list
 
 
 def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLike[str] | Mapping[str, str],
-                settings: Sequence[Any] = (), progress: bool = True) -> dict[str, LabelReport]:
+                settings: Sequence[Any] = (), progress: bool = True,
+                clock: str | os.PathLike[str] | None = None) -> dict[str, LabelReport]:
     """Label all traces of `pools` with `cfg.method` (append-only, resumable), then apply the threshold.
 
     `output` names one file per method (see `output_paths`); `settings` the labelers' configs (e.g.
-    `InformationConfig(model=...)`). Returns a report per method.
+    `InformationConfig(model=...)`); `clock` a seconds ledger (`run_labelers`). Returns a report per method.
     """
     methods = method_list(cfg.method)
     outputs = output_paths(output, methods)
@@ -152,7 +155,7 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
                                         cfg.force_tau, "force_tau")
                  for lab in labelers for m in lab.methods} if cfg.tau_from else {}
         reports = run_labelers(pools, Resident(build, labelers), outputs, tau, cfg.exclude_final, progress,
-                               cfg.skip_too_long, make_executor(cfg))
+                               cfg.skip_too_long, make_executor(cfg), clock)
     for m, note in notes.items():
         if note:
             reports[m].warnings.insert(0, note)
@@ -192,13 +195,18 @@ class _LabelWork:
 def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[list[Labeler]],
                  outputs: Mapping[str, str], tau: float | None = None, exclude_final: bool = True,
                  progress: bool = True, skip_too_long: bool = False,
-                 executor: Executor | None = None) -> dict[str, LabelReport]:
+                 executor: Executor | None = None, clock: str | os.PathLike[str] | None = None
+                 ) -> dict[str, LabelReport]:
     """The recipe: label what `outputs` still lack (through `executor`, default here), then threshold each file
     (at `tau`, or the best one). On Ray, a `Resident` is rebuilt by each actor; plain labelers are pickled.
 
     Every output's lock is held from the resume check to the threshold rewrite. All inputs are checked
     (`_owed`) before the first labeler call: a trace too long for a labeler is an error naming its file:line,
-    or, with `skip_too_long`, skipped and counted."""
+    or, with `skip_too_long`, skipped and counted.
+
+    `clock`: a JSONL file to which each labeler call appends its own seconds and the traces it labeled
+    (`{"methods": [...], "traces": [...], "seconds": s}`), right after its records: the time a resumed run's
+    labels cost, summed over every run that wrote them (the records themselves stay free of wall-clock noise)."""
     if not isinstance(labelers, Resident):
         labelers = Resident(functools.partial(list, labelers), list(labelers))
     work, labelers = _LabelWork(labelers), labelers.get()
@@ -224,8 +232,11 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
             raise
         tasks = [(pool, k, owed) for pool, owing in todo for k, owed in owing.items()]
         results = (executor or LocalExecutor()).map(work, tasks)
+        timing = held.enter_context(_open_clock(clock)) if clock else None
         for i, done in _progress(results, len(tasks), progress, ",".join(served)):
             _record(done, labelers[tasks[i][1]], writers, reports)
+            if timing:
+                _clock_line(timing, labelers[tasks[i][1]], done)
         for w in writers.values():
             w.close()
         for m, r in reports.items():
@@ -233,6 +244,44 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
             r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
             r.warnings += r.sweeps.pop("warnings")
     return reports
+
+
+def _open_clock(path: str | os.PathLike[str]) -> IO[str]:
+    """The seconds ledger, opened to append; a torn last line (a crash while writing) is ended first."""
+    torn = Path(path).is_file() and Path(path).read_bytes()[-1:] not in (b"", b"\n")
+    file = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed by the caller's ExitStack)
+    if torn:
+        file.write("\n")
+    return file
+
+
+def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:
+    """One labeler call's seconds and the traces it labeled, appended to the seconds ledger and flushed."""
+    traces = list(dict.fromkeys(r.trace_id for records in done.records.values() for r in records))
+    file.write(json.dumps({"methods": list(labeler.methods), "traces": traces,
+                           "seconds": round(done.cost.seconds, 3)}) + "\n")
+    file.flush()
+
+
+def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
+    """{method: {trace id: seconds}} from a seconds ledger (`run_labelers`'s `clock`): each call's seconds shared
+    evenly by the traces it labeled, summed over runs; a torn last line (a crash while writing) is skipped."""
+    out: dict[str, dict[str, float]] = {}
+    if not Path(path).is_file():
+        return out
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not entry.get("traces"):
+            continue
+        share = entry["seconds"] / len(entry["traces"])
+        for m in entry["methods"]:
+            got = out.setdefault(m, {})
+            for t in entry["traces"]:
+                got[t] = got.get(t, 0.0) + share
+    return out
 
 
 def _count(report: LabelReport, reason: str, n: int = 1) -> None:

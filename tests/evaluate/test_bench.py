@@ -113,6 +113,8 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     (["--problems", "3", "--levels", "1,2"], "at least two problems per level"),
     (["--model", "no-such-model"], "no-such-model"),
     (["--labelers", "pum", "--students", "smollm2-135m,no-such-student"], "no-such-student"),
+    # a dtype meant for the transformers rollouts that a ct2 student cannot compute on a CPU: before the policy samples
+    (["--labelers", "pum", "--students", "ct2:smollm2-135m", "--dtype", "float16"], "cannot compute in float16"),
 ])
 def test_bad_input_is_a_clear_error_before_any_model_loads(tmp_path, capsys, flags, message):
     code = main(["bench", "--output", str(tmp_path / "b"), "--policy-k", "0", "--labelers", "ig", *flags])

@@ -40,7 +40,25 @@ from typing import Any
 from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, split_at_stop
 from prmkit.generate.prompts import in_chat_template
 
-__all__ = ["CT2Backend", "convert_to_ct2"]
+__all__ = ["CT2Backend", "compute_type", "convert_to_ct2"]
+
+
+def compute_type(dtype: str | None) -> str:
+    """The quantization and compute type of a ct2 model for `--dtype` (None: int8), checked against what this
+    machine's CPU computes: an error before anything is converted or loaded, not at the first sample.
+
+    >>> compute_type(None)
+    'int8'
+    """
+    import ctranslate2
+
+    chosen = dtype or "int8"
+    supported = ctranslate2.get_supported_compute_types("cpu")
+    if chosen not in supported:
+        raise ValueError(f"the ct2 backend cannot compute in {chosen} on this CPU (it supports "
+                         f"{', '.join(sorted(supported))}); leave --dtype unset for a ct2 model (int8) or give one "
+                         "of those")
+    return chosen
 
 
 def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8", cache: Path | None = None) -> Path:
@@ -86,7 +104,7 @@ class CT2Backend:
         options = options or BackendOptions()
         if not isinstance(model, str):
             raise TypeError("the ct2 backend needs a model name or HF directory, not a loaded model")
-        quantization = options.dtype or "int8"
+        quantization = compute_type(options.dtype)
         self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(model))
         self._context = getattr(AutoConfig.from_pretrained(resolve_model(model)), "max_position_embeddings", None)
         self._path = str(convert_to_ct2(model, quantization))

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, StepLabels
+from prmkit.generate.backends.ct2 import compute_type
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
@@ -83,9 +84,11 @@ class PumLabeler:
             raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
         self.config, self.methods = config, tuple(methods)
         self.specs = config.student_specs()
-        for spec in self.specs:  # a student that is not installed is an error before any pool is labeled
-            if spec.backend != "openai":
+        for spec in self.specs:  # a student that is not installed, or a dtype its backend cannot compute here,
+            if spec.backend != "openai":  # is an error before any pool is labeled
                 resolve_model(spec.model)
+            if spec.backend == "ct2":
+                compute_type(config.dtype)
         self._rollers: dict[str, PrefixRoller] = {}
 
     def roller(self, spec: StudentSpec) -> PrefixRoller:

@@ -166,8 +166,9 @@ def load_model(name_or_path: str, dtype: str = "float32"):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from prmkit.models.device import to_device
+    from prmkit.models.device import inference_device, to_device, warn_slow_dtype
 
+    warn_slow_dtype(dtype, inference_device())
     path = resolve_model(name_or_path)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))

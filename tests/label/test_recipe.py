@@ -82,8 +82,11 @@ def test_seconds_ledger_sums_each_call_over_runs_and_survives_a_torn_line(tmp_pa
     label_pools(pools, cfg, out, slow, progress=False, clock=clock)  # resumes: labels (and times) p1 only
     both = read_clock(clock)["length"]
     assert sorted(both) == ["p0/0", "p0/1", "p1/0", "p1/1"] and {k: both[k] for k in first} == first
-    assert len([line for line in clock.read_text().splitlines() if line.strip()]) == 3  # two calls + the torn one
+    assert len([line for line in clock.read_text().splitlines() if line.strip()]) == 4  # reset, two calls, torn
     assert read_clock(tmp_path / "none.jsonl") == {}
+    out.unlink()  # relabeled from scratch: the deleted file's seconds no longer count
+    label_pools(pools[1:2], cfg, out, slow, progress=False, clock=clock)
+    assert sorted(read_clock(clock)["length"]) == ["p1/0", "p1/1"]
 
 
 def test_output_paths_fill_in_the_method():

@@ -206,7 +206,9 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
 
     `clock`: a JSONL file to which each labeler call appends its own seconds and the traces it labeled
     (`{"methods": [...], "traces": [...], "seconds": s}`), right after its records: the time a resumed run's
-    labels cost, summed over every run that wrote them (the records themselves stay free of wall-clock noise)."""
+    labels cost, summed over every run that wrote them (the records themselves stay free of wall-clock noise).
+    A method whose output does not exist yet starts with `{"methods": [...], "reset": true}`: seconds spent on a
+    file since deleted are not counted again."""
     if not isinstance(labelers, Resident):
         labelers = Resident(functools.partial(list, labelers), list(labelers))
     work, labelers = _LabelWork(labelers), labelers.get()
@@ -233,6 +235,8 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
         tasks = [(pool, k, owed) for pool, owing in todo for k, owed in owing.items()]
         results = (executor or LocalExecutor()).map(work, tasks)
         timing = held.enter_context(_open_clock(clock)) if clock else None
+        if timing and (restarted := [m for m in served if outputs[m] in fresh]):
+            timing.write(json.dumps({"methods": restarted, "reset": True}) + "\n")  # seconds of a deleted file
         for i, done in _progress(results, len(tasks), progress, ",".join(served)):
             _record(done, labelers[tasks[i][1]], writers, reports)
             if timing:
@@ -265,7 +269,8 @@ def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:
 
 def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
     """{method: {trace id: seconds}} from a seconds ledger (`run_labelers`'s `clock`): each call's seconds shared
-    evenly by the traces it labeled, summed over runs; a torn last line (a crash while writing) is skipped."""
+    evenly by the traces it labeled, summed over runs since the method's last reset; a torn line (a crash while
+    writing) is skipped."""
     out: dict[str, dict[str, float]] = {}
     if not Path(path).is_file():
         return out
@@ -274,6 +279,9 @@ def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if entry.get("reset"):
+            for m in entry["methods"]:
+                out.pop(m, None)
         if not entry.get("traces"):
             continue
         share = entry["seconds"] / len(entry["traces"])

@@ -17,6 +17,7 @@ writer of the outputs and appends them as they come back, so resume and threshol
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import time
@@ -252,11 +253,12 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
 
 def _open_clock(path: str | os.PathLike[str]) -> IO[str]:
     """The seconds ledger, opened to append; a torn last line (a crash while writing) is ended first."""
-    torn = Path(path).is_file() and Path(path).read_bytes()[-1:] not in (b"", b"\n")
-    file = open(path, "a", encoding="utf-8")  # noqa: SIM115 (closed by the caller's ExitStack)
-    if torn:
-        file.write("\n")
-    return file
+    file = open(path, "a+b")  # noqa: SIM115 (closed by the caller's ExitStack)
+    if file.tell():  # appending: the position is the end
+        file.seek(-1, os.SEEK_END)
+        if file.read(1) != b"\n":
+            file.write(b"\n")
+    return io.TextIOWrapper(file, encoding="utf-8")
 
 
 def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:

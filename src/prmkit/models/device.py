@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import re
-import warnings
 from pathlib import Path
 from typing import Any
+
+from prmkit.data.warn import warn
 
 __all__ = ["cpu_has_bf16", "inference_device", "to_device", "warn_slow_dtype"]
 
@@ -58,5 +59,5 @@ def warn_slow_dtype(dtype: str | None, device: str, cpuinfo: str | os.PathLike[s
     """Warn when bfloat16 weights will run on a CPU without bf16 instructions: torch emulates the products there,
     and a bf16 rollout measured 4x slower than float32 on such a CPU (AVX2 only; docs/results.md)."""
     if dtype == "bfloat16" and device == "cpu" and cpu_has_bf16(cpuinfo) is False:
-        warnings.warn("bfloat16 on this CPU (no avx512_bf16 or amx_bf16 instructions) is emulated: about 4x slower "
-                      "than float32 here; leave --dtype unset", UserWarning, stacklevel=3)
+        warn("bfloat16 on this CPU (no avx512_bf16 or amx_bf16 instructions) is emulated: about 4x slower than "
+             "float32 here; leave --dtype unset")

@@ -10,7 +10,7 @@ from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.bench import BenchConfig, pass_at_k, run_bench
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences
 
 
 def _truth(n=8):
@@ -57,6 +57,22 @@ def test_labelers_are_compared_on_the_traces_all_of_them_scored():
     assert len({r["traces"] for r in rows if r["level"] == "all"}) == 1  # the same traces for both
 
 
+def test_paired_differences_rank_an_oracle_above_a_constant_and_a_labeler_level_with_itself():
+    truth = _truth(12)
+    labels = {"mcnig": _scored(truth, lambda t, i: float(t.labels[i])), "ig": _scored(truth, lambda t, i: 0.5),
+              "math-shepherd": _scored(truth, lambda t, i: float(t.labels[i]))}
+    rows, _ = bench_rows(truth, labels, n_boot=0)
+    diffs = {(d["labeler"], d["against"], d["level"]): d for d in paired_differences(truth, labels, rows, n_boot=200)}
+    assert {k[:2] for k in diffs} == {("mcnig", "ig"), ("mcnig", "math-shepherd")}  # pairs whose labelers both ran
+    better = diffs["mcnig", "ig", "all"]
+    assert better["f1_diff"] == 1.0 and better["f1_diff_low"] > 0 and better["share_at_least"] == 1.0
+    assert better["step_balanced_accuracy_diff"] == 0.5
+    same = diffs["mcnig", "math-shepherd", "all"]
+    assert same["f1_diff"] == same["f1_diff_low"] == same["f1_diff_high"] == 0.0
+    assert same["traces"] == sum(d["traces"] for k, d in diffs.items() if k[:2] == ("mcnig", "math-shepherd")
+                                 and k[2] != "all")
+
+
 def test_pass_at_k():
     assert pass_at_k(4, 0, 1) == 0.0 and pass_at_k(4, 4, 1) == 1.0
     assert pass_at_k(4, 1, 1) == pytest.approx(0.25) and pass_at_k(4, 1, 4) == 1.0
@@ -90,6 +106,9 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     own = {n: report["labelers"][n]["seconds"] for n in ("ig", "math-shepherd")}
     assert 0 < own["ig"] < report["labelers"]["ig"]["run_seconds"]  # its own calls, not the whole run's wall time
     assert own["ig"] + own["math-shepherd"] <= report["labelers"]["ig"]["run_seconds"] + 0.1
+    pairs = {(d["labeler"], d["against"]) for d in report["differences"]}
+    assert pairs == {("mcnig", "ig"), ("mcnig", "math-shepherd"), ("mcnig", "omegaprm"), ("pum", "math-shepherd")}
+    assert "| pum | math-shepherd | all |" in (out / "table.md").read_text()
     for name in ("report.json", "table.md", "f1_tokens.png", "truth.jsonl", "pools.jsonl", "labels/ig.jsonl"):
         assert (out / name).stat().st_size > 0
     lines = (out / "labels/math-shepherd.jsonl").read_text().splitlines()

@@ -30,6 +30,7 @@ and hard), and a rollout labeler rolls out a prefix that several traces of a pro
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -43,7 +44,7 @@ from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, pct
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences, pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.information import InformationConfig
@@ -282,7 +283,9 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
               "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
               "checker": {"policy_steps": sum(len(t.labels) for t in truth if t.params["slip"] == "policy"),
                           "undecided_steps": sum(t.params.get("undecided", 0) for t in truth)},
-              "cost_scaling": cost_scaling(rows, "mcnig") if "mcnig" in labels else {}, "rows": rows}
+              "cost_scaling": cost_scaling(rows, "mcnig") if "mcnig" in labels else {}, "rows": rows,
+              "differences": paired_differences(truth, labels, rows, n_boot=cfg.bootstrap, seed=cfg.seed)
+              if rows else []}
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "table.md").write_text(format_bench(report) + "\n")
     if rows:
@@ -306,6 +309,11 @@ def _per_trace(row: dict[str, Any]) -> str:
         return "n/a"
     part = "" if row["timed_traces"] == row["labeled_traces"] else f" ({row['timed_traces']} timed)"
     return f"{row['seconds'] / row['timed_traces']:.2f}{part}"
+
+
+def _points(x: float) -> str:
+    """A difference of two shares in percentage points, signed."""
+    return "n/a" if math.isnan(x) else f"{100 * x:+.1f}"
 
 
 def format_bench(report: dict[str, Any]) -> str:
@@ -344,6 +352,16 @@ def format_bench(report: dict[str, Any]) -> str:
         for name, c in report["cost_scaling"].items():
             ratios = ", ".join(f"L{lv} {r}x" for lv, r in c["ratio_by_level"].items())
             lines.append(f"  {name}: {ratios}; b = {c['exponent']:.2f}")
+    if report.get("differences"):
+        lines += ["", "paired differences on the report half (each labeler at its own tau; 95% CI over problems; "
+                  "share of bootstrap draws with F1 at least the other's):",
+                  "| labeler | against | level | traces | F1 diff [95% CI] | step bal acc diff [95% CI] | share >= |",
+                  "|---|---|---|---|---|---|---|"]
+        for d in report["differences"]:
+            lines.append(f"| {d['labeler']} | {d['against']} | {d['level']} | {d['traces']} | "
+                         f"{_points(d['f1_diff'])} [{_points(d['f1_diff_low'])}, {_points(d['f1_diff_high'])}] | "
+                         f"{_points(d['step_balanced_accuracy_diff'])} [{_points(d['step_balanced_accuracy_diff_low'])}"
+                         f", {_points(d['step_balanced_accuracy_diff_high'])}] | {pct(d['share_at_least'])} |")
     if report["labelers"]:
         lines += ["", "| labeler | its own s (this run) | tokens read | tokens generated |", "|---|---|---|---|"]
         for name, run in report["labelers"].items():

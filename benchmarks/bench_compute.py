@@ -8,7 +8,8 @@ Math-Shepherd and OmegaPRM, each PUM student's own model for its own tokens (the
 compute on every token, the output projection once and the input embedding lookup not, which for the embedded
 models is their nominal size. Prints, per level and over all levels, tokens read and generated,
 parameter-tokens of both and of the generated tokens alone, and each labeler's ratio to `--against`; `--json`
-writes the same figures.
+writes the same figures. Counted on the traces every labeler of the run holds (a run still labeling: the
+problems all of them finished).
 
     python benchmarks/bench_compute.py --run runs/bench300_pum48 --against pum
 """
@@ -25,6 +26,16 @@ from prmkit.data.jsonl import read_records
 from prmkit.data.records import StepLabels
 from prmkit.label.pum.students import parse_students
 from prmkit.label.rollout_labeling import RolloutLabelConfig
+
+
+def run_settings(run: Path) -> dict:
+    """The run's settings: its report's, or while it still labels (no report yet) its `settings.json`, with the
+    bench's default students where that file does not name them."""
+    from prmkit.evaluate.bench import BenchConfig
+
+    if (run / "report.json").exists():
+        return json.loads((run / "report.json").read_text())["settings"]
+    return {"students": BenchConfig().students} | json.loads((run / "settings.json").read_text())
 
 
 def student_models(settings: dict) -> dict[str, str]:
@@ -52,21 +63,25 @@ def parameters(model: str) -> int:
 
 def spent(run: Path) -> dict[str, dict[str, dict[str, float]]]:
     """{labeler: {level: {tokens_read, tokens_generated, param_tokens, param_tokens_generated, traces}}}."""
-    settings = json.loads((run / "report.json").read_text())["settings"]
+    settings = run_settings(run)
     level = {t.trace_id: str(t.params["level"]) for t in read_records(run / "truth.jsonl", StepLabels.from_dict)}
     students = student_models(settings)
+    records = {path.stem: list(read_records(path, StepLabels.from_dict))
+               for path in sorted((run / "labels").glob("*.jsonl")) if path.stem != "seconds"}
+    # the traces every labeler holds (a run still labeling: the problems all of them finished), as the report
+    common = set.intersection(*({r.trace_id for r in recs} for recs in records.values())) if records else set()
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for path in sorted((run / "labels").glob("*.jsonl")):
-        if path.stem == "seconds":
-            continue
+    for name, recs in records.items():
         sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        for rec in read_records(path, StepLabels.from_dict):
+        for rec in recs:
+            if rec.trace_id not in common:
+                continue
             cost = rec.cost or {}
-            if path.stem == "pum":
+            if name == "pum":
                 if "students" not in cost:
-                    raise SystemExit(f"{path}: PUM records without each student's tokens (labeled before the "
-                                     "ledger kept them apart): re-label PUM to count its compute")
-                parts = [(students[name], part) for name, part in cost["students"].items()]
+                    raise SystemExit(f"{run}/labels/pum.jsonl: records without each student's tokens (labeled "
+                                     "before the ledger kept them apart): re-label PUM to count its compute")
+                parts = [(students[s], part) for s, part in cost["students"].items()]
             else:
                 parts = [(settings["model"], cost)]
             for lev in (level[rec.trace_id], "all"):
@@ -78,7 +93,7 @@ def spent(run: Path) -> dict[str, dict[str, dict[str, float]]]:
                     row["tokens_generated"] += part.get("tokens_generated", 0)
                     row["param_tokens"] += size * (part.get("tokens_read", 0) + part.get("tokens_generated", 0))
                     row["param_tokens_generated"] += size * part.get("tokens_generated", 0)
-        out[path.stem] = {lev: dict(row) for lev, row in sums.items()}
+        out[name] = {lev: dict(row) for lev, row in sums.items()}
     return out
 
 
@@ -92,7 +107,7 @@ def main() -> None:
     figures = spent(run)
     if args.against not in figures:
         raise SystemExit(f"{args.against} is not among the run's labelers: {sorted(figures)}")
-    settings = json.loads((run / "report.json").read_text())["settings"]
+    settings = run_settings(run)
     models = {settings["model"], *student_models(settings).values()}
     print("parameters: " + ", ".join(f"{m} {parameters(m):,}" for m in sorted(models)))
     print("| labeler | level | traces | tokens read | tokens generated | parameter-tokens (read + generated) | "

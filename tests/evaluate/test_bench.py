@@ -133,6 +133,19 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     with pytest.raises(ValueError, match=r"other settings .*problems: 4 -> 6"):
         run_bench(BenchConfig(**(settings | {"problems": 6})), progress=False)
 
+    # a run stopped partway (PUM has not labeled the last problem): --no-label reports on the traces every labeler
+    # finished, labels nothing more and spends nothing
+    lines = (out / "labels/pum.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])["problem_id"]
+    kept = [line for line in lines if json.loads(line)["problem_id"] != last]
+    (out / "labels/pum.jsonl").write_text("\n".join(kept) + "\n")
+    partial = run_bench(BenchConfig(**settings, label=False), progress=False)
+    assert (out / "labels/pum.jsonl").read_text().splitlines() == kept
+    assert partial["coverage"]["common_traces"] == len(kept) < report["coverage"]["common_traces"]
+    assert partial["coverage"]["missing"]["pum"] == report["traces"] - len(kept)
+    assert partial["labelers"]["pum"]["resumed"] == len(kept) and partial["labelers"]["ig"]["seconds"] == 0
+    assert {r["labeler"] for r in partial["rows"]} == {"ig", "mcnig", "math-shepherd", "omegaprm", "pum"}
+
 
 @pytest.mark.parametrize(("flags", "message"), [
     (["--labelers", "ig,oracle"], "unknown labeler(s) ['oracle']"),

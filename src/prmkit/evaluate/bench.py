@@ -19,7 +19,8 @@ already written are not made again):
 5. `report.json`, `table.md` and `f1_tokens.png`: per labeler and level, first-error F1 with its interval, step
    and CoT balanced accuracy, process-only recall, tokens and the seconds of its own calls (`labels/seconds.jsonl`,
    each call's seconds appended after its records: summed over every run that labeled the traces); the policy's
-   solve rate and pass@K per level; what was dropped and why.
+   solve rate and pass@K per level; what was dropped and why. `--no-label` writes them from the labels a run
+   stopped partway holds (every labeler on the traces all of them finished), labeling nothing more.
 
 The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
 included, PUM's per-step prefix gain with `--students`), all run by one `label_pools` call: methods of one labeler
@@ -91,6 +92,9 @@ class BenchConfig:
         "prompt template of every sampler (the policy, the rollouts, PUM's students): a built-in name "
         "(generate_math_0shot) or a file; None: the few-shot prompt. A warm start is sampled with its own."))
     bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
+    label: bool = field(default=True, metadata=_help(
+        "--no-label: label nothing more and report on the traces every labeler has labeled so far (a run stopped "
+        "partway); no labeler's model loads."))
 
     def __post_init__(self) -> None:
         levels = check_difficulty(self.levels, self.size)
@@ -222,7 +226,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
-    mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "students", "bootstrap")}
+    mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "students", "bootstrap", "label")}
     mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
     with output_lock(out / "report.json"):
         # a bench made before --policy existed sampled its --model, and before --template the few-shot prompt
@@ -264,15 +268,20 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     log(f"labelers {', '.join(names)}")
     clock = out / "labels" / "seconds.jsonl"
     reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
-                          _labeler_settings(cfg), progress=progress, clock=clock)
+                          _labeler_settings(cfg), progress=progress, clock=clock) if cfg.label else {}
     for name in names:
+        held = Path(paths[name]).exists() and Path(paths[name]).stat().st_size > 0
+        labels[name] = {r.trace_id: r for r in read_records(paths[name], StepLabels.from_dict)} if held else {}
+        shared = [m for m in names if LABELERS[m] is LABELERS[name]]
+        if name not in reports:  # --no-label: what earlier runs labeled, nothing spent by this one
+            runs[name] = {"seconds": 0.0, "run_seconds": 0.0, "skipped": {}, "shared_with": shared,
+                          "tokens_read": 0, "tokens_generated": 0, "resumed": len(labels[name])}
+            continue
         rep = reports[name]
         runs[name] = {"seconds": round(rep.labeler_seconds, 1), "run_seconds": round(rep.seconds, 1),
-                      "skipped": rep.skipped,
-                      "shared_with": [m for m in names if LABELERS[m] is LABELERS[name]],
+                      "skipped": rep.skipped, "shared_with": shared,
                       "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
                       "resumed": rep.resumed}
-        labels[name] = {r.trace_id: r for r in read_records(paths[name], StepLabels.from_dict)}
     excluded = {n: runs[n]["skipped"] for n, got in labels.items() if not got}
     for name in excluded:
         log(f"{name} labeled no trace (skipped: {excluded[name]}): left out of the comparison")

@@ -24,8 +24,7 @@ from pathlib import Path
 
 from prmkit.data.jsonl import read_records
 from prmkit.data.records import StepLabels
-from prmkit.label.pum.students import parse_students
-from prmkit.label.rollout_labeling import RolloutLabelConfig
+from prmkit.label import PumLabelConfig
 
 
 def run_settings(run: Path) -> dict:
@@ -41,7 +40,7 @@ def run_settings(run: Path) -> dict:
 def student_models(settings: dict) -> dict[str, str]:
     """{student name: model} of a bench run's `--students` (as `prmkit bench` parses them)."""
     texts = [s.strip() for s in settings["students"].split(",") if s.strip()]
-    return {s.name: s.model for s in parse_students(texts, RolloutLabelConfig().backend)}
+    return {s.name: s.model for s in PumLabelConfig(students=texts).student_specs()}
 
 
 @cache

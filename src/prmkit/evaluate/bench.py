@@ -270,7 +270,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
                           _labeler_settings(cfg), progress=progress, clock=clock) if cfg.label else {}
     for name in names:
-        held = Path(paths[name]).exists() and Path(paths[name]).stat().st_size > 0
+        held = Path(paths[name]).exists()  # --no-label: a labeler that never ran has no file
         labels[name] = {r.trace_id: r for r in read_records(paths[name], StepLabels.from_dict)} if held else {}
         shared = [m for m in names if LABELERS[m] is LABELERS[name]]
         if name not in reports:  # --no-label: what earlier runs labeled, nothing spent by this one

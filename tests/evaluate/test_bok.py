@@ -85,3 +85,21 @@ def test_difference_against_majority_is_paired_by_problem():
     lose = [Candidate("7", False, 0.1), Candidate("7", True, 0.2), Candidate("5", False, 0.9)]
     bad = {"majority": ("majority", [lose] * 20), "RM": ("best", [lose] * 20)}
     assert difference_rows(bad, "majority", [3], n_boot=200)[0]["hi"] < 0
+
+
+def test_api_warnings_point_at_the_callers_line_and_the_table_says_what_its_cells_are(tmp_path):
+    import json
+
+    import prmkit
+    from prmkit.data.warn import PrmkitWarning
+
+    rows = [("5", False, 0.9), ("7", True, 0.2), ("7", True, 0.3), ("5", False, 0.1)]  # POOL, one problem
+    path = tmp_path / "scores.jsonl"
+    path.write_text("".join(json.dumps({"id": f"p/{k}", "problem_id": "p", "index": k, "answer": a, "correct": c,
+                                        "score": s}) + "\n" for k, (a, c, s) in enumerate(rows)))
+    with pytest.warns(PrmkitWarning, match="only 1 problems") as caught:
+        report = prmkit.best_of_k({"M": path}, ks=[1, 4], bootstrap=20)
+    assert caught and {w.filename for w in caught} == {__file__}  # not report.py or warn.py
+    table = prmkit.bok_table(report)
+    assert table.splitlines()[0] == "best-of-K over 1 problems (mean [95% bootstrap interval], %)"
+    assert "| M | 50.0 [50.0, 50.0] | 0.0 [0.0, 0.0] |" in table

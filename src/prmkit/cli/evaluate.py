@@ -23,8 +23,7 @@ from prmkit.evaluate.run import BokConfig, ProcessBenchConfig, best_of_k, proces
 
 
 def _print_bok(report: dict[str, Any], cfg: BokConfig) -> None:
-    print(f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)")
-    print(format_table(report))
+    print(format_table(report))  # its first line says what the cells are
 
 
 def _print_processbench(report: dict[str, Any], cfg: ProcessBenchConfig) -> None:

@@ -5,10 +5,15 @@ balanced accuracy, a K larger than some pools, an undefined rank percentile).
 an error with `warnings.simplefilter("error", PrmkitWarning)`) and returns the message, so that the caller also
 puts it into its report (`"warnings": [...]` in the JSON). The CLI prints each one on stderr as
 `prmkit <verb>: warning: <message>`.
+
+The warning is attributed to the first frame outside the prmkit package (the user's line that called the API),
+however deep inside prmkit it was raised, so that `file.py:12: PrmkitWarning: ...` points at the user's code.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 __all__ = ["PrmkitWarning", "warn"]
@@ -18,7 +23,24 @@ class PrmkitWarning(UserWarning):
     """A result that is computed but needs a caveat to be read correctly."""
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../prmkit
+
+
+def _inside_prmkit(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE + os.sep)
+
+
+def caller_stacklevel() -> int:
+    """The `stacklevel` for `warnings.warn` called from this function's caller that names the first frame outside
+    the prmkit package (1 = that caller itself; the outermost frame if every frame is prmkit's, as under the CLI)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and _inside_prmkit(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def warn(message: str) -> str:
-    """Emit `message` as a PrmkitWarning (to the caller's caller) and return it for the report."""
-    warnings.warn(message, PrmkitWarning, stacklevel=3)
+    """Emit `message` as a PrmkitWarning attributed to the user's code (the first frame outside prmkit) and return
+    it for the report."""
+    warnings.warn(message, PrmkitWarning, stacklevel=caller_stacklevel())
     return message

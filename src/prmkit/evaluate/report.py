@@ -165,10 +165,12 @@ def spread_warnings(name: str, trace_scores: list[float], step_scores: list[floa
 
 
 def format_table(report: dict) -> str:
-    """Markdown: a row per method, a column per K, `mean [lo, hi]` in percent."""
+    """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in
+    percent. `prmkit evaluate bok` prints it, and `prmkit.bok_table` returns it."""
     ks, capped = report["ks"], report.get("k_capped", {})
     head = [f"K={k}*" if k in capped else f"K={k}" for k in ks]
-    lines = ["| method | " + " | ".join(head) + " |", "|---" * (len(ks) + 1) + "|"]
+    lines = [f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)",
+             "| method | " + " | ".join(head) + " |", "|---" * (len(ks) + 1) + "|"]
     for method in dict.fromkeys(r["method"] for r in report["rows"]):
         cells = {r["k"]: r for r in report["rows"] if r["method"] == method}
         cell = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731

@@ -130,8 +130,8 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     ms_all = next(r for r in report["rows"] if r["labeler"] == "math-shepherd" and r["level"] == "all")
     assert ms_all["seconds"] == pytest.approx(own["math-shepherd"], abs=0.2)
     assert again["rows"] == report["rows"]
-    with pytest.raises(ValueError, match=r"other settings .*problems: 4 -> 6"):
-        run_bench(BenchConfig(**(settings | {"problems": 6})), progress=False)
+    with pytest.raises(ValueError, match=r"other settings .*seed: 0 -> 1"):
+        run_bench(BenchConfig(**(settings | {"seed": 1})), progress=False)
 
     # a run stopped partway (PUM has not labeled the last problem): --no-label reports on the traces every labeler
     # finished, labels nothing more and spends nothing
@@ -145,6 +145,13 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     assert partial["coverage"]["missing"]["pum"] == report["traces"] - len(kept)
     assert partial["labelers"]["pum"]["resumed"] == len(kept) and partial["labelers"]["ig"]["seconds"] == 0
     assert {r["labeler"] for r in partial["rows"]} == {"ig", "mcnig", "math-shepherd", "omegaprm", "pum"}
+
+    # the problems are a prefix-stable stream: a bench grows, the first problems' samples kept; no labeler is fine
+    raw = (out / "policy.raw.jsonl").read_text().splitlines()
+    grown = run_bench(BenchConfig(**(settings | {"problems": 6, "labelers": ""})), progress=False)
+    assert grown["problems"] == 6 and grown["rows"] == [] and grown["traces"] == 6 * 4
+    assert (out / "policy.raw.jsonl").read_text().splitlines()[:4] == raw
+    assert len(list((out / "pools.jsonl").open())) == 6
 
 
 @pytest.mark.parametrize(("flags", "message"), [

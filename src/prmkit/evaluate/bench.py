@@ -4,7 +4,8 @@ scored against it (`prmkit.evaluate.bench_metrics`), with what its labels cost.
     prmkit bench --output runs/bench --problems 24 --levels 1,2,3 --labelers ig,mcnig,math-shepherd
 
 The run, in OUTPUT/ (each file append-only or rewritten whole; a re-run resumes: problems, samples and labels
-already written are not made again):
+already written are not made again; `--problems` may grow between runs, the problems being a prefix-stable stream,
+so a training set is sampled in chunks; `--labelers ''` samples and judges the policy without labeling):
 
 1. `problems.jsonl`: arithmetic word problems with their computation graph (`prmkit.data.bench`), spread over the
    levels (number of operations) at one number size;
@@ -226,7 +227,9 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
-    mine = {k: v for k, v in asdict(cfg).items() if k not in ("output", "labelers", "students", "bootstrap", "label")}
+    # --problems may change: the problems are a prefix-stable stream, so a bench grows (or is read at fewer)
+    mine = {k: v for k, v in asdict(cfg).items()
+            if k not in ("output", "problems", "labelers", "students", "bootstrap", "label")}
     mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
     with output_lock(out / "report.json"):
         # a bench made before --policy existed sampled its --model, and before --template the few-shot prompt
@@ -268,7 +271,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     log(f"labelers {', '.join(names)}")
     clock = out / "labels" / "seconds.jsonl"
     reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
-                          _labeler_settings(cfg), progress=progress, clock=clock) if cfg.label else {}
+                          _labeler_settings(cfg), progress=progress, clock=clock) if cfg.label and names else {}
     for name in names:
         held = Path(paths[name]).exists()  # --no-label: a labeler that never ran has no file
         labels[name] = {r.trace_id: r for r in read_records(paths[name], StepLabels.from_dict)} if held else {}

@@ -2,7 +2,8 @@
 
 The verb table maps names to modules; a module is imported only when its verb runs. Flags every verb has:
 `--quiet` (no progress bars, prmkit's or transformers'; before or after the verb, and after a sub-command such as
-`prmkit data synth`) and `--config FILE.yaml`. `prmkit --version` prints the version.
+`prmkit data synth`) and `--config FILE.yaml`. `prmkit --version` prints the version. An unknown flag is an error
+with the closest valid flag ("did you mean --method?"), said before any missing required flag (`cli/parser.py`).
 Warnings (`prmkit.data.warn.PrmkitWarning`) are printed on stderr as `prmkit <verb>: warning: ...`, quiet or not.
 
 The help of a verb that takes names (sub-commands, methods, kinds) lists them from their registry (`NAMES`), so it
@@ -18,6 +19,7 @@ import sys
 import warnings
 
 from prmkit import __version__
+from prmkit.cli.parser import Parser
 from prmkit.data.locks import OutputBusy
 from prmkit.data.warn import PrmkitWarning
 
@@ -85,7 +87,7 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="prmkit", description="Process supervision for LLM reasoning.")
+    parser = Parser(prog="prmkit", description="Process supervision for LLM reasoning.")
     parser.add_argument("--version", action="version", version=f"prmkit {__version__}")
     parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")

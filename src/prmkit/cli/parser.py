@@ -1,0 +1,79 @@
+"""The argument parser of every `prmkit` verb: argparse, but an unknown flag is reported with the closest valid one
+("--metod (did you mean --method?)"), and before the required flags it leaves missing (argparse alone says only
+"required: --output" for `--outptu x`).
+
+    prmkit label --metod mcnig --input demo --output out.jsonl
+    prmkit label: error: unrecognized arguments: --metod (did you mean --method?)
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+__all__ = ["Parser", "suggest_flag"]
+
+_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # a negative number is a value, not a flag
+
+
+def suggest_flag(flag: str, known: Sequence[str]) -> str | None:
+    """The known flag closest to `flag` (difflib's ratio at least 0.6), or None."""
+    close = difflib.get_close_matches(flag, [k for k in known if k.startswith("--") == flag.startswith("--")], n=1)
+    return close[0] if close else None
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse.ArgumentParser whose unknown flags fail at the (sub-)parser that owns them, each with a "did you
+    mean", and come before any "the following arguments are required" (their likely cause)."""
+
+    _given: list[str]
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(sys.argv[1:] if args is None else args)
+        if self._commands() and (unknown := self._unknown_flags(self._own_tokens())):  # before the sub-command's
+            self.error(self._unknown_text(unknown))  # parser reports what it lacks
+        namespace, extras = super().parse_known_args(args, namespace)
+        if unknown := self._unknown_flags(extras):
+            self.error(self._unknown_text(unknown))
+        return namespace, extras
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required") and (
+                unknown := self._unknown_flags(self._own_tokens())):
+            message = f"{self._unknown_text(unknown)}; {message}"
+        super().error(message)
+
+    def _own_tokens(self) -> list[str]:
+        """The given tokens up to the sub-command (whose flags its own parser checks), those after `--` left out."""
+        given = getattr(self, "_given", [])
+        given = given[: given.index("--")] if "--" in given else given
+        commands = self._commands()
+        return next((given[:i] for i, token in enumerate(given) if token in commands), given)
+
+    def _commands(self) -> set[str]:
+        return {name for a in self._actions if isinstance(a, argparse._SubParsersAction) for name in a.choices}
+
+    def _unknown_flags(self, tokens: Sequence[str]) -> list[str]:
+        out = []
+        for token in tokens:
+            flag = token.split("=", 1)[0]
+            if not flag.startswith("-") or flag == "-" or " " in flag or _NUMBER.match(flag) or self._is_known(flag):
+                continue
+            out.append(flag)
+        return out
+
+    def _is_known(self, flag: str) -> bool:
+        known = self._option_string_actions
+        return flag in known or (self.allow_abbrev and flag.startswith("--")
+                                 and sum(option.startswith(flag) for option in known) == 1)
+
+    def _unknown_text(self, unknown: list[str]) -> str:
+        known = list(self._option_string_actions)
+        said = [flag + (f" (did you mean {close}?)" if (close := suggest_flag(flag, known)) else "")
+                for flag in unknown]
+        return f"unrecognized arguments: {', '.join(said)}"  # argparse's words

@@ -84,6 +84,47 @@ def test_policy_traces_alone(benches, tmp_path):
     assert row["train"]["examples"] == 8
 
 
+def test_a_learning_curve_trains_on_nested_problem_sets_and_the_summary_has_a_row_per_k(benches, tmp_path):
+    rows = [run_payoff(_row(benches, "truth", tmp_path / f"t{n}", train_problems=n, name=f"truth@{n}",
+                            traces="policy"), log=lambda _: None) for n in (2, 4)]
+    assert [r["train_problems"] for r in rows] == [2, 4] and [r["name"] for r in rows] == ["truth@2", "truth@4"]
+    pools = [json.loads(line) for line in _lines(tmp_path / "t2" / "train_pools.jsonl")]
+    train = [json.loads(line) for line in _lines(benches[0] / "train" / "pools.jsonl")]
+    assert [p["problem"]["id"] for p in pools] == [p["problem"]["id"] for p in train[:2]]  # the bench's first two
+    assert {json.loads(line)["problem_id"] for line in _lines(tmp_path / "t2" / "train_labels.jsonl")} == \
+        {p["problem"]["id"] for p in pools}
+    assert rows[0]["train"]["examples"] == 2 * 2 < rows[1]["train"]["examples"] == 4 * 2
+    summary = tmp_path / "scale.json"
+    report = payoff_table([str(tmp_path / "t2"), str(tmp_path / "t4")], str(tmp_path / "table"), [1, 2, 4],
+                          bootstrap=20, summary=str(summary))
+    written = json.loads(summary.read_text())
+    assert [(r["row"], r["k"], r["train_problems"]) for r in written] == [
+        ("truth@2", 2, 2), ("truth@2", 4, 2), ("truth@4", 2, 4), ("truth@4", 4, 4)]
+    diffs = {(d["method"], d["k"]): d for d in report["differences"]}
+    assert written[1]["bon_minus_majority"] == [round(diffs[("truth@2", 4)][x], 4) for x in ("mean", "lo", "hi")]
+    auc = report["rank_robustness"]["truth@2"]["within_problem_auc"]
+    assert written[0]["within_problem_auc"] == round(auc, 4) and (auc != auc or 0 <= auc <= 1)  # nan: no mixed pool
+    assert (tmp_path / "table" / "payoff_scale.png").stat().st_size > 0
+    assert "within-problem AUC" in (tmp_path / "table" / "table.md").read_text()
+    with pytest.raises(ValueError, match="has 4 problems"):
+        run_payoff(_row(benches, "truth", tmp_path / "t9", train_problems=9), log=lambda _: None)
+
+
+def test_within_problem_auc_counts_pairs_inside_each_problem():
+    from prmkit.evaluate.bok import Candidate
+    from prmkit.evaluate.rank import within_problem_auc
+
+    example = [Candidate("1", False, 0.9), Candidate("2", True, 0.2), Candidate("2", True, 0.3),
+               Candidate("3", False, 0.1)]
+    assert within_problem_auc([example]) == (0.5, 1)
+    # easy problems score high, hard ones low, and within each problem the scorer is backwards: overall it
+    # separates right from wrong, within a problem it never does
+    easy = [Candidate("a", True, 0.8), Candidate("b", False, 0.9)]
+    hard = [Candidate("a", True, 0.1), Candidate("b", False, 0.2), Candidate("c", False, 0.2)]
+    assert within_problem_auc([easy, hard, [Candidate("a", True, 0.5)]]) == (0.0, 2)
+    assert within_problem_auc([[Candidate("a", True, 0.5), Candidate("b", False, 0.5)]]) == (0.5, 1)
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--labeler", "math-shepherd"], "has no labels of 'math-shepherd': it ran ig, mcnig"),
     (["--labeler", "pum"], "give --pairs"),

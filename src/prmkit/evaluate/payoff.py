@@ -70,6 +70,11 @@ class PayoffConfig:
         "base model of the reward model (None: the recipe's, else the embedded default)"))
     traces: str = field(default="all", metadata=_help(
         "training traces of the bench: all | policy (the policy's own samples) | constructed"))
+    train_problems: int = field(default=0, metadata=_help(
+        "train on the bench's first N problems only (0: all); the bench's problems are a prefix-stable stream spread "
+        "evenly over its levels, so the rows of a learning curve train on nested sets"))
+    name: str | None = field(default=None, metadata=_help(
+        "the row's name in the table (default: the labeler; e.g. truth@300 for a learning curve's point)"))
     soft: bool = field(default=False, metadata=_help(
         "soft targets for IG/MCNIG labels: sigmoid(score - tau) (prmkit train --soft)"))
     threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)"))
@@ -79,13 +84,16 @@ class PayoffConfig:
         for name in ("bench", "labeler", "fresh", "output"):
             if not getattr(self, name):
                 raise ValueError(f"payoff run needs --{name}")
+        if self.train_problems < 0:
+            raise ValueError("train_problems must be >= 0 (0: every problem of the bench)")
         if self.traces not in TRACE_KINDS:
             raise ValueError(f"unknown --traces {self.traces!r}; choose from {', '.join(TRACE_KINDS)}")
         if self.labeler == "pum":
             if not self.pairs:
                 raise ValueError("labeler pum trains on the pairs of `prmkit pum`: give --pairs")
-            if self.traces != "all":
-                raise ValueError("--traces picks step-labelled traces; the pum row's data are its --pairs")
+            if self.traces != "all" or self.train_problems:
+                raise ValueError("--traces and --train-problems pick step-labelled traces; the pum row's data are "
+                                 "its --pairs")
         elif self.pairs:
             raise ValueError(f"--pairs is for labeler pum, not {self.labeler!r}")
 
@@ -142,6 +150,13 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
     if shared := [p.problem.id for p in fresh if p.problem.question.strip() in seen]:
         raise ValueError(f"--fresh {cfg.fresh}: {len(shared)} of its problems are training problems of the bench "
                          f"(first: {shared[0]}); the fresh set must be problems no model was trained on")
+    if cfg.train_problems:
+        ids = list(dict.fromkeys(p.problem.id for p in train))
+        if cfg.train_problems > len(ids):
+            raise ValueError(f"--train-problems {cfg.train_problems}: the bench {bench} has {len(ids)} problems (grow "
+                             f"it: `prmkit bench --problems {cfg.train_problems}` with its other settings resumes)")
+        kept = set(ids[: cfg.train_problems])
+        train = [p for p in train if p.problem.id in kept]
     return train, fresh
 
 
@@ -150,11 +165,15 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[st
     the label records used (for their cost)."""
     labels_path = cfg.labels_path()
     records = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else []
-    if cfg.traces == "all":
+    problems = {p.problem.id for p in pools}
+    records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
+    if cfg.traces == "all" and not cfg.train_problems:
         return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records
     truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
 
     def kept(trace_id: str) -> bool:
+        if cfg.traces == "all":
+            return True
         policy = trace_id in truth and truth[trace_id].params.get("slip") == "policy"
         return policy == (cfg.traces == "policy")
 
@@ -221,7 +240,8 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
             log(f"{model}: trained before ({trained}), kept")
         start = time.perf_counter()
         scored = score_file(model, cfg.fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))
-        row = {"labeler": cfg.labeler, "kind": cfg.kind, "traces": cfg.traces,
+        row = {"name": cfg.name or cfg.labeler, "labeler": cfg.labeler, "kind": cfg.kind, "traces": cfg.traces,
+               "train_problems": len({p.problem.id for p in pools}),
                "label_cost": _label_cost(cfg, records), "train": json.loads(trained.read_text()),
                "fresh": {"path": cfg.fresh, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
                "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},
@@ -235,26 +255,30 @@ def _read_row(path: str) -> dict[str, Any]:
     file = Path(path, ROW)
     if not file.is_file():
         raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
-    return json.loads(file.read_text())
+    row = json.loads(file.read_text())
+    return {"name": row["labeler"]} | row  # a row written before rows had names is named by its labeler
 
 
 def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,
-                 bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
+                 bootstrap: int = 1000, seed: int = 0, summary: str | None = None) -> dict[str, Any]:
     """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
-    bootstrap intervals), on the problems all rows scored, with each row's label and training cost; written to
-    OUTPUT/table.json, table.md and payoff.png when `output` is given."""
+    bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
+    within-problem AUC of right against wrong samples; written to OUTPUT/table.json, table.md and payoff.png (and
+    payoff_scale.png when the rows train on different numbers of problems) when `output` is given, and a row per
+    (row, K) to `summary` (`summary_rows`)."""
     from prmkit.evaluate.report import bok_report, read_scores
     from prmkit.evaluate.run import default_ks
 
     read = [_read_row(r) for r in rows]
-    names = [r["labeler"] for r in read]
+    names = [r["name"] for r in read]
     if len(set(names)) < len(names):
-        raise ValueError(f"two rows of one labeler: {names}")
+        raise ValueError(f"two rows of one name: {names} (give each `prmkit payoff run` its own --name)")
     if len({Path(r['fresh']['path']).resolve() for r in read}) > 1:
         raise ValueError("the rows scored different fresh sets: " + ", ".join(f"{r['labeler']}: {r['fresh']['path']}"
                                                                               for r in read))
-    files = {r["labeler"]: str(Path(d, "scores.jsonl")) for d, r in zip(rows, read, strict=True)}
-    with claim_outputs({"--output": output}, {"rows": list(files.values())}, directories=("--output",)):
+    files = {r["name"]: str(Path(d, "scores.jsonl")) for d, r in zip(rows, read, strict=True)}
+    with claim_outputs({"--output": output, "--summary": summary}, {"rows": list(files.values())},
+                       directories=("--output",)):
         if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
             sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
             ks = default_ks(max(sizes))
@@ -264,8 +288,10 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
         costs = []
         for r in read:
             tokens = r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"]
-            best, vote = diffs[(r["labeler"], top)], diffs[(f"weighted:{r['labeler']}", top)]
-            costs.append({"labeler": r["labeler"], "kind": r["kind"], "label_tokens": tokens,
+            best, vote = diffs[(r["name"], top)], diffs[(f"weighted:{r['name']}", top)]
+            costs.append({"labeler": r["name"], "labels": r["labeler"], "kind": r["kind"], "label_tokens": tokens,
+                          "train_problems": r.get("train_problems"),
+                          "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
                           "label_tokens_generated": r["label_cost"]["tokens_generated"],
                           "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
                           "examples": r["train"]["examples"], "k": top,
@@ -282,7 +308,37 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
             (out / "table.md").write_text(format_payoff(report) + "\n")
             plot_payoff(costs, out / "payoff.png", f"Best-of-{top} minus majority voting ({report['problems']} "
                                                    "fresh problems)")
+            if len({c["train_problems"] for c in costs}) > 1:
+                from prmkit.evaluate.plot import plot_payoff_scale
+
+                plot_payoff_scale(costs, out / "payoff_scale.png", f"Best-of-{top} minus majority voting "
+                                                                   f"({report['problems']} fresh problems)")
+        if summary:
+            with atomic_path(summary) as tmp:
+                tmp.write_text(json.dumps(summary_rows(report, read), indent=1) + "\n")
     return report
+
+
+def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row per (payoff row, K >= 2): best-of-K and weighted voting minus majority voting [point, lo, hi] (fractions),
+    the within-problem AUC, label tokens and training seconds; the machine-readable form of the table."""
+    diffs = {(d["method"], d["k"]): d for d in report["differences"]}
+    out = []
+    for r in read:
+        name = r["name"]
+        for k in report["ks"]:
+            if k < 2:
+                continue
+            best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
+            out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
+                        "train_problems": r.get("train_problems"), "k": k,
+                        "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
+                        "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
+                        "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),
+                        "label_tokens": r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"],
+                        "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
+                        "fresh_problems": report["problems"]})
+    return out
 
 
 def _trained_on(cost: dict[str, Any]) -> str:
@@ -298,13 +354,15 @@ def format_payoff(report: dict[str, Any]) -> str:
 
     pct = lambda v: f"{100 * v[0]:+.1f} [{100 * v[1]:+.1f}, {100 * v[2]:+.1f}]"  # noqa: E731
     k = report["costs"][0]["k"] if report["costs"] else 0
-    lines = [format_table(report), "", f"| labeler | head | best-of-{k} minus majority | weighted minus majority | "
-             "label tokens | points per 10^6 label tokens | trained on | training s | peak RSS GB |", "|---" * 9 + "|"]
+    lines = [format_table(report), "", f"| row | head | best-of-{k} minus majority | weighted minus majority | "
+             "within-problem AUC | label tokens | points per 10^6 label tokens | trained on | training s | "
+             "peak RSS GB |", "|---" * 10 + "|"]
     for c in report["costs"]:
         per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
             f"{c['points_per_million_tokens']:+.2f}"
         lines.append(f"| {c['labeler']} | {c['kind']} | {pct(c['best_minus_majority'])} | "
-                     f"{pct(c['weighted_minus_majority'])} | {c['label_tokens']:,} | {per} | "
+                     f"{pct(c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | {c['label_tokens']:,} | "
+                     f"{per} | "
                      f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
                      f"{c['peak_rss_gb']:.2f} |")
     return "\n".join(lines)

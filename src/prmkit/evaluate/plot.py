@@ -34,6 +34,36 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
     plt.close(fig)
 
 
+def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
+    """`prmkit payoff table`'s rows against the number of training problems (log scale), one line per kind of labels
+    (the row's labeler), best-of-K minus majority voting with its 95% interval; a learning curve that crosses zero
+    is where the reward model starts to pay."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, labels in enumerate(dict.fromkeys(c["labels"] for c in costs)):
+        rows = sorted((c for c in costs if c["labels"] == labels and c["train_problems"]),
+                      key=lambda c: c["train_problems"])
+        xs = [c["train_problems"] * (1 + 0.03 * i) for c in rows]  # a small offset keeps the bars apart
+        mean, lo, hi = ([100 * c["best_minus_majority"][j] for c in rows] for j in range(3))
+        ax.errorbar(xs, mean, yerr=[[m - a for m, a in zip(mean, lo, strict=True)],
+                                    [b - m for m, b in zip(mean, hi, strict=True)]],
+                    fmt="o-", capsize=3, color=f"C{i}", label=labels)
+    ax.axhline(0, color="grey", lw=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("training problems")
+    ax.set_ylabel("best-of-K minus majority voting (points, 95% interval)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
+
+
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
     """One line per labeler (`prmkit payoff table`'s costs): best-of-K minus majority voting, its interval as a
     bar, the weighted vote beside it; the label tokens in the labeler's name."""

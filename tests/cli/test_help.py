@@ -61,3 +61,13 @@ def test_label_method_help_names_every_labeler():
 
     (method,) = [text for prog, flag, text in _flag_helps() if flag == "--method"]
     assert "LABELERS" not in method and all(name in method for name in LABELERS)
+
+
+@pytest.mark.parametrize("verb", ["label", "score"])
+def test_input_help_names_the_demo_pools_as_they_are(verb):
+    from prmkit.data.demo_pools import demo_pools
+
+    helps = {(prog, flag): text for prog, flag, text in _flag_helps()}
+    assert "or `demo`: the built-in demo pools (20 small arithmetic problems" in helps[f"prmkit {verb}", "--input"]
+    pools = demo_pools()
+    assert len(pools) == 20 and all(sorted(t.correct for t in p.traces) == [False] * 3 + [True] for p in pools)

@@ -19,7 +19,11 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from prmkit.data.settings import build_config, known_fields, read_config_file
 
-__all__ = ["add_config_arguments", "config_from_args", "given_settings", "read_config_file"]
+__all__ = ["DEMO_INPUT", "add_config_arguments", "config_from_args", "given_settings", "read_config_file"]
+
+# the end of the help of an --input that takes pools (`prmkit.data.formats.read_pools` reads the name `demo`)
+DEMO_INPUT = ("; or `demo`: the built-in demo pools (20 small arithmetic problems, each with one right trace and "
+              "three with a seeded slip; nothing to download)")
 
 
 def _scalar(tp: Any) -> Any:

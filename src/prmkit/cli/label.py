@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.cli.common import DEMO_INPUT, add_config_arguments, config_from_args
 from prmkit.data.formats import read_pools
 from prmkit.label import LABELERS, LabelConfig, label_pools, labeler_configs
 
@@ -18,7 +18,8 @@ METHOD_HELP = "labeling method(s), comma-separated, of: {}; methods of one label
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input", required=True, help="pool file: prmkit pools, GSM8K, GSM8K candidates or TRL")
+    p.add_argument("--input", required=True,
+                   help="pool file: prmkit pools, GSM8K, GSM8K candidates or TRL" + DEMO_INPUT)
     p.add_argument("--output", required=True,
                    help="StepLabels JSONL (append-only; a re-run resumes); with several methods use {method}")
     p.add_argument("--format", default="auto", help="input format (default: detected from the first line)")

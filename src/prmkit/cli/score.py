@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 
-from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.cli.common import DEMO_INPUT, add_config_arguments, config_from_args
 from prmkit.evaluate.score import ScoreConfig, score_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="checkpoint directory written by `prmkit train`")
-    parser.add_argument("--input", required=True, help="Pool JSONL or GSM8K candidates_dev.jsonl")
+    parser.add_argument("--input", required=True, help="Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT)
     parser.add_argument("--output", required=True, help="score JSONL (one record per trace)")
     add_config_arguments(parser, ScoreConfig)
 

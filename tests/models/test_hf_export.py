@@ -187,6 +187,20 @@ def test_cli_and_api_write_the_same_model(tiny_base, tmp_path, capsys):
     assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli"), "--overwrite"]) == 0
 
 
+@pytest.mark.parametrize("output", ["{ckpt}/", "{ckpt}/../prm", "{ckpt}/hf", "{root}"])
+def test_export_never_writes_over_into_or_around_its_own_model(output, tiny_base, tmp_path, capsys):
+    """--output that is, lies inside or contains --model is refused whatever --overwrite says: the trained
+    checkpoint keeps every file and byte."""
+    ckpt = _checkpoint(tiny_base, tmp_path / "prm", "prm")
+    (ckpt / "train_log.json").write_text("{}\n")
+    before = {p.name: p.read_bytes() for p in ckpt.iterdir()}
+    target = output.format(ckpt=ckpt, root=tmp_path)
+    assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", target, "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert "the checkpoint being exported" in err and "_hf" in err and len(err.strip().splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in ckpt.iterdir()} == before
+
+
 def test_a_pum_model_trained_with_a_linear_value_head_exports(tiny_base, tmp_path):
     """`prmkit train pum --value-head linear` learns (its value layer leaves zero) and exports as a one-label model
     whose logits at the separators are the utilities `prmkit score` writes."""

@@ -254,6 +254,19 @@ tags: [prmkit, process-reward-model]
 {serve}"""
 
 
+def _check_not_the_model(model: str, output: str) -> None:
+    """Refuse an output that is, lies inside, or contains the checkpoint being exported (symlinks followed),
+    whatever `overwrite` says: writing it would replace or nest into the model it reads."""
+    src, dst = Path(model).expanduser().resolve(), Path(output).expanduser().resolve()
+    same = src == dst or (src.exists() and dst.exists() and os.path.samefile(src, dst))
+    how = "is" if same else "is inside" if src in dst.parents else "contains" if dst in src.parents else ""
+    if how:
+        name = Path(model) if Path(model).name else src
+        raise OutputPathError(f"--output {output} {how} the checkpoint being exported (--model {model}): an export "
+                              "never writes over, into or around the model it reads, whatever --overwrite says; "
+                              f"choose a directory outside it, e.g. --output {name.with_name(name.name + '_hf')}")
+
+
 def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str, Any]:
     """Write the checkpoint `model` as a token-classification model directory `output` (weights, tokenizer,
     config.json with `prmkit`, the model card README.md; for an MLP head also `modeling_prmkit.py`), whole or not
@@ -261,6 +274,7 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
     config = config or ExportHFConfig(**settings)
     if not (config.model and config.output):
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
+    _check_not_the_model(config.model, config.output)
     out = check_output_path(config.output, directory=True)
     if out.is_dir() and any(out.iterdir()) and not config.overwrite:
         raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")

@@ -106,6 +106,11 @@ def test_a_learning_curve_trains_on_nested_problem_sets_and_the_summary_has_a_ro
     assert written[0]["within_problem_auc"] == round(auc, 4) and (auc != auc or 0 <= auc <= 1)  # nan: no mixed pool
     assert (tmp_path / "table" / "payoff_scale.png").stat().st_size > 0
     assert "within-problem AUC" in (tmp_path / "table" / "table.md").read_text()
+    # DIR@AGGREGATION: the same row's step scores re-aggregated, a row of its own
+    last = payoff_table([str(tmp_path / "t2"), f"{tmp_path / 't2'}@last"], ks=[2], bootstrap=20)
+    assert [c["labeler"] for c in last["costs"]] == ["truth@2", "truth@2/last"]
+    scores = [json.loads(line) for line in _lines(tmp_path / "t2" / "scores.jsonl")]
+    assert any(abs(s["score"] - s["step_scores"][-1]) > 1e-9 for s in scores)  # prod differs from last here
     with pytest.raises(ValueError, match="has 4 problems"):
         run_payoff(_row(benches, "truth", tmp_path / "t9", train_problems=9), log=lambda _: None)
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import resource
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -251,12 +252,38 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
     return row
 
 
-def _read_row(path: str) -> dict[str, Any]:
+def _read_row(spec: str) -> dict[str, Any]:
+    """A row directory, or DIR@AGGREGATION: the same row's step scores re-aggregated (min, last, ... of
+    `prmkit.models.aggregate`), named NAME/AGGREGATION."""
+    from prmkit.models.aggregate import AGGREGATIONS
+
+    path, _, how = spec.rpartition("@")
+    if not path or how not in AGGREGATIONS:
+        path, how = spec, ""
     file = Path(path, ROW)
     if not file.is_file():
         raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
-    row = json.loads(file.read_text())
-    return {"name": row["labeler"]} | row  # a row written before rows had names is named by its labeler
+    row = {"name": None} | json.loads(file.read_text())
+    row["name"] = row["name"] or row["labeler"]  # a row written before rows had names is named by its labeler
+    row["aggregation"], row["dir"] = how or None, path
+    if how:
+        row["name"] += f"/{how}"
+    return row
+
+
+def _scores_file(row: dict[str, Any], scratch: Path) -> str:
+    """The row's scores, re-aggregated into `scratch` when the row asks for another aggregation."""
+    source = Path(row["dir"], "scores.jsonl")
+    if not row["aggregation"]:
+        return str(source)
+    from prmkit.models.aggregate import aggregate
+
+    records = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    for r in records:
+        r["score"], r["aggregation"] = aggregate(r.get("step_scores") or [], row["aggregation"]), row["aggregation"]
+    dest = scratch / f"{row['name'].replace('/', '_').replace('@', '_')}.scores.jsonl"
+    dest.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(dest)
 
 
 def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,
@@ -276,29 +303,17 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     if len({Path(r['fresh']['path']).resolve() for r in read}) > 1:
         raise ValueError("the rows scored different fresh sets: " + ", ".join(f"{r['labeler']}: {r['fresh']['path']}"
                                                                               for r in read))
-    files = {r["name"]: str(Path(d, "scores.jsonl")) for d, r in zip(rows, read, strict=True)}
-    with claim_outputs({"--output": output, "--summary": summary}, {"rows": list(files.values())},
-                       directories=("--output",)):
+    inputs = [str(Path(r["dir"], "scores.jsonl")) for r in read]
+    with claim_outputs({"--output": output, "--summary": summary}, {"rows": inputs}, directories=("--output",)), \
+            tempfile.TemporaryDirectory() as scratch:
+        files = {r["name"]: _scores_file(r, Path(scratch)) for r in read}
         if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
             sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
             ks = default_ks(max(sizes))
         report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed)
         top = max(ks)
         diffs = {(d["method"], d["k"]): d for d in report["differences"]}
-        costs = []
-        for r in read:
-            tokens = r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"]
-            best, vote = diffs[(r["name"], top)], diffs[(f"weighted:{r['name']}", top)]
-            costs.append({"labeler": r["name"], "labels": r["labeler"], "kind": r["kind"], "label_tokens": tokens,
-                          "train_problems": r.get("train_problems"),
-                          "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
-                          "label_tokens_generated": r["label_cost"]["tokens_generated"],
-                          "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
-                          "examples": r["train"]["examples"], "k": top,
-                          "best_minus_majority": [best["mean"], best["lo"], best["hi"]],
-                          "weighted_minus_majority": [vote["mean"], vote["lo"], vote["hi"]],
-                          "points_per_million_tokens": 100 * best["mean"] / (tokens / 1e6) if tokens else None})
-        report["costs"] = costs
+        report["costs"] = costs = [_cost_row(r, diffs, report, top) for r in read]
         if output:
             from prmkit.evaluate.plot import plot_payoff
 
@@ -319,6 +334,22 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     return report
 
 
+def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dict[str, Any], top: int
+              ) -> dict[str, Any]:
+    """A row's gain at the largest K beside what its labels and training cost."""
+    tokens = r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"]
+    best, vote = diffs[(r["name"], top)], diffs[(f"weighted:{r['name']}", top)]
+    return {"labeler": r["name"], "labels": r["labeler"] + (f"/{r['aggregation']}" if r["aggregation"] else ""),
+            "kind": r["kind"], "label_tokens": tokens, "train_problems": r.get("train_problems"),
+            "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
+            "label_tokens_generated": r["label_cost"]["tokens_generated"],
+            "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
+            "examples": r["train"]["examples"], "k": top,
+            "best_minus_majority": [best["mean"], best["lo"], best["hi"]],
+            "weighted_minus_majority": [vote["mean"], vote["lo"], vote["hi"]],
+            "points_per_million_tokens": 100 * best["mean"] / (tokens / 1e6) if tokens else None}
+
+
 def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A row per (payoff row, K >= 2): best-of-K and weighted voting minus majority voting [point, lo, hi] (fractions),
     the within-problem AUC, label tokens and training seconds; the machine-readable form of the table."""
@@ -331,6 +362,7 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
                 continue
             best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
             out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
+                        "aggregation": r["aggregation"] or "as scored",
                         "train_problems": r.get("train_problems"), "k": k,
                         "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
                         "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],

@@ -84,3 +84,31 @@ def test_outputs_follow_the_umask(tmp_path, umask):
     assert stat.S_IMODE((tmp_path / "records.jsonl").stat().st_mode) == stat.S_IMODE(
         (tmp_path / "plain").stat().st_mode)
     assert stat.S_IMODE((tmp_path / "model").stat().st_mode) == 0o777 & ~umask
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_model_files_written_private_follow_the_umask(tmp_path, umask):
+    """safetensors' `save_file` leaves model.safetensors 0600; a checkpoint (`atomic_dir`) and a model converted
+    once into the cache (`convert_once`) still get the umask's modes, an executable file keeps its x bits."""
+    import torch
+    from safetensors.torch import save_file
+
+    from prmkit.models.loading import convert_once
+
+    def write(folder):
+        save_file({"w": torch.zeros(2)}, folder / "model.safetensors")
+        (folder / "config.json").write_text("{}")
+        (folder / "run.sh").write_text("")
+        (folder / "run.sh").chmod(0o700)
+
+    old = os.umask(umask)
+    try:
+        with atomic_dir(tmp_path / "checkpoint") as d:
+            write(d)
+        convert_once(tmp_path / "cache" / "models" / "tiny", "config.json", write)
+    finally:
+        os.umask(old)
+    for folder in (tmp_path / "checkpoint", tmp_path / "cache" / "models" / "tiny"):
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in [folder, *folder.iterdir()]}
+        assert modes == {folder.name: 0o777 & ~umask, "model.safetensors": 0o666 & ~umask,
+                         "config.json": 0o666 & ~umask, "run.sh": 0o777 & ~umask}

@@ -4,7 +4,8 @@
 where a file goes (or the reverse), or a folder that cannot be written is an `OutputPathError` naming both
 paths, so no work is lost to a bad `--output`. Whole-file outputs are written aside and renamed into place
 (`atomic_path` for a file, `atomic_dir` for a checkpoint directory), so a failure leaves the previous output
-or none. `save_figure` writes a PNG with fixed metadata: the same plot gives the same bytes on every run.
+or none; either takes the modes of the umask (not the 0600 of a temporary file). `save_figure` writes a PNG with
+fixed metadata: the same plot gives the same bytes on every run.
 
 The output rule of every verb is `claim_outputs`, taken before any work and held for the whole run: each output
 can be written (`check_output_path`); none resolves (symlinks and hard links followed) to an input of the run or
@@ -29,7 +30,7 @@ from typing import Any
 from prmkit.data.locks import output_lock
 
 __all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "current_umask",
-           "same_file", "save_figure"]
+           "follow_umask", "same_file", "save_figure"]
 
 PathLike = str | os.PathLike[str]
 
@@ -43,6 +44,19 @@ def current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def follow_umask(path: PathLike) -> None:
+    """Give `path` and everything under it the modes a plain `open` or `mkdir` would under the umask (0644 and 0755
+    under umask 022; an executable file stays executable): writers such as safetensors' `save_file` and mkstemp
+    leave files private (0600)."""
+    mask = current_umask()
+    root = Path(path)
+    for item in [root, *root.rglob("*")] if root.is_dir() else [root]:
+        if item.is_symlink():
+            continue
+        executable = item.is_dir() or item.stat().st_mode & 0o100
+        os.chmod(item, (0o777 if executable else 0o666) & ~mask)
 
 
 def check_output_path(path: str | os.PathLike[str], directory: bool = False, what: str = "output") -> Path:
@@ -159,10 +173,10 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
-    os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp's folder is private (0700); the output follows the umask
     old: Path | None = None
     try:
         yield tmp
+        follow_umask(tmp)  # mkdtemp's folder and safetensors' files are private (0700, 0600); outputs follow the umask
         if target.exists():
             old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".old"))
             os.replace(target, old / "previous")

@@ -24,6 +24,8 @@ from typing import Any
 
 import platformdirs
 
+from prmkit.data.outputs import follow_umask
+
 __all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_length", "convert_once", "load_model",
            "load_trainable", "resolve_model"]
 
@@ -99,6 +101,7 @@ def convert_once(target: Path, marker: str, write: Callable[[Path], None]) -> No
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-"))
     try:
         write(tmp)
+        follow_umask(tmp)  # the cached files are read by every user of the cache, as the umask allows
         os.replace(tmp, target)
     except OSError:
         if not (target / marker).is_file():

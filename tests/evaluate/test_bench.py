@@ -168,3 +168,19 @@ def test_bad_input_is_a_clear_error_before_any_model_loads(tmp_path, capsys, fla
     code = main(["bench", "--output", str(tmp_path / "b"), "--policy-k", "0", "--labelers", "ig", *flags])
     assert code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "b" / "labels").exists()
+
+
+@pytest.mark.parametrize("made", ["nothing", "settings"])
+def test_no_label_on_a_folder_without_a_run_is_an_error_before_any_model_loads(tmp_path, capsys, made):
+    """--no-label promises a report of what a run labeled: a new folder (or one whose run labeled nothing yet)
+    is refused, and the policy is never sampled (the model named here does not even exist)."""
+    out = tmp_path / "b"
+    if made == "settings":
+        out.mkdir()
+        (out / "settings.json").write_text("{}\n")
+    code = main(["bench", "--no-label", "--output", str(out), "--model", str(tmp_path / "no-model"), "--labelers",
+                 "ig"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--no-label" in err and str(out) in err and len(err.strip().splitlines()) == 1
+    assert ("no bench run" if made == "nothing" else "no labels of ig") in err
+    assert not (out / "policy.raw.jsonl").exists() and not (out / "report.json").exists()

@@ -216,6 +216,8 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     """Make (or resume) the bench in `cfg.output` and return its report (module doc)."""
     if not cfg.output:
         raise ValueError("set --output (the run directory)")
+    if not cfg.label:
+        _check_run_to_report(cfg)
     model = resolve_model(cfg.model)  # an unknown model is an error before anything is written
     if any(n.startswith(("math-shepherd", "omegaprm")) for n in cfg.labeler_list()):
         check_template(model, cfg.template)  # the rollouts sample --model
@@ -236,6 +238,17 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         keep_settings(out / "settings.json", mine, "a bench",
                       upgrade=lambda old: {"policy": old.get("model"), "template": None} | old)
         return _run(cfg, out, progress, log)
+
+
+def _check_run_to_report(cfg: BenchConfig) -> None:
+    """--no-label reports on the labels a run holds: a folder with no run, or no labels of these labelers, is an
+    error before any model loads (else the policy would be sampled for a report of nothing)."""
+    out = Path(cfg.output or "")
+    held = [n for n in cfg.labeler_list() if (out / "labels" / f"{n}.jsonl").is_file()]
+    if not (out / "settings.json").is_file() or not held:
+        what = "no bench run" if not (out / "settings.json").is_file() else f"no labels of {cfg.labelers}"
+        raise ValueError(f"--no-label reports on a bench run's labels, but {out} holds {what}: run `prmkit bench "
+                         f"--output {out}` without --no-label first, or give the folder of a run")
 
 
 def _check_held_out(cfg: BenchConfig) -> None:

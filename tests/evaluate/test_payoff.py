@@ -115,6 +115,32 @@ def test_a_learning_curve_trains_on_nested_problem_sets_and_the_summary_has_a_ro
         run_payoff(_row(benches, "truth", tmp_path / "t9", train_problems=9), log=lambda _: None)
 
 
+def test_outcome_pairs_train_a_bradley_terry_head_on_right_and_wrong_samples_of_a_problem(benches, tmp_path):
+    from prmkit.data.records import Pool
+    from prmkit.evaluate.payoff import outcome_pairs
+
+    def trace(i, ok):
+        return {"id": f"p/{i}", "problem_id": "p", "steps": [f"step {i}", f"answer {int(ok)}"], "answer": str(int(ok)),
+                "correct": ok}
+    pool = Pool.from_dict({"problem": {"id": "p", "question": "q?", "answer": "1"},
+                           "traces": [trace(i, ok) for i, ok in enumerate([True, False, False, True, False])]})
+    pairs = outcome_pairs([pool], per_problem=4, seed=0)
+    assert len(pairs) == 4 and [p.label for p in pairs] == [1, -1, 1, -1]
+    for p in pairs:  # the right sample is the preferred one, whichever side it is on
+        right, wrong = (p.prefix_a, p.prefix_b) if p.label == 1 else (p.prefix_b, p.prefix_a)
+        assert right[-1] == "answer 1" and wrong[-1] == "answer 0"
+    assert len(outcome_pairs([pool], per_problem=99)) == 2 * 3 and outcome_pairs([pool], 4, 1) != pairs
+    with pytest.raises(ValueError, match="no problem has both"):
+        outcome_pairs([Pool(pool.problem, pool.traces[:1])], 4)
+
+    root = benches[0]
+    policy = [json.loads(line) for line in _lines(root / "train" / "pools.jsonl")]
+    mixed = sum(1 for p in policy if len({t["correct"] for t in p["traces"]}) == 2)
+    row = run_payoff(_row(benches, "outcome-pairs", tmp_path / "bt", pairs_per_problem=2), log=lambda _: None)
+    written = _lines(tmp_path / "bt" / "train_pairs.jsonl")
+    assert row["kind"] == "bt" and 0 < len(written) <= 2 * mixed and row["train"]["examples"] == 2 * len(written)
+
+
 def test_within_problem_auc_counts_pairs_inside_each_problem():
     from prmkit.evaluate.bok import Candidate
     from prmkit.evaluate.rank import within_problem_auc

@@ -12,7 +12,9 @@ MCNIG sec 4.3 (table 2: PRMs trained on automatic step labels pick better CoTs t
 1. the training traces: the pools of a `prmkit bench` of the training problems (its constructed traces and the
    policy's samples, `--traces` picks), with the labels of `--labeler`: a labeler the bench ran
    (`labels/NAME.jsonl`), `truth` (the bench's exact checker: the upper bound), `outcome` (an ORM on the answers:
-   the baseline) or `pum` (the Bradley-Terry head on the pairs of `prmkit pum`, `--pairs`);
+   the baseline), `outcome-pairs` (a Bradley-Terry head on pairs of a right and a wrong sample of one problem:
+   it learns to rank the samples of a problem, which is what best-of-K asks) or `pum` (the Bradley-Terry head
+   on the pairs of `prmkit pum`, `--pairs`);
 2. `model/`: the reward model, by `prmkit train` with the one recipe every row shares (`--train-config`);
 3. `scores.jsonl`: `prmkit score` of the policy's K samples of fresh problems (`--fresh`, `prmkit generate`; none
    of its questions may be a training problem's);
@@ -37,15 +39,15 @@ from typing import Any
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.records import Pool, StepLabels
+from prmkit.data.records import Pool, PrefixPair, StepLabels
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
 
-__all__ = ["SOURCES", "TRACE_KINDS", "PayoffConfig", "format_payoff", "payoff_table", "run_payoff"]
+__all__ = ["SOURCES", "TRACE_KINDS", "PayoffConfig", "format_payoff", "outcome_pairs", "payoff_table", "run_payoff"]
 
 # labelers that are not a file of the bench's labels/: the head each trains, and its label cost
-SOURCES = {"truth": "prm", "outcome": "orm", "pum": "bt"}
+SOURCES = {"truth": "prm", "outcome": "orm", "outcome-pairs": "bt", "pum": "bt"}
 TRACE_KINDS = ("all", "policy", "constructed")
 ROW, SETTINGS = "row.json", "settings.json"
 
@@ -58,7 +60,10 @@ class PayoffConfig:
         "a `prmkit bench` output of the training problems (pools.jsonl, truth.jsonl, labels/)"))
     labeler: str = field(default="", metadata=_help(
         "whose labels: a labeler the bench ran (labels/NAME.jsonl), truth (the exact checker), outcome (an ORM on "
-        "the answers) or pum (the Bradley-Terry head on --pairs)"))
+        "the answers), outcome-pairs (a Bradley-Terry head on right/wrong sample pairs of a problem) or pum (the "
+        "Bradley-Terry head on --pairs)"))
+    pairs_per_problem: int = field(default=8, metadata=_help(
+        "labeler outcome-pairs: at most this many (right, wrong) sample pairs a problem, drawn with --seed"))
     fresh: str = field(default="", metadata=_help(
         "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate`), none of them a bench problem"))
     output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json"))
@@ -85,6 +90,8 @@ class PayoffConfig:
         for name in ("bench", "labeler", "fresh", "output"):
             if not getattr(self, name):
                 raise ValueError(f"payoff run needs --{name}")
+        if self.pairs_per_problem < 1:
+            raise ValueError("pairs_per_problem must be >= 1")
         if self.train_problems < 0:
             raise ValueError("train_problems must be >= 0 (0: every problem of the bench)")
         if self.traces not in TRACE_KINDS:
@@ -190,6 +197,28 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[st
     return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records
 
 
+def outcome_pairs(pools: Sequence[Pool], per_problem: int, seed: int = 0) -> list[PrefixPair]:
+    """Bradley-Terry pairs from the answers alone: per problem, up to `per_problem` (right, wrong) pairs of its
+    samples (drawn without replacement, seeded by the problem), each whole trace a prefix, the right one preferred;
+    which of the two is `prefix_a` alternates so that the labels are balanced. Problems with no right or no wrong
+    sample give none."""
+    import random
+
+    out = []
+    for pool in pools:
+        right = [t for t in pool.traces if t.correct and t.steps]
+        wrong = [t for t in pool.traces if t.correct is False and t.steps]
+        combos = [(r, w) for r in right for w in wrong]
+        random.Random(f"{seed}-{pool.problem.id}").shuffle(combos)
+        for i, (r, w) in enumerate(combos[:per_problem]):
+            a, b, label = (r, w, 1) if i % 2 == 0 else (w, r, -1)
+            out.append(PrefixPair(pool.problem.id, pool.problem.question, list(a.steps), list(b.steps), label,
+                                  f"{a.id}@{len(a.steps)}", f"{b.id}@{len(b.steps)}", kind="outcome"))
+    if not out:
+        raise ValueError("no problem has both a right and a wrong sample: no outcome pairs to train on")
+    return out
+
+
 def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, int]:
     """Tokens the labels cost: the labeler's ledger summed over the label records the row trained on; PUM: its
     students' rollouts (report.json beside --pairs); truth and outcome cost none."""
@@ -218,11 +247,16 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
                       skip={"threads"})
         pool_file, label_file, records = _training_files(cfg, pools, out)
+        pairs = cfg.pairs
+        if cfg.labeler == "outcome-pairs":
+            pairs = str(out / "train_pairs.jsonl")
+            write_records(pairs, outcome_pairs(list(read_records(pool_file, Pool.from_dict)), cfg.pairs_per_problem,
+                                               cfg.seed))
         model = out / "model"
         trained = out / "train.json"
         if not trained.is_file():
             settings: dict[str, Any] = {"resume": True, "seed": cfg.seed, "threads": cfg.threads}
-            settings |= {"pairs": cfg.pairs} if cfg.kind == "bt" else {"pools": pool_file}
+            settings |= {"pairs": pairs} if cfg.kind == "bt" else {"pools": pool_file}
             if label_file:
                 settings["labels"] = label_file
             if cfg.soft:

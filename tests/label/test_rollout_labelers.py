@@ -251,3 +251,73 @@ def test_pum_labels_are_the_students_mean_gain_after_each_step(tiny_base, tmp_pa
         assert list(mine) == list(baselines) and all(m["tokens_generated"] > 0 for m in mine.values())
         for k in ("tokens_read", "tokens_generated"):
             assert sum(m[k] for m in mine.values()) == r["cost"][k]
+
+
+# problems of 2-5 steps, some traces sharing prefixes: enough prefixes that a batch holds several problems
+MANY = [*POOLS, SHARED] + [
+    pool_dict(f"m{k}", f"Ann has {k} pens and finds {k + 2} more. How many pens?", str(2 * k + 2),
+              [([f"{k} + {k + 2} = {2 * k + 2}", f"{2 * k + 2}"], str(2 * k + 2), True),
+               ([f"{k} + {k + 2} = {2 * k + 2}", f"{2 * k + 2} * 2 = {4 * k + 4}", "twice", f"{4 * k + 4}"],
+                str(4 * k + 4), False),
+               ([f"{k} * 2 = {2 * k}"] * (k % 3 + 1) + [f"{2 * k}"], str(2 * k), False)])
+    for k in range(4)]
+
+
+def _counting(backend):
+    """`backend` with its generate_rendered calls recorded (prompts per call)."""
+    calls, inner = [], backend.generate_rendered
+    backend.generate_rendered = lambda prompts, cfg, seeds: calls.append(len(prompts)) or inner(prompts, cfg, seeds)
+    return calls
+
+
+def _dump(done: list, method: str) -> list[str]:
+    """Each record as its JSON line, then each call's measured and paper tokens."""
+    return ([json.dumps(r.to_dict()) for d in done for r in d.records[method]]
+            + [json.dumps([d.cost.tokens_read, d.cost.tokens_generated, d.cost.paper_tokens]) for d in done])
+
+
+@pytest.mark.parametrize("method", ["math-shepherd", "omegaprm"])
+def test_batches_across_problems_make_the_records_of_pool_by_pool(tiny_base, method):
+    from prmkit.label import build_labelers
+
+    pools = [Pool.from_dict(p) for p in MANY]
+    # every trace of each problem, but only the last trace of SHARED (a resumed problem's rest)
+    items = [(p, {method: {t.id for t in (p.traces[-1:] if p.problem.id == "s" else p.traces)}}) for p in pools]
+    one = build_labelers([method], [_cfg(tiny_base, batch_size=3)])[0]  # one prefix per batch, one pool per call
+    alone = [one.label(pool, todo) for pool, todo in items]
+    many = build_labelers([method], [_cfg(tiny_base, batch_size=24)])[0]  # 8 prefixes of K = 3 rows per batch
+    calls = _counting(many.roller.backend)
+    together = list(many.label_stream(items))
+    assert _dump(together, method) == _dump(alone, method)  # byte-equal records, ledgers and costs
+    assert max(calls) == 8 and len(calls) < len(pools)  # batches hold several problems' prefixes
+
+
+def test_a_crash_mid_batch_keeps_the_problems_written_and_a_rerun_makes_the_same_file(tiny_base, tmp_path):
+    from prmkit.label import build_labelers, run_labelers
+
+    pools = [Pool.from_dict(p) for p in MANY]
+    clean = tmp_path / "clean.jsonl"
+    label_pools(pools, LabelConfig(method="math-shepherd"), clean, [_cfg(tiny_base, batch_size=3)], progress=False)
+    labeler = build_labelers(["math-shepherd"], [_cfg(tiny_base, batch_size=24)])[0]
+    backend, calls = labeler.roller.backend, []
+    inner = backend.generate_rendered
+
+    def dies_at_third_call(prompts, cfg, seeds):
+        if len(calls) == 2:
+            raise RuntimeError("killed mid-batch")
+        calls.append(len(prompts))
+        return inner(prompts, cfg, seeds)
+
+    backend.generate_rendered = dies_at_third_call
+    out = {"math-shepherd": str(tmp_path / "ms.jsonl")}
+    with pytest.raises(RuntimeError, match="killed"):
+        run_labelers(pools, [labeler], out, progress=False)
+    written = [json.loads(x) for x in Path(out["math-shepherd"]).read_text().splitlines()]
+    expected = [json.loads(x) for x in clean.read_text().splitlines()]
+    assert 0 < len(written) < len(expected)  # the problems done before the crash, each whole, in order
+    assert [(r["trace_id"], r["scores"], r["cost"]) for r in written] == \
+        [(r["trace_id"], r["scores"], r["cost"]) for r in expected[: len(written)]]
+    backend.generate_rendered = inner
+    report = run_labelers(pools, [labeler], out, progress=False)["math-shepherd"]
+    assert report.resumed == len({r["problem_id"] for r in written})
+    assert Path(out["math-shepherd"]).read_bytes() == clean.read_bytes()

@@ -37,7 +37,8 @@ from prmkit.generate.prompts import STEP, STOP, build_prompt
 from prmkit.generate.rollout_records import Continuation, Rollout
 from prmkit.verify import verify_answers
 
-__all__ = ["PrefixRequest", "RolloutStats", "partial_answer", "prefix_requests", "prefix_seed", "rollout_prefixes"]
+__all__ = ["PrefixRequest", "RolloutStats", "check_requests", "partial_answer", "prefix_requests", "prefix_seed",
+           "rollout_prefixes", "sample_checked"]
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,8 @@ def prefix_requests(pools: Sequence[Pool], positions: Sequence[int] = ()) -> lis
     return out
 
 
-def _check(requests: Sequence[PrefixRequest], backend: PromptBackend,
-           template: str | None = None) -> list[tuple[str, int]]:
+def check_requests(requests: Sequence[PrefixRequest], backend: PromptBackend,
+                   template: str | None = None) -> list[tuple[str, int]]:
     """(rendered text, its token count or -1) of every request; bad input raises, naming the prefix."""
     context = backend.context_length()
     errors, seen, out = [], set(), []
@@ -154,6 +155,13 @@ class _RolloutBatch:
         return _records(requests, outs, [n for _, _, n in batch], seeds), seconds
 
 
+def sample_checked(batch: Sequence[tuple[PrefixRequest, str, int]], backend: PromptBackend,
+                   cfg: SamplingConfig) -> list[Rollout]:
+    """The records of one `generate_rendered` call over requests already checked: (request, rendered text, tokens
+    read) as `check_requests` gives them. Prefixes of several problems, even with one id twice, may share it."""
+    return _RolloutBatch(Resident(lambda: backend, backend), cfg)(batch)[0]
+
+
 def rollout_prefixes(
     requests: Sequence[PrefixRequest],
     backend: PromptBackend | Resident[PromptBackend],
@@ -176,7 +184,7 @@ def rollout_prefixes(
     backend = resident.get()
     if not hasattr(backend, "generate_rendered"):
         raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
-    rendered = dict(zip((r.prefix_id for r in requests), _check(requests, backend, cfg.template), strict=True))
+    rendered = dict(zip((r.prefix_id for r in requests), check_requests(requests, backend, cfg.template), strict=True))
     stats = RolloutStats()
     writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None
     try:

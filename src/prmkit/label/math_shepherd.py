@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from prmkit.data.records import Pool, StepLabels
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
-from prmkit.label.rollout_labeling import RolloutLabeler
+from prmkit.label.rollout_labeling import PoolRollouts, RolloutLabeler
 
 if TYPE_CHECKING:
-    pass
+    from prmkit.label.rollout_batches import Plan
 
 __all__ = ["ESTIMATES", "MathShepherdLabeler", "mc_estimates"]
 
@@ -43,17 +43,16 @@ ESTIMATES: dict[str, int] = {"math-shepherd": 1, "math-shepherd-hard": 0}
 
 
 class MathShepherdLabeler(RolloutLabeler):
-    """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace (one batch run per
-    problem; a prefix several traces share is rolled out once), soft and/or hard estimates. `backend` replaces
-    loading `config.model`."""
+    """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace (one round per
+    problem; a prefix several traces share is rolled out once; `label_stream` batches many problems' prefixes
+    together), soft and/or hard estimates. `backend` replaces loading `config.model`."""
 
     NAME = "Math-Shepherd"
     METHODS = tuple(ESTIMATES)
 
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+    def plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan:
         traces = self.pending(pool, todo)
-        rolls = self.roller.for_pool(pool)
-        rolled = rolls.roll([(t, n) for t in traces for n in range(1, len(t.steps))])
+        rolled = yield [(t, n) for t in traces for n in range(1, len(t.steps))]
         cost, records = LabelCost(), {m: [] for m in todo}
         for t in traces:
             mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 from prmkit.data.records import Pool, StepLabels
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import omegaprm_tokens
-from prmkit.label.rollout_labeling import RolloutLabeler
+from prmkit.label.rollout_labeling import PoolRollouts, RolloutLabeler
 
 if TYPE_CHECKING:
-    pass
+    from prmkit.label.rollout_batches import Plan
 
 __all__ = ["FirstErrorSearch", "OmegaPRMLabeler", "first_error", "first_error_labels"]
 
@@ -96,18 +96,19 @@ def first_error_labels(n_steps: int, error: int) -> list[float]:
 
 class OmegaPRMLabeler(RolloutLabeler):
     """OmegaPRM labels (method `omegaprm`): the binary searches of a problem's pending CoTs run in lockstep, one
-    batch of M-rollout queries per round. `backend` replaces loading `config.model`."""
+    round of M-rollout queries at a time (`label_stream` batches the rounds of many problems together).
+    `backend` replaces loading `config.model`."""
 
     NAME = "OmegaPRM"
     METHODS = ("omegaprm",)
 
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+    def plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan:
         traces = self.pending(pool, todo)
         searches = {t.id: FirstErrorSearch(len(t.steps), bool(t.correct)) for t in traces}
         done: dict[str, list] = {t.id: [] for t in traces}
-        rolls = self.roller.for_pool(pool)  # a prefix two searches ask for is rolled out once
+        # a prefix two searches ask for is rolled out once
         while asked := [(t, n) for t in traces if (n := searches[t.id].next_query()) is not None]:
-            rolled = rolls.roll(asked)
+            rolled = yield asked
             for t, n in asked:
                 searches[t.id].answer(n, rolled[(t.id, n)].solved > 0)
                 done[t.id].append(rolled[(t.id, n)])

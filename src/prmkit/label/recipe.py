@@ -9,7 +9,10 @@ labeled file) and each file is rewritten atomically with the binary labels and i
 The labeler calls run through an executor (`prmkit.generate.distributed`): here, or with `ray` set on Ray actors
 that each build the labelers once (one model per actor) and return the records; this process stays the only
 writer of the outputs and appends them as they come back, so resume and thresholding are the same either way
-(the lines may come in another order).
+(the lines may come in another order). Here, a labeler with `label_stream` (the rollout and information labelers)
+is handed all its pools at once and batches the work of many pools together (rollouts up to `batch_size` rows,
+forward passes up to `max_batch_tokens`); it still yields each pool's records in order as soon as they are done,
+the same records as `label` gives pool by pool.
 
     reports = label_pools(read_pools("demo"), LabelConfig(method="ig,mcnig"), "runs/{method}.jsonl")
 """
@@ -21,7 +24,7 @@ import io
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -193,6 +196,22 @@ class _LabelWork:
         return done
 
 
+def _streamed(tasks: Sequence[tuple[Pool, int, dict[str, set[str]]]],
+              labelers: Sequence[Labeler]) -> Iterator[tuple[int, Labeled]]:
+    """The labeler calls of `tasks`, here, in order: each labeler's pools go to its `label_stream` (or one by one
+    to `label`), and each pool's result comes back with the seconds the labeler spent on it since the last."""
+    streams: dict[int, Iterator[Labeled]] = {}
+    for k, lab in enumerate(labelers):
+        mine = [(pool, owed) for pool, j, owed in tasks if j == k]
+        stream = getattr(lab, "label_stream", None)
+        streams[k] = iter(stream(mine)) if stream else (lab.label(pool, owed) for pool, owed in mine)
+    for i, (_, k, _) in enumerate(tasks):
+        start = time.perf_counter()
+        done = next(streams[k])
+        done.cost.seconds = time.perf_counter() - start  # this labeler's own time, apart from the others of a run
+        yield i, done
+
+
 def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[list[Labeler]],
                  outputs: Mapping[str, str], tau: float | None = None, exclude_final: bool = True,
                  progress: bool = True, skip_too_long: bool = False,
@@ -234,7 +253,8 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
                 Path(path).unlink(missing_ok=True)
             raise
         tasks = [(pool, k, owed) for pool, owing in todo for k, owed in owing.items()]
-        results = (executor or LocalExecutor()).map(work, tasks)
+        local = executor is None or isinstance(executor, LocalExecutor)
+        results = _streamed(tasks, labelers) if local else executor.map(work, tasks)
         timing = held.enter_context(_open_clock(clock)) if clock else None
         if timing and (restarted := [m for m in served if outputs[m] in fresh]):
             timing.write(json.dumps({"methods": restarted, "reset": True}) + "\n")  # seconds of a deleted file

@@ -16,7 +16,7 @@ per step, the s of the paper's formulas.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -26,7 +26,8 @@ from prmkit.generate.config import SamplerConfig
 from prmkit.generate.prompts import build_prompt
 from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
-from prmkit.label.base import LabelerModelConfig
+from prmkit.label.base import Labeled, LabelerModelConfig
+from prmkit.label.rollout_batches import Plan, label_stream, run_plan
 
 __all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
 
@@ -87,6 +88,11 @@ class PrefixRoller:
         self.config, self.backend = config, backend if backend is not None else config.make_backend()
         self.sampling = config.sampling()
 
+    @property
+    def prefixes_per_batch(self) -> int:
+        """Prefixes per generation batch: `batch_size` rows of K continuations each (one prefix at least)."""
+        return max(1, self.config.batch_size // self.config.k)
+
     def for_pool(self, pool: Pool) -> PoolRollouts:
         """The rollouts of one pool's labeling: identical prefixes rolled out once and shared (module doc)."""
         return PoolRollouts(self, pool)
@@ -136,6 +142,16 @@ class PoolRollouts:
 
     def roll(self, prefixes: Sequence[tuple[Trace, int]]) -> dict[tuple[str, int], Rollout]:
         """{(trace id, n): its rollout} for each (trace, n) asked for; the new prefixes sampled in shared batches."""
+        ids, new = self.ask(prefixes)
+        if new:
+            stats = rollout_prefixes(new, self.roller.backend, self.roller.sampling,
+                                     prefixes_per_batch=self.roller.prefixes_per_batch)
+            self.done |= {r.prefix_id: r for r in stats.records}
+        return self.answers(ids)
+
+    def ask(self, prefixes: Sequence[tuple[Trace, int]]) -> tuple[dict[tuple[str, int], str], list[PrefixRequest]]:
+        """The request id of each (trace, n) asked for, and the requests not rolled out yet (each once); the
+        askers are noted for the ledger. `answers(ids)` reads the rollouts once `done` holds them all."""
         ids = {(t.id, n): self.request_id(t, n) for t, n in prefixes}
         new: dict[str, PrefixRequest] = {}
         for t, n in prefixes:
@@ -143,12 +159,9 @@ class PoolRollouts:
             self.askers.setdefault(rid, set()).add(t.id)
             if rid not in self.done and rid not in new:
                 new[rid] = PrefixRequest(rid, self.pool.problem, tuple(t.steps[:n]))
-        if new:
-            config = self.roller.config
-            per_batch = max(1, config.batch_size // config.k)
-            stats = rollout_prefixes(list(new.values()), self.roller.backend, self.roller.sampling,
-                                     prefixes_per_batch=per_batch)
-            self.done |= {r.prefix_id: r for r in stats.records}
+        return ids, list(new.values())
+
+    def answers(self, ids: Mapping[tuple[str, int], str]) -> dict[tuple[str, int], Rollout]:
         return {key: self.done[rid] for key, rid in ids.items()}
 
     def ledger(self, trace: Trace, rollouts: Sequence[Rollout]) -> dict[str, Any]:
@@ -177,7 +190,9 @@ class PoolRollouts:
 
 class RolloutLabeler:
     """What the rollout labelers share: their settings, a `PrefixRoller`, the methods they serve, and the
-    recipe's questions (params, traces too long, skips). A subclass sets `NAME` and `METHODS` and writes `label`."""
+    recipe's questions (params, traces too long, skips). A subclass sets `NAME` and `METHODS` and writes `plan`:
+    one pool's labeling, as rounds of prefixes (`prmkit.label.rollout_batches`); `label` runs it on one pool,
+    `label_stream` on many, their prefixes in shared batches, with the same records."""
 
     config_class: ClassVar[type] = RolloutLabelConfig
     NAME: ClassVar[str] = ""
@@ -203,3 +218,14 @@ class RolloutLabeler:
         if reason := rollout_skip_reason(pool):
             raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
         return [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+
+    def plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan:
+        raise NotImplementedError
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        rolls = self.roller.for_pool(pool)
+        return run_plan(self.plan(pool, todo, rolls), rolls)
+
+    def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
+        """`label` of each (pool, todo), in order, the prefixes of many pools in each generation batch."""
+        return label_stream(self.roller, self.plan, items)

@@ -7,7 +7,19 @@ import os
 
 from prmkit.data.outputs import save_figure
 
-__all__ = ["plot_bok", "plot_payoff"]
+__all__ = ["plot_bok", "plot_payoff", "plot_payoff_scale"]
+
+
+def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
+    """Title, grid and legend, then the PNG written and the figure closed."""
+    import matplotlib.pyplot as plt
+
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)
 
 
 def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-of-K") -> None:
@@ -26,12 +38,7 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
     ax.set_xticks(sorted({r["k"] for r in rows}), [str(k) for k in sorted({r["k"] for r in rows})])
     ax.set_xlabel("K (candidates)")
     ax.set_ylabel("accuracy (%)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_figure(fig, path)
-    plt.close(fig)
+    _finish(fig, ax, title, path)
 
 
 def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
@@ -56,12 +63,7 @@ def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: st
     ax.set_xscale("log")
     ax.set_xlabel("training problems")
     ax.set_ylabel("best-of-K minus majority voting (points, 95% interval)")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_figure(fig, path)
-    plt.close(fig)
+    _finish(fig, ax, title, path)
 
 
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:

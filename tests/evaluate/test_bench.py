@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools
 from prmkit.data.records import StepLabels
-from prmkit.evaluate.bench import BenchConfig, pass_at_k, run_bench
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences
+from prmkit.evaluate.bench import LABELER_COLUMNS, BenchConfig, format_bench, pass_at_k, run_bench
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, f1_per_ktokens, paired_differences
 
 
 def _truth(n=8):
@@ -44,6 +45,30 @@ def test_a_tau_per_level_recovers_scores_that_shift_with_the_level():
     by = {r["level"]: r for r in rows}
     assert by["all"]["f1_level_tau"] == 1.0 and by["all"]["f1"] < 1.0  # one tau cannot serve both levels
     assert by["2"]["tau_level"] > by["1"]["tau_level"]
+
+
+def test_f1_per_1k_tokens_per_trace_compares_levels_the_all_row_and_bench_sizes():
+    """A labeler that knows the truth at 10 tokens a trace: 100 F1 points / 0.01 thousand tokens, in every row and
+    whatever the number of problems (the old figure divided by the tokens a row summed: "all" 1/3 of a level)."""
+    for n in (8, 16):
+        truth = _truth(n)
+        rows, _ = bench_rows(truth, {"oracle": _scored(truth, lambda t, i: float(t.labels[i]))}, n_boot=0)
+        assert {r["level"]: r["f1_per_ktoken"] for r in rows} == {"1": 10_000.0, "2": 10_000.0, "all": 10_000.0}
+    assert f1_per_ktokens(0.6, 500) == 120.0 and math.isnan(f1_per_ktokens(0.6, 0))
+
+
+def test_the_labeler_table_has_a_key_line_per_column():
+    truth = _truth()
+    rows, coverage = bench_rows(truth, {"oracle": _scored(truth, lambda t, i: float(t.labels[i]))}, n_boot=0)
+    lines = format_bench({"policy": {}, "coverage": coverage, "labelers": {}, "rows": rows}).splitlines()
+    header = next(line for line in lines if line.startswith("| labeler | level |"))
+    columns = header.strip("| ").split(" | ")
+    assert len(columns) == 13 and columns == list(LABELER_COLUMNS)
+    key = lines[lines.index("key ('-' in a cell: undefined, no trace of that kind):") + 1:]
+    assert [line.split(": ", 1)[0] for line in key] == [f"- {c}" for c in columns]  # one line per column, in order
+    assert "- process-only recall: of the traces with a right final answer but a wrong step, % whose first error " \
+           "is found exactly; (N): how many such traces" in key
+    assert lines[lines.index(header) + 2].endswith("| 10000.0 | n/a |")  # F1 per 1k tok/trace, s/trace
 
 
 def test_cost_scaling_recovers_the_exponent():

@@ -18,9 +18,10 @@ so a training set is sampled in chunks; `--labelers ''` samples and judges the p
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
 5. `report.json`, `table.md` and `f1_tokens.png`: per labeler and level, first-error F1 with its interval, step
-   and CoT balanced accuracy, process-only recall, tokens and the seconds of its own calls (`labels/seconds.jsonl`,
-   each call's seconds appended after its records: summed over every run that labeled the traces); the policy's
-   solve rate and pass@K per level; what was dropped and why. `--no-label` writes them from the labels a run
+   and CoT balanced accuracy, process-only recall, tokens, F1 per 1,000 tokens per trace and the seconds of its
+   own calls (`labels/seconds.jsonl`, each call's seconds appended after its records: summed over every run that
+   labeled the traces); the policy's solve rate and pass@K per level; what was dropped and why. Under the table,
+   its key: a line per column (`LABELER_COLUMNS`). `--no-label` writes them from the labels a run
    stopped partway holds (every labeler on the traces all of them finished), labeling nothing more.
 
 The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
@@ -59,7 +60,7 @@ from prmkit.train.sft import trained_questions
 from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
 
-__all__ = ["BenchConfig", "format_bench", "pass_at_k", "run_bench"]
+__all__ = ["LABELER_COLUMNS", "BenchConfig", "format_bench", "pass_at_k", "run_bench"]
 
 @dataclass
 class BenchConfig:
@@ -336,9 +337,38 @@ def _per_trace(row: dict[str, Any]) -> str:
     return f"{row['seconds'] / row['timed_traces']:.2f}{part}"
 
 
+def _per_ktoken(x: float) -> str:
+    """F1 per 1,000 tokens per trace: one decimal, two below 10 (a rollout labeler's few points)."""
+    return "-" if math.isnan(x) else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
 def _points(x: float) -> str:
     """A difference of two shares in percentage points, signed."""
     return "n/a" if math.isnan(x) else f"{100 * x:+.1f}"
+
+
+# The labeler table's columns and what each one is: printed under the table (`prmkit bench`, table.md), one a line.
+LABELER_COLUMNS: dict[str, str] = {
+    "labeler": "the labeling method (prmkit label --method)",
+    "level": "the problems' number of operations; all: every level together",
+    "traces": "the report half's traces that every labeler labeled (tau is chosen on the other half, the choose half)",
+    "F1 [95% CI]": "first-error F1, % (ProcessBench's: the predicted first error is the first step scoring below "
+                   "tau, or none; one tau for all levels); the 95% interval resamples the report half's problems",
+    "F1, tau per level": "the same F1 with each level's own tau, chosen on that level's choose half; far above F1: "
+                         "the scores shift with the number of steps",
+    "err acc": "of the traces with a wrong step, % whose first error is found exactly (the F1's error accuracy)",
+    "ok acc": "of the traces with no wrong step, % with no step below tau (the F1's correct accuracy)",
+    "step bal acc": "each step's label (score >= tau) against its truth (right before the first error, wrong from "
+                    "it on): balanced accuracy, the mean of the two classes' recalls, %",
+    "CoT bal acc": "a trace called right (no step below tau) against the truth (no wrong step): balanced accuracy, %",
+    "process-only recall": "of the traces with a right final answer but a wrong step, % whose first error is found "
+                           "exactly; (N): how many such traces",
+    "tokens/trace": "tokens the labeler read and generated per trace, from its cost ledger (traces of both halves)",
+    "F1 per 1k tok/trace": "F1 (points) / (tokens/trace / 1000): per trace, so levels, the all row and runs of any "
+                           "size compare",
+    "s/trace": "the labeler's own seconds per trace, summed over the runs that labeled them (N timed: only N traces "
+               "were; n/a: no seconds ledger)",
+}
 
 
 def format_bench(report: dict[str, Any]) -> str:
@@ -362,9 +392,7 @@ def format_bench(report: dict[str, Any]) -> str:
             if name in cov["missing"] and (cov["missing"][name] or run["skipped"]):
                 lines.append(f"  {name}: lacks {cov['missing'][name]} traces (skipped: {run['skipped'] or 'none'})")
         lines.append("")
-    lines += ["| labeler | level | traces | F1 [95% CI] | F1, tau per level | err acc | ok acc | step bal acc | "
-              "CoT bal acc | process-only recall | tokens/trace | F1 per 1M tok | s/trace |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(LABELER_COLUMNS) + " |", "|---" * len(LABELER_COLUMNS) + "|"]
     for r in report["rows"]:
         f1 = f"{pct(r['f1'])} [{pct(r['f1_low'])}, {pct(r['f1_high'])}]"
         po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
@@ -372,7 +400,10 @@ def format_bench(report: dict[str, Any]) -> str:
                      f"{pct(r['error_accuracy'])} | "
                      f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
                      f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
-                     f"{r['f1_per_mtoken']:.1f} | {_per_trace(r)} |")
+                     f"{_per_ktoken(r['f1_per_ktoken'])} | {_per_trace(r)} |")
+    if report["rows"]:
+        lines += ["", "key ('-' in a cell: undefined, no trace of that kind):"]
+        lines += [f"- {column}: {meaning}" for column, meaning in LABELER_COLUMNS.items()]
     if report.get("cost_scaling"):
         lines += ["", "tokens per trace over MCNIG's, by level (exponent b of ratio ~ steps^b):"]
         for name, c in report["cost_scaling"].items():

@@ -14,7 +14,9 @@ pooled over the levels) and applied unchanged to the report half, where each lev
 - process-only recall: of the traces whose final answer is right but whose process holds an error, the share
   whose first error is found exactly;
 - tokens read and generated (each record's cost ledger, summed over the level's traces, both halves: the
-  labels of every trace were paid for) and F1 per 10^6 tokens;
+  labels of every trace were paid for), tokens per trace, and F1 per 1,000 tokens per trace (`f1_per_ktoken`,
+  `f1_per_ktokens`: F1 in points over the thousands of tokens that labeling one trace costs), which depends on
+  neither the number of problems nor of levels, so a level row, the "all" row and another run compare;
 - seconds, when a seconds ledger is given (`prmkit.label.recipe.read_clock`): the labeler's own seconds over the
   level's traces, summed over every run that labeled them, and how many of the traces were timed (a labeler call
   cut off by a crash wrote its records but not its seconds).
@@ -39,8 +41,8 @@ import numpy as np
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
 
-__all__ = ["PAIRS", "balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "paired_differences",
-           "split_problems"]
+__all__ = ["PAIRS", "balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
+           "paired_differences", "split_problems"]
 
 # The seeds' claims the bench decides, as (labeler, against): MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels
 # near the rollout labelers' (MCNIG table 1); PUM's prefix utility against Math-Shepherd's values (PUM sec 4.6).
@@ -138,6 +140,16 @@ def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int])
     return out
 
 
+def f1_per_ktokens(f1: float, tokens_per_trace: float) -> float:
+    """First-error F1 in points (%) per 1,000 tokens that labeling one trace costs: 100 F1 / (tokens per trace /
+    1000). A mean per trace, so it does not grow with the traces a row sums (the "all" row, a larger bench).
+
+    >>> f1_per_ktokens(0.6, 500)   # 60 F1 points for half a thousand tokens a trace
+    120.0
+    """
+    return 100 * f1 / (tokens_per_trace / 1000) if tokens_per_trace > 0 else float("nan")
+
+
 def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]], n_boot: int = 1000,
                seed: int = 0, seconds: Mapping[str, Mapping[str, float]] | None = None
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -182,7 +194,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
                                       if spent else float("nan"))
             tokens = row["tokens_read"] + row["tokens_generated"]
             row["tokens_per_trace"] = tokens / len(spent) if spent else float("nan")
-            row["f1_per_mtoken"] = row["f1"] / (tokens / 1e6) if tokens else float("nan")
+            row["f1_per_ktoken"] = f1_per_ktokens(row["f1"], row["tokens_per_trace"])
             rows.append(row)
     coverage = {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
                 "choose_problems": len(choose), "report_problems": len(report)}

@@ -6,6 +6,8 @@ trains on each with no --pools and `prmkit label` / `read_pools` read their pool
 from __future__ import annotations
 
 import json
+import random
+import time
 
 import pytest
 
@@ -78,6 +80,45 @@ def test_omegaprm_one_trace_per_leaf_an_mc_value_per_prefix(record, tmp_path):
         assert [g[1] for g in got] == [["3 * 4 = 12", "2 + 12 = 14\n\nThe answer is 14"], ["2 + 3 = 5", "5 * 4 = 20"]]
         assert [g[2] for g in got] == [[0.75, 1.0], [0.25, 0.0]] and [g[3] for g in got] == [[1, 1], [1, 0]]
         assert {g[0] for g in got} == {Q}
+
+
+def _openr_tree(n: int, seed: int = 0) -> list[dict]:
+    """n measured prefixes of a random search tree under Q: some added steps hold `\\n\\n` themselves (several
+    steps at once), some start with a newline (a `\\n\\n\\n` cut), some parents are never measured."""
+    rng = random.Random(seed)
+    prefixes = [Q]
+    for k in range(n):
+        parent = rng.choice(prefixes[-30:] + prefixes[:5])
+        step = rng.choice([f"s{k}", f"a{k}\n\nb{k}", f"\nc{k}", f"{k} + 1 = {k + 1}"])
+        prefixes.append(parent + "\n\n" + step)
+    return [{"solution_prefix": p, "mc_value": round(rng.random(), 2)} for p in prefixes if rng.random() < 0.9]
+
+
+def _naive_parents(question: str, items: list[dict]) -> dict[str, str]:
+    """The parent rule as written (the longest measured prefix p extends by \\n\\n + text), checked against
+    every prefix: the reference for the reader's separator lookups."""
+    nodes = [i["solution_prefix"].strip() for i in items]
+    return {p: max((q for q in nodes if q != question and p.startswith(q + "\n\n")), key=len, default=question)
+            for p in nodes if p != question}
+
+
+def test_omegaprm_flat_list_parents_are_the_naive_rules(tmp_path):
+    from prmkit.data.labeled import _parent
+
+    items = _openr_tree(400)
+    nodes = {i["solution_prefix"].strip(): i["mc_value"] for i in items}
+    assert {p: _parent(p, nodes, Q) for p in nodes if p != Q} == _naive_parents(Q, items)
+
+
+def test_a_5_mb_one_line_openr_file_reads_in_linear_time(tmp_path):
+    """20,000 prefixes in one line (~5 MB): a scan of every prefix per prefix took minutes; a lookup per separator
+    takes about a second."""
+    path = tmp_path / "question_0.json"
+    path.write_text(json.dumps({"question": Q, "final_answer": "14", "reasoning_steps": _openr_tree(22_000)}))
+    start = time.perf_counter()
+    pairs = list(read_labeled(path))
+    assert time.perf_counter() - start < 10 and len(pairs) > 1000
+    assert all(lab.scores and len(lab.scores) == len(pool.traces[0].steps) for pool, lab in pairs)
 
 
 def test_trl_parquet(tmp_path):

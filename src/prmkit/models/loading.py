@@ -25,6 +25,7 @@ from typing import Any
 import platformdirs
 
 from prmkit.data.outputs import follow_umask
+from prmkit.models.weight_files import check_weight_files
 
 __all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_length", "convert_once", "load_model",
            "load_trainable", "resolve_model"]
@@ -151,6 +152,7 @@ def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_al
     if threads:
         torch.set_num_threads(threads)
     path = resolve_model(name_or_path)
+    check_weight_files(path)
     tokenizer = AutoTokenizer.from_pretrained(path)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -173,6 +175,7 @@ def load_model(name_or_path: str, dtype: str = "float32"):
 
     warn_slow_dtype(dtype, inference_device())
     path = resolve_model(name_or_path)
+    check_weight_files(path)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
     model.eval()

@@ -30,6 +30,7 @@ from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
 from prmkit.models.stepwise import encode_steps
+from prmkit.models.weight_files import check_weight_files
 
 __all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches"]
 
@@ -142,6 +143,7 @@ class RewardModel:
         from prmkit.models.loading import resolve_model
 
         path = resolve_model(name_or_path)
+        check_weight_files(path)
         tokenizer = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
         wanted = [config.sep_token, *config.class_tokens]
@@ -210,6 +212,7 @@ class RewardModel:
             raise FileNotFoundError(f"{path} is not a prmkit reward model ({CONFIG_NAME} missing)")
         config = RewardModelConfig.from_dict(json.loads((path / CONFIG_NAME).read_text(encoding="utf-8")))
         _check_declared_head(path, config)
+        check_weight_files(path)  # a cut-short file: one line naming it
         tokenizer = AutoTokenizer.from_pretrained(path)
         vocab = tokenizer.get_vocab()
         if missing := [t for t in [config.sep_token, *config.class_tokens] if t not in vocab]:

@@ -1,8 +1,13 @@
 """The wheel is what users install: build it (offline, no build isolation), install it into a fresh venv
-(`--system-site-packages` for the dependencies, `--no-deps` for prmkit), and run from empty directories the
-README's main-job command (`prmkit label ... --input demo`, on the embedded model; skipped without it) and
-`prmkit train` with no recipe flag, which must find the CPU recipe inside the installed package. The venv's
-prmkit must be the wheel's, not a source checkout on `sys.path` (`PYTHONPATH` is dropped, `python -I` checks)."""
+(`--no-deps` for prmkit) and run from empty directories the README's main-job command (`prmkit label ... --input
+demo`, on the embedded model; skipped without it) and `prmkit train` with no recipe flag, which must find the CPU
+recipe inside the installed package. The venv's prmkit must be the wheel's, not a source checkout on `sys.path`
+(`PYTHONPATH` is dropped, `python -I` checks).
+
+The venv sees the dependencies the interpreter running the tests sees, whatever that interpreter is (the system
+Python, or a user's venv whose own site-packages hold them): its `sys.path` (less the checkout) is written into a
+`.pth` file of the new venv. `--system-site-packages` would not do: from inside a venv it gives the base
+interpreter's packages, not the venv's. The last test proves it by running these tests from inside such a venv."""
 
 from __future__ import annotations
 
@@ -10,8 +15,10 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -26,6 +33,15 @@ def _env() -> dict[str, str]:
     return env | {"OMP_NUM_THREADS": "1", "TQDM_DISABLE": "1"}
 
 
+def _see_what_this_interpreter_sees(venv: Path) -> None:
+    """Append this interpreter's `sys.path` (its site-packages and what their `.pth` files add, not the checkout's
+    `src/` or `tests/`) to the venv's, after the venv's own site-packages, so the wheel's prmkit comes first."""
+    checkout = {ROOT, ROOT / "src", ROOT / "tests"}
+    paths = [p for p in sys.path if p and Path(p).is_dir() and Path(p).resolve() not in checkout]
+    [site_packages] = (venv / "lib").glob("python*/site-packages")
+    (site_packages / "_outer_interpreter.pth").write_text("".join(p + "\n" for p in paths), encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("wheel")
@@ -37,10 +53,11 @@ def venv(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
                     "-w", str(root / "dist"), str(src)], check=True, env=_env(), cwd=root)
     [wheel] = (root / "dist").glob("prmkit-*.whl")
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
     python = root / "venv" / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
-                   env=_env())
+    _see_what_this_interpreter_sees(root / "venv")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+                    str(wheel)], check=True, env=_env())
     where = subprocess.run([str(python), "-I", "-c", "import prmkit; print(prmkit.__file__)"], check=True,
                            capture_output=True, text=True, cwd=root).stdout.strip()
     assert where.startswith(str(root / "venv")), f"the venv imports prmkit from {where}, not from the wheel"
@@ -84,3 +101,41 @@ def test_train_from_an_empty_directory_finds_the_packaged_recipe(venv, tiny_base
         "prmkit/recipes/cpu.yaml"), first
     assert (run / "runs" / "prm" / "prmkit_reward.json").is_file()
     assert json.loads((run / "runs" / "prm" / "train_log.json").read_text())["train_config"]["keep_layers"] == 8
+
+
+def _bare_interpreter(directory: Path) -> Path:
+    """This Python without its site-packages: its binary copied beside links to every standard-library entry but
+    `site-packages` (and to the shared libpython), so a venv made from it has nothing installed but what it adds."""
+    binary = Path(os.path.realpath(getattr(sys, "_base_executable", sys.executable)))
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    (directory / "bin").mkdir(parents=True)
+    (directory / "lib" / stdlib.name / "site-packages").mkdir(parents=True)
+    shutil.copy2(binary, directory / "bin" / binary.name)
+    for entry in stdlib.iterdir():
+        if entry.name != "site-packages":
+            (directory / "lib" / stdlib.name / entry.name).symlink_to(entry)
+    for lib in Path(sysconfig.get_config_var("LIBDIR") or "/nonexistent").glob("libpython*"):
+        (directory / "lib" / lib.name).symlink_to(lib)
+    return directory / "bin" / binary.name
+
+
+@pytest.mark.slow
+def test_the_wheel_tests_pass_inside_a_users_venv(tmp_path):
+    """A user's venv: made from a Python with no packages, its dependencies in its own site-packages (here: this
+    interpreter's site-packages added by a `.pth` file, with what their `.pth` files add, prmkit's editable install
+    included). Before the venv fixture wrote its `.pth`, its `--system-site-packages` venv found no dependency."""
+    bare = _bare_interpreter(tmp_path / "base")
+    if subprocess.run([str(bare), "-c", "import yaml"], capture_output=True).returncode == 0:
+        pytest.skip("could not build an interpreter without site-packages on this platform")
+    subprocess.run([str(bare), "-m", "venv", "--without-pip", str(tmp_path / "user")], check=True)
+    [site_packages] = (tmp_path / "user" / "lib").glob("python*/site-packages")
+    dirs = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
+    (site_packages / "deps.pth").write_text("".join(f"import site; site.addsitedir({d!r})\n" for d in dirs))
+    python = tmp_path / "user" / "bin" / "python"
+    where = subprocess.run([str(python), "-c", "import sys, yaml; print(sys.prefix, sys.base_prefix)"], check=True,
+                           capture_output=True, text=True).stdout.split()
+    assert where == [str(tmp_path / "user"), str(tmp_path / "base")]
+    done = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp",
+                           str(tmp_path / "inner"), "tests/test_wheel.py", "-k", "packaged_recipe"],
+                          cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]

@@ -1,10 +1,9 @@
 """The wiring of `prmkit train`: examples -> fresh reward model -> `transformers.Trainer` -> checkpoint directory.
 
-Writes `<output>/` (HF weights + tokenizer + prmkit_reward.json), `<output>/checkpoint-N/` (the Trainer's
-checkpoints, each a prmkit reward model plus optimiser/scheduler/data-order state; `resume=True` continues from the
-last one) and `<output>/train_log.json` with the configs, the held-out checks (`history`), the Trainer's
-`log_history` (loss of every logged step) and the wall-clock training time.
-"""
+Writes `<output>/` (HF weights + tokenizer + prmkit_reward.json), `<output>/checkpoint-N/` while it runs (the Trainer's
+checkpoints, each a prmkit reward model plus optimiser/scheduler/data-order state; `resume=True` continues from the last
+one; the final model replaces them) and `<output>/train_log.json` with the configs, the held-out checks (`history`), the
+Trainer's `log_history` (loss of every logged step) and the wall-clock training time."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from typing import Any
 
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
@@ -285,6 +285,7 @@ def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     model.save_pretrained(staging)
     tokenizer.save_pretrained(staging)
+    follow_umask(staging)  # safetensors writes its file 0600
     names = sorted(p.name for p in staging.iterdir())
     for name in [n for n in names if n != "config.json"] + ["config.json"]:
         os.replace(staging / name, out / name)

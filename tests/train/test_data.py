@@ -64,3 +64,40 @@ def test_prm3_refuses_labels_without_a_negative_class(tmp_path):
         read_training_set("prm3", None, binary, None)
     three = write_jsonl(tmp_path / "trl3.jsonl", [{"prompt": "q", "completions": ["a", "b"], "labels": [1, -1]}])
     assert read_training_set("prm3", None, three, None)[0].labels == [1.0, -1.0]
+
+
+def test_a_soft_target_outside_0_1_names_the_file_and_row(tmp_path):
+    """--soft trains on the file's scores as they are: one outside [0, 1] is refused where the data is read (file,
+    row, trace, which target), not by the head once the model has loaded."""
+    rows = [{"prompt": "q", "completions": ["a", "b"], "labels": [0.2, 0.9]},
+            {"prompt": "q2", "completions": ["a", "b"], "labels": [0.2, 1.5]}]
+    path = write_jsonl(tmp_path / "trl.jsonl", rows)
+    assert len(read_training_set("prm", None, path, None)) == 2  # hard labels: 1.5 >= 0.5 reads as 1
+    with pytest.raises(DataError, match=r"trl\.jsonl:2: trace trl-2: target 2 is 1\.5; .* lies in \[0, 1\] \(--soft"):
+        read_training_set("prm", None, path, None, soft=True)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_label_that_is_not_a_finite_number_names_the_file_and_row(bad, tmp_path):
+    from datasets import Dataset
+
+    path = tmp_path / "train.parquet"
+    Dataset.from_list([{"prompt": "q", "completions": ["a", "b"], "labels": [0.5, 0.5]},
+                       {"prompt": "q2", "completions": ["a", "b"], "labels": [0.5, bad]}]).to_parquet(str(path))
+    with pytest.raises(DataError, match=rf"train\.parquet:row 2: label 2 \(of 2\) is {bad}; every label is a finite"):
+        read_training_set("prm", None, str(path), None, soft=True)
+
+
+def test_train_soft_on_nan_labels_stops_before_the_model_loads(tiny_base, tmp_path, capsys):
+    from datasets import Dataset
+
+    from prmkit.cli.main import main
+
+    path = tmp_path / "train.parquet"
+    Dataset.from_list([{"prompt": "q", "completions": ["a", "b"], "labels": [0.5, math.nan]}]).to_parquet(str(path))
+    out = tmp_path / "prm"
+    assert main(["--quiet", "train", "prm", "--soft", "--labels", str(path), "--model", tiny_base, "--output",
+                 str(out), "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:row 1: label 2 (of 2) is nan" in err and "binary" not in err
+    assert not (out / "prmkit_run.json").exists()

@@ -7,6 +7,7 @@ ride along under `scores`, with the record's `threshold`.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -48,6 +49,9 @@ def trl_pair(where: str, obj: dict[str, Any], default_id: str) -> tuple[Pool, St
         raise DataError(f"{where}: field 'labels' must be a list of numbers or booleans")
     if len(labels) != len(completions):
         raise DataError(f"{where}: {len(completions)} completions but {len(labels)} labels")
+    if (bad := next((k for k, v in enumerate(labels) if not math.isfinite(v)), None)) is not None:
+        raise DataError(f"{where}: label {bad + 1} (of {len(labels)}) is {labels[bad]}; every label is a finite "
+                        "number (0/1, or a soft label in [0, 1])")
     tid = str(default_id if obj.get("id") is None else obj["id"])
     values = [int(v) if isinstance(v, bool) else v for v in labels]
     hard = [1 if float(v) >= 0.5 else 0 for v in values]

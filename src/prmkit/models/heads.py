@@ -135,9 +135,10 @@ class BinaryHead(ClassTokenHead):
 
     @classmethod
     def targets(cls, labels: list[float]) -> list[list[float]]:
-        for y in labels:
-            if not 0.0 <= float(y) <= 1.0:
-                raise ValueError(f"binary labels must lie in [0, 1], got {y}")
+        for k, y in enumerate(labels, start=1):
+            if not 0.0 <= float(y) <= 1.0:  # NaN included
+                raise ValueError(f"target {k} is {y}; a {cls.label_names[0]}/{cls.label_names[1]} target lies in "
+                                 "[0, 1]")
         return [[float(y), 1.0 - float(y)] for y in labels]
 
 
@@ -169,9 +170,9 @@ class ThreeClassHead(ClassTokenHead):
     @classmethod
     def targets(cls, labels: list[float]) -> list[list[float]]:
         out = []
-        for y in labels:
+        for k, y in enumerate(labels, start=1):
             if y not in _THREE_CLASS:
-                raise ValueError(f"3-class labels must be -1, 0 or 1, got {y}")
+                raise ValueError(f"target {k} is {y}; a 3-class label is -1, 0 or 1")
             row = [0.0, 0.0, 0.0]
             row[_THREE_CLASS[int(y)]] = 1.0
             out.append(row)

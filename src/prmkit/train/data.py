@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from prmkit.data.formats import read_pools
 from prmkit.data.join import JoinReport, join_labels, read_labels
+from prmkit.data.jsonl import DataError
 from prmkit.data.labeled import read_labeled
 from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.settings import parse_range
@@ -109,13 +110,19 @@ def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str
                    require_all: bool = False) -> list[Example]:
     """Join on trace_id; traces without labels are skipped (prm/prm3), traces without `correct` too (orm);
     `report` counts what the join left out (`prmkit.data.join`), `require_all` makes that an error."""
-    source, out = _source(kind), []
+    source, head, out = _source(kind), head_class(kind), []
     for pool, trace, lab in join_labels(pools, labels, report, require_all):
         values = source.values(trace, lab, soft, neutral_band)
         if values is None:
             continue
         if source.per_step and len(values) != len(trace.steps):
             raise ValueError(f"trace {trace.id}: {len(trace.steps)} steps but {len(values)} labels")
+        try:
+            head.targets(values)  # the head's rule on its targets, here: before any model loads, with the place
+        except ValueError as e:
+            how = " (--soft: the scores, or sigmoid(score - threshold), are the targets)" if soft else ""
+            where = f"{pool.origin}: trace {trace.id}" if pool.origin else f"trace {trace.id}"
+            raise DataError(f"{where}: {e}{how}") from None
         out.append(Example(trace.id, pool.problem.id, pool.problem.question, list(trace.steps), values))
     head_class(kind).check_labels([ex.labels for ex in out])
     return out

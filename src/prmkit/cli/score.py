@@ -16,7 +16,8 @@ from prmkit.evaluate.score import ScoreConfig, score_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", required=True, help="checkpoint directory written by `prmkit train`")
+    parser.add_argument("--model", required=True, help="checkpoint directory written by `prmkit train`, or a scorer "
+                        "spec KIND:PATH[,KEY=VALUE...] (token-classification, step-tag, openai-pooling)")
     parser.add_argument("--input", required=True, help="Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT)
     parser.add_argument("--output", required=True, help="score JSONL (one record per trace)")
     add_config_arguments(parser, ScoreConfig)

@@ -26,7 +26,8 @@ from prmkit.data.records import Pool
 from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
-from prmkit.models.scorer import SCORERS, StepScorer, load_scorer, score_items
+from prmkit.models.scorer import SCORERS, StepScorer, score_items
+from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec
 from prmkit.train.data import select_range
 
 __all__ = ["ScoreConfig", "score_file", "score_pools"]
@@ -38,7 +39,11 @@ class ScoreConfig:
 
     scorer: str = field(default="reward-model", metadata={"help": f"kind of step scorer: {' | '.join(SCORERS)} "
                                                                    "(models.SCORERS; reward-model: a PRM, ORM or "
-                                                                   "PUM value model)."})
+                                                                   "PUM value model); --model may also be a spec "
+                                                                   "KIND:PATH,KEY=VALUE (models.scorer_spec)."})
+    scorer_options: str | None = field(default=None, metadata={"help": "the scorer's options: a JSON object or a "
+                                                                        ".json file, e.g. '{\"sep\": \"<extra_0>\"}' "
+                                                                        "(the spec's own win)."})
 
     problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660; "
                                                                        "None = all."})
@@ -102,7 +107,7 @@ def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str]
                config: ScoreConfig | None = None) -> dict[str, Any]:
     """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
     are skipped); `model` is loaded by `models.load_scorer` as a `config.scorer`. Returns {"written", "problems",
-    "traces", "tokens", "seconds"} ("tokens": those a reward model read, else 0)."""
+    "traces", "tokens", "seconds"} ("tokens": those the scorer read, where it counts them, else 0)."""
     cfg = config or ScoreConfig()
     # taken before the model loads: a second writer is refused at once, an input is never the output
     with claim_outputs({"--output": output}, {"--input": input_path, "--model": model}):
@@ -118,8 +123,9 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     pools = select_range(list(read_pools(input_path)), cfg.problems_range)
-    pools, _ = check_lengths(pools, context_length(model), "the scorer", flag=None)  # before the model loads
-    scorer = load_scorer(model, cfg.scorer)
+    kind, path, _ = parse_scorer_spec(os.fspath(model), cfg.scorer)
+    pools, _ = check_lengths(pools, context_length(path), "the scorer", flag=None)  # before the model loads
+    scorer = load_scorer_spec(model, cfg.scorer, cfg.scorer_options)
     rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
     if rm is not None:
         rm.max_tokens, rm.max_batch = cfg.max_tokens, cfg.max_batch
@@ -129,8 +135,8 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     if rm is not None:
         _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
-    kind = rm.config.kind if rm is not None else cfg.scorer
+    kind = rm.config.kind if rm is not None else kind
     with AppendOnlyWriter(output) as writer:
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
-    return stats | {"written": written, "problems": len(pools), "tokens": rm.scored_tokens if rm is not None else 0}
+    return stats | {"written": written, "problems": len(pools), "tokens": getattr(scorer, "scored_tokens", 0)}

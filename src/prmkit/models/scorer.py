@@ -5,8 +5,11 @@ one-element list). `RewardModel` implements it; so can anything else with `score
 
 `SCORERS` maps a scorer kind to its loader (a path -> a `StepScorer`); `load_scorer(path, kind)` is what
 `prmkit score`, `prmkit search --scorer` and the RL rewards (`rewards.Scorers`) call. The kind "reward-model"
-loads any `prmkit train` checkpoint: a PRM, an ORM, a prm3, and a PUM value model (the `bt` head). Adding a
-kind is one loader plus one line `SCORERS["name"] = loader`.
+loads any `prmkit train` checkpoint: a PRM, an ORM, a prm3, and a PUM value model (the `bt` head); PRMs trained
+elsewhere load as `token-classification` (Qwen2.5-Math-PRM, a `prmkit export-hf` output), `step-tag` (Math-Shepherd's
+PRM) or `openai-pooling` (a PRM served by vLLM). A loader takes the path and its options as keywords (`load_scorer(
+path, kind, options)`; `models.scorer_spec` reads them from a spec `KIND:PATH,KEY=VALUE`). Adding a kind is one
+loader plus one line `SCORERS["name"] = loader`.
 
     >>> class Lengths:  # a toy scorer: longer steps score higher
     ...     def score_steps(self, question, step_lists):
@@ -19,9 +22,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from importlib import import_module
 from itertools import groupby
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
 
@@ -64,9 +68,13 @@ def score_traces(scorer: StepScorer, question: str, step_lists: list[list[str]],
     return [aggregate(scores, aggregation) for scores in scorer.score_steps(question, step_lists)]
 
 
-def _reward_model(path: str) -> StepScorer:
+def _reward_model(path: str, **options: Any) -> StepScorer:
     """A `prmkit train` checkpoint directory (any head: prm, orm, prm3, bt for a PUM value model)."""
     from prmkit.models.reward import CONFIG_NAME, RewardModel
+
+    if options:
+        raise ValueError(f"scorer 'reward-model' takes no options (got {', '.join(options)}): its checkpoint holds "
+                         "its step format")
 
     folder = Path(path)
     if not (folder / CONFIG_NAME).is_file():
@@ -76,9 +84,21 @@ def _reward_model(path: str) -> StepScorer:
     return RewardModel.from_pretrained(folder)
 
 
-# scorer kind -> loader of a `StepScorer` from a path (the path's meaning is the loader's)
-SCORERS: dict[str, Callable[[str], StepScorer]] = {
+def _lazy(module: str) -> Callable[..., StepScorer]:
+    """The `load` of `prmkit.models.<module>`, imported on first call (torch and transformers load only then)."""
+    def load(path: str, **options: Any) -> StepScorer:
+        return import_module(f"prmkit.models.{module}").load(path, **options)
+
+    load.__doc__ = f"prmkit.models.{module}.load"
+    return load
+
+
+# scorer kind -> loader of a `StepScorer` from a path and options (the path's meaning is the loader's)
+SCORERS: dict[str, Callable[..., StepScorer]] = {
     "reward-model": _reward_model,  # PRM, ORM, prm3 and the PUM value model (`bt` head) alike
+    "token-classification": _lazy("token_classification"),  # a separator's class probabilities (Qwen2.5-Math-PRM)
+    "step-tag": _lazy("step_tag"),  # a causal LM's good/bad token at a step tag (Math-Shepherd's PRM)
+    "openai-pooling": _lazy("pooling_client"),  # a vLLM server's /pooling endpoint, task token_classify
 }
 
 
@@ -88,10 +108,12 @@ def check_scorer_kind(kind: str) -> None:
         raise ValueError(f"unknown scorer '{kind}'; choose from {', '.join(SCORERS)}")
 
 
-def load_scorer(path: str | os.PathLike[str], kind: str = "reward-model") -> StepScorer:
-    """The step scorer of kind `kind` (a name in `SCORERS`) loaded from `path`."""
+def load_scorer(path: str | os.PathLike[str], kind: str = "reward-model",
+                options: dict[str, Any] | None = None) -> StepScorer:
+    """The step scorer of kind `kind` (a name in `SCORERS`) loaded from `path`, given `options` (keywords of its
+    loader)."""
     check_scorer_kind(kind)
-    scorer = SCORERS[kind](os.fspath(path))
+    scorer = SCORERS[kind](os.fspath(path), **(options or {}))
     if not isinstance(scorer, StepScorer):
         raise TypeError(f"scorer loader '{kind}' returned a {type(scorer).__name__}, which has no score_steps")
     return scorer

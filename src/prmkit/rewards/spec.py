@@ -14,18 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from prmkit.models.scorer import StepScorer, load_scorer
+from prmkit.models.scorer import StepScorer
+from prmkit.models.scorer_spec import load_scorer_spec
 from prmkit.rewards.functions import FORMULAS, OutcomeReward, StepScoreReward
 
 __all__ = ["REWARDS", "RewardTerm", "Scorers", "build_rewards", "parse_reward_spec", "parse_term"]
 
 
 class Scorers(dict[str, StepScorer]):
-    """Step scorers by model path, each loaded on first use (`models.load_scorer`: a reward-model checkpoint);
-    put a ready scorer under any key to use it without loading (tests, a judge)."""
+    """Step scorers by model path, each loaded on first use (`models.load_scorer_spec`: a reward-model checkpoint,
+    or a spec KIND:PATH,KEY=VALUE); put a ready scorer under any key to use it without loading (tests, a judge)."""
 
     def __missing__(self, path: str) -> StepScorer:
-        self[path] = scorer = load_scorer(path)
+        self[path] = scorer = load_scorer_spec(path)
         return scorer
 
 

@@ -14,7 +14,8 @@ from prmkit.data.settings import check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
-from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind, load_scorer
+from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind
+from prmkit.models.scorer_spec import load_scorer_spec
 
 __all__ = ["SCORERS", "BeamConfig"]  # SCORERS: `prmkit.models.scorer.SCORERS`, the one registry of scorer kinds
 
@@ -37,7 +38,10 @@ class BeamConfig(SamplerConfig):
     scorer: str = field(default="reward-model", metadata=_help(f"kind of step scorer: {' | '.join(SCORERS)} "
                                                                "(models.SCORERS; reward-model: a PRM, ORM or PUM "
                                                                "value model)."))
-    prm: str | None = field(default=None, metadata=_help("the scorer's checkpoint (`prmkit train` directory; "
+    scorer_options: str | None = field(default=None, metadata=_help("the scorer's options: a JSON object or a .json "
+                                                                    "file (the spec's own win)."))
+    prm: str | None = field(default=None, metadata=_help("the scorer's checkpoint (`prmkit train` directory, or a "
+                                                         "spec KIND:PATH,KEY=VALUE: models.scorer_spec; "
                                                          "required)."))
     aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score, a name in "
                                                            "AGGREGATIONS (PUM D.3 ranks PRM prefixes by min)."))
@@ -63,4 +67,4 @@ class BeamConfig(SamplerConfig):
         check_scorer_kind(self.scorer)
         if not self.prm:
             raise ValueError("no scorer checkpoint: set --prm")
-        return load_scorer(self.prm, self.scorer)
+        return load_scorer_spec(self.prm, self.scorer, self.scorer_options)

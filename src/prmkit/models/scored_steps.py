@@ -1,0 +1,66 @@
+"""A step scorer's step scores as StepLabels records (method = the scorer's name, `scores` its step scores, no
+labels, an empty cost ledger): the records a labeler writes, so the bench (`prmkit bench --scorers`) and
+`prmkit evaluate processbench --scorers` judge any PRM as they judge a labeler. A record's `params` holds the spec.
+
+    {"trace_id": "bench-L2-0003/arithmetic", "method": "qwen", "scores": [0.93, 0.12], "labels": [],
+     "threshold": null, "params": {"scorer": "token-classification:runs/qwen_prm"}, "correct": false,
+     "problem_id": "bench-L2-0003"}
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from prmkit.data.jsonl import AppendOnlyWriter, read_records
+from prmkit.data.records import Pool, StepLabels
+from prmkit.models.scorer import StepScorer, score_items
+
+__all__ = ["ScoredTrace", "pool_traces", "scorer_labels", "scorer_labels_file"]
+
+
+@dataclass(frozen=True)
+class ScoredTrace:
+    """What a scorer reads of a trace, and what its record carries."""
+
+    trace_id: str
+    problem_id: str
+    question: str
+    steps: list[str]
+    correct: bool | None = None
+
+
+def pool_traces(pools: list[Pool]) -> list[ScoredTrace]:
+    """Every trace of `pools`, with its problem's question."""
+    return [ScoredTrace(t.id, pool.problem.id, pool.problem.question, t.steps, t.correct) for pool in pools
+            for t in pool.traces]
+
+
+def scorer_labels(scorer: StepScorer, traces: list[ScoredTrace], method: str, spec: str = "") -> list[StepLabels]:
+    """One StepLabels a trace, in input order, from one `score_items` pass over all of them."""
+    scores = dict(score_items(scorer, [(t.question, t.steps) for t in traces]))
+    return [StepLabels(t.trace_id, method, [float(s) for s in scores[i]], [], None, {"scorer": spec}, t.correct,
+                       t.problem_id) for i, t in enumerate(traces)]
+
+
+def scorer_labels_file(spec: str, traces: list[ScoredTrace], path: str | os.PathLike[str], method: str,
+                       score: bool = True) -> dict[str, StepLabels]:
+    """{trace id: StepLabels} of `traces` scored by the scorer of `spec`, kept in `path` (append-only: a re-run
+    scores only the traces not there, and loads the scorer only when one is missing; `score=False` scores none).
+    A file written by another spec is refused."""
+    from prmkit.models.scorer_spec import load_scorer_spec
+
+    file = Path(path)
+    held = {r.trace_id: r for r in read_records(file, StepLabels.from_dict)} if file.is_file() else {}
+    if other := next((r.params.get("scorer") for r in held.values() if r.params.get("scorer") != spec), None):
+        raise ValueError(f"{file} holds the scores of the scorer '{other}', not '{spec}': give this scorer another "
+                         "name, or remove the file")
+    todo = [t for t in traces if t.trace_id not in held]
+    if todo and score:
+        with AppendOnlyWriter(file, key=lambda d: str(d["trace_id"])) as writer:
+            for record in scorer_labels(load_scorer_spec(spec), todo, method, spec):
+                writer.write(record)
+                held[record.trace_id] = record
+    wanted = {t.trace_id for t in traces}
+    return {k: v for k, v in held.items() if k in wanted}

@@ -1,0 +1,100 @@
+"""Scorer specs: one string that names a step scorer's kind, where it is, and its options.
+
+    [KIND:]PATH[,KEY=VALUE]...
+
+`KIND` is a name in `models.SCORERS` (omitted: `reward-model`, a `prmkit train` checkpoint); `PATH` is what that
+kind loads from (a model directory, a server URL); each `KEY=VALUE` is an option of the loader, its value read as
+JSON when it parses (numbers, true/false) and as text otherwise. Options may also come as one JSON object
+(`--scorer-options '{"sep": "<extra_0>"}'`, or the path of a .json file holding one); an option in the spec wins.
+
+    >>> parse_scorer_spec("token-classification:runs/qwen_prm,sep=<extra_0>,positive=1")
+    ('token-classification', 'runs/qwen_prm', {'sep': '<extra_0>', 'positive': 1})
+    >>> parse_scorer_spec("runs/prm")
+    ('reward-model', 'runs/prm', {})
+    >>> parse_named_specs(["qwen=openai-pooling:http://127.0.0.1:8000"])
+    {'qwen': 'openai-pooling:http://127.0.0.1:8000'}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from prmkit.models.scorer import SCORERS, StepScorer, load_scorer
+
+__all__ = ["load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec", "spec_path"]
+
+DEFAULT_KIND = "reward-model"
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_scorer_spec(spec: str, kind: str | None = None) -> tuple[str, str, dict[str, Any]]:
+    """(kind, path, options) of `spec`; `kind` is the kind of a spec that names none (default `reward-model`). A
+    spec that names a kind other than a `kind` given is an error."""
+    head, colon, rest = spec.partition(":")
+    named = head if colon and head in SCORERS else None
+    body = rest if named else spec
+    if named and kind and kind != DEFAULT_KIND and kind != named:
+        raise ValueError(f"scorer spec '{spec}' names the kind {named}, but --scorer says {kind}")
+    path, *pairs = body.split(",")
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"scorer spec '{spec}': '{pair}' is not KEY=VALUE")
+        options[key.strip()] = _value(value)
+    return named or kind or DEFAULT_KIND, path, options
+
+
+def parse_options(text: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """A JSON object given inline, as the path of a .json file, or as a mapping -> a dict (None -> {})."""
+    if not text:
+        return {}
+    if isinstance(text, Mapping):
+        return dict(text)
+    raw = Path(text).read_text(encoding="utf-8") if not text.lstrip().startswith("{") and os.path.isfile(text) \
+        else text
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        raise ValueError(f"scorer options {text!r}: not a JSON object ({e})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"scorer options {text!r}: a JSON object is needed, got {type(data).__name__}")
+    return data
+
+
+def spec_path(spec: str) -> str:
+    """The PATH part of a spec (what `context_length` and the output checks read)."""
+    return parse_scorer_spec(spec)[1]
+
+
+def load_scorer_spec(spec: str | os.PathLike[str], kind: str | None = None,
+                     options: str | Mapping[str, Any] | None = None) -> StepScorer:
+    """The step scorer that `spec` names (`kind`: for a spec that names no kind; `options`: a JSON object, its
+    keys overridden by the spec's own)."""
+    name, path, inline = parse_scorer_spec(os.fspath(spec), kind)
+    return load_scorer(path, name, parse_options(options) | inline)
+
+
+def parse_named_specs(items: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    """NAME=SPEC items -> {name: spec} (a mapping is taken as it is); names must be unique and non-empty."""
+    if isinstance(items, Mapping):
+        return {str(k): str(v) for k, v in items.items()}
+    out: dict[str, str] = {}
+    for item in items:
+        name, eq, spec = item.partition("=")
+        if not eq or not name.strip() or not spec.strip() or ":" in name or "," in name:
+            raise ValueError(f"'{item}' is not NAME=SPEC (e.g. qwen=token-classification:runs/qwen_prm)")
+        if name.strip() in out:
+            raise ValueError(f"scorer name '{name.strip()}' is given twice")
+        out[name.strip()] = spec.strip()
+    return out

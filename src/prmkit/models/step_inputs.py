@@ -1,0 +1,157 @@
+"""The inputs of a PRM trained elsewhere, which reads its step scores at a separator token, and the batched forward
+pass shared by the local ones (`token_classification`, `step_tag`).
+
+A trace's ids are the prompt's (the question in a format string, or in the tokenizer's chat template), then each step
+tokenised on its own followed by the separator's ids; the score of step i is read at the last id of its separator.
+Never a string joined with the separator (`models.stepwise`: BPE merges across the boundary). For Qwen2.5-Math-PRM,
+whose separator `<extra_0>` is a special token, these are exactly the ids of its model card's joined string.
+
+    >>> layout = StepLayout("Q: {question}\\n", (9,))
+    >>> layout.encode(lambda text, special: [len(text)], "2+2?", ["a", "bb"])   # a toy tokenizer: one id a text
+    ([8, 1, 9, 2, 9], [2, 4])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from prmkit.models.stepwise import encode_text
+
+__all__ = ["CHAT", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for", "read_json_beside",
+           "separator_ids", "tokenizer_encoder"]
+
+CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
+_SLOT = "\x00question\x00"
+
+Encoder = Callable[[str, bool], list[int]]  # (text, add the tokenizer's special tokens) -> ids
+
+
+@dataclass(frozen=True)
+class StepLayout:
+    """prompt: a format string with `{question}`; sep_ids: appended after every step; special: the prompt gets the
+    tokenizer's special tokens (BOS; False for a rendered chat template, which holds its own)."""
+
+    prompt: str
+    sep_ids: tuple[int, ...]
+    special: bool = True
+
+    def encode(self, encode: Encoder, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
+        """(ids, the position of each step's separator (its last id))."""
+        ids = list(encode(self.prompt.format(question=question), self.special))
+        positions = []
+        for step in steps:
+            ids += [*encode(step, False), *self.sep_ids]
+            positions.append(len(ids) - 1)
+        return ids, positions
+
+
+def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) -> None:
+    """A ValueError naming the options of `kind` when `options` has another."""
+    if unknown := sorted(set(options) - set(known)):
+        raise ValueError(f"scorer '{kind}': unknown option(s) {', '.join(unknown)}; it takes {', '.join(known)}")
+
+
+def chat_prompt(tokenizer: Any, system: str | None = None) -> str:
+    """The tokenizer's chat template rendered for a user turn `{question}` (and a `system` turn), up to the start
+    of the assistant's turn, as a format string."""
+    if not getattr(tokenizer, "chat_template", None):
+        raise ValueError("prompt 'chat': the tokenizer has no chat template; give a prompt format string instead")
+    turns = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": _SLOT}]
+    text = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
+    return text.replace("{", "{{").replace("}", "}}").replace(_SLOT, "{question}")
+
+
+def layout_for(tokenizer: Any, prompt: str, sep_ids: list[int], system: str | None = None) -> StepLayout:
+    """The layout of `prompt` (a format string, or CHAT) with separator ids `sep_ids`."""
+    if prompt == CHAT:
+        return StepLayout(chat_prompt(tokenizer, system), tuple(sep_ids), special=False)
+    if "{question}" not in prompt:
+        raise ValueError(f"prompt {prompt!r} has no {{question}}: give a format string, or 'chat'")
+    return StepLayout(prompt, tuple(sep_ids))
+
+
+def separator_ids(tokenizer: Any, token: str | None, token_id: int | None, what: str = "sep") -> list[int]:
+    """The ids appended after each step: [`token_id`] when given, else the ids of `token` (one id for a special
+    token such as `<extra_0>`)."""
+    if token_id is not None:
+        return [int(token_id)]
+    if not token:
+        raise ValueError(f"no separator: give the option {what} (a token) or {what}_id")
+    ids = encode_text(tokenizer, token)
+    if not ids:
+        raise ValueError(f"{what} {token!r} encodes to no token")
+    return ids
+
+
+def tokenizer_encoder(tokenizer: Any) -> Encoder:
+    return lambda text, special: encode_text(tokenizer, text, special)
+
+
+class LocalStepScorer:
+    """A `BatchStepScorer` over a local model: traces encoded by `layout`, batched by length (`max_tokens` padded
+    tokens, `max_batch` rows), right-padded; a subclass gives `values` (the outputs at the separators -> scores)."""
+
+    def __init__(self, model: Any, tokenizer: Any, layout: StepLayout, max_tokens: int = 4096, max_batch: int = 64):
+        self.model, self.tokenizer, self.layout = model.eval(), tokenizer, layout
+        self.max_tokens, self.max_batch = max_tokens, max_batch
+        self.scored_tokens = 0
+        self._encode = tokenizer_encoder(tokenizer)
+
+    def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
+        return self.layout.encode(self._encode, question, steps)
+
+    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
+        raise NotImplementedError
+
+    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
+        out: list[list[float]] = [[] for _ in step_lists]
+        for i, scores in self.score_many([(question, steps) for steps in step_lists]):
+            out[i] = scores
+        return out
+
+    def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
+        from prmkit.models.reward import length_batches
+
+        encoded = [self.encode(q, steps) for q, steps in items]
+        for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
+            yield from zip(batch, self._scores([encoded[i] for i in batch]), strict=True)
+            self.scored_tokens += sum(len(encoded[i][0]) for i in batch)
+
+    def _scores(self, encoded: list[tuple[list[int], list[int]]]) -> list[list[float]]:
+        import torch
+
+        if not any(pos for _, pos in encoded):
+            return [[] for _ in encoded]
+        width = max(len(ids) for ids, _ in encoded)
+        pad = self.tokenizer.pad_token_id or 0
+        input_ids = torch.full((len(encoded), width), pad, dtype=torch.long)  # (B, T)
+        mask = torch.zeros((len(encoded), width), dtype=torch.long)  # (B, T)
+        for b, (ids, _) in enumerate(encoded):
+            input_ids[b, : len(ids)], mask[b, : len(ids)] = torch.tensor(ids), 1
+        rows = torch.tensor([b for b, (_, pos) in enumerate(encoded) for _ in pos])  # (P,)
+        cols = torch.tensor([p for _, pos in encoded for p in pos])  # (P,)
+        device = next(self.model.parameters()).device
+        with torch.inference_mode():
+            flat = self.values(input_ids.to(device), mask.to(device), rows.to(device), cols.to(device))
+        out, k = [], 0
+        for _, pos in encoded:
+            out.append(flat[k : k + len(pos)])
+            k += len(pos)
+        return out
+
+
+def read_json_beside(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
+    """The JSON object in `path/name`, or {} when there is none."""
+    import json
+    from pathlib import Path
+
+    file = Path(path) / name
+    if not file.is_file():
+        return {}
+    data = json.loads(file.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{file}: a JSON object is needed")
+    return data

@@ -1,0 +1,72 @@
+"""`step-tag`: a causal LM PRM that scores a step tag by the probability of a "good" token against a "bad" one.
+
+Math-Shepherd's PRM (Wang et al., 2024, sec 3.3 and its model card): the question, a space, then each step followed
+by the step tag `ки`; the score of a step is softmax([logit(+), logit(-)])[0] of the next-token logits at its tag.
+
+    p(good) = exp(l_good) / (exp(l_good) + exp(l_bad))      e.g. l_good = 2, l_bad = 0 -> 0.881
+
+Options (`KEY=VALUE` in the spec, `--scorer-options`, or a JSON object in `prmkit_step_tag.json` beside the model;
+the spec's win): `tag`, `good`, `bad` (tokens; default `ки`, `+`, `-`; each is the last id of its own encoding, as
+the model card's `tokenizer.encode(...)[-1]`), or `tag_id`, `good_id`, `bad_id`; `prompt` (a format string with
+`{question}`, or `chat`; default `{question} `), `system`, `dtype`, `max_tokens`, `max_batch`.
+
+The logits are the LM head applied to the decoder's last hidden states at the tags only (no (B, T, V) tensor).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prmkit.models.step_inputs import LocalStepScorer, StepLayout, check_options, layout_for, read_json_beside
+from prmkit.models.stepwise import encode_text
+
+__all__ = ["DEFAULTS", "OPTIONS", "STEP_TAG_FILE", "StepTagScorer", "load"]
+
+STEP_TAG_FILE = "prmkit_step_tag.json"
+DEFAULTS = {"tag": "ки", "good": "+", "bad": "-", "prompt": "{question} "}  # Math-Shepherd's PRM
+OPTIONS = ("tag", "good", "bad", "tag_id", "good_id", "bad_id", "prompt", "system", "dtype", "max_tokens",
+           "max_batch")
+
+
+class StepTagScorer(LocalStepScorer):
+    """Step score = softmax over the [good, bad] logits of the next token at the step's tag."""
+
+    def __init__(self, model: Any, tokenizer: Any, layout: StepLayout, good_id: int, bad_id: int, **batching: int):
+        super().__init__(model, tokenizer, layout, **batching)
+        self.pair = [good_id, bad_id]
+
+    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
+        hidden = self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        logits = self.model.get_output_embeddings()(hidden[rows, cols]).float()  # (P, V)
+        return logits[:, self.pair].softmax(-1)[:, 0].tolist()  # (P,)
+
+
+def _token_id(tokenizer: Any, settings: dict[str, Any], name: str) -> int:
+    if settings.get(f"{name}_id") is not None:
+        return int(settings[f"{name}_id"])
+    ids = encode_text(tokenizer, str(settings[name]))
+    if not ids:
+        raise ValueError(f"step-tag: {name} {settings[name]!r} encodes to no token")
+    return ids[-1]
+
+
+def load(path: str, **options: Any) -> StepTagScorer:
+    """The scorer of the causal LM directory `path` (module doc for the options)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    check_options("step-tag", options, OPTIONS)
+    beside = read_json_beside(path, STEP_TAG_FILE)
+    check_options(f"step-tag ({STEP_TAG_FILE})", beside, OPTIONS)
+    settings = DEFAULTS | beside | options
+    for name in ("tag", "good", "bad"):  # a token given as an option wins over an id from the file
+        if name in options and f"{name}_id" not in options:
+            settings.pop(f"{name}_id", None)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, settings.get("dtype", "float32")))
+    tag, good, bad = (_token_id(tokenizer, settings, n) for n in ("tag", "good", "bad"))
+    if good == bad:
+        raise ValueError(f"step-tag: the good and bad tokens are one id ({good})")
+    layout = layout_for(tokenizer, settings["prompt"], [tag], settings.get("system"))
+    batching = {k: int(settings[k]) for k in ("max_tokens", "max_batch") if k in settings}
+    return StepTagScorer(model, tokenizer, layout, good, bad, **batching)

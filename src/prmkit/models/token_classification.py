@@ -1,0 +1,85 @@
+"""`token-classification`: any `AutoModelForTokenClassification` PRM that scores a separator token.
+
+The step score is the softmax of the head's logits at the step's separator, at the positive class (a one-label head:
+its logit, prmkit's utility U). Two layouts in use:
+
+- prmkit's own `prmkit export-hf` output: config.json's `prmkit` gives the prompt, the separator id, and the
+  positive class (index 0); an orm export is read at the last separator only. Its scores equal `prmkit score`'s of
+  the checkpoint it was exported from.
+- Qwen2.5-Math-PRM (`Qwen2ForProcessRewardModel`, loaded through its own code: `trust_remote_code=true`): the
+  question in the chat template (with its system turn), `<extra_0>` after each step, class 1 of a 2-class head:
+
+      prmkit score --model token-classification:Qwen/Qwen2.5-Math-PRM-7B,sep=<extra_0>,trust_remote_code=true,\\
+          system="Please reason step by step, and put your final answer within \\\\boxed{}." ...
+
+Options (`KEY=VALUE` in the spec, or `--scorer-options`): `sep` / `sep_id` (default: the export's separator),
+`positive` (default: 0 for a prmkit export, else the last class: 1 of 2), `prompt` (a format string with
+`{question}`, or `chat`; default: the export's prompt, else `chat` when the tokenizer has a chat template, else
+`{question}\\n`), `system` (the chat's system turn), `trust_remote_code`, `dtype`, `max_tokens`, `max_batch`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prmkit.models.step_inputs import CHAT, LocalStepScorer, StepLayout, check_options, layout_for, separator_ids
+
+__all__ = ["OPTIONS", "TokenClassificationScorer", "load"]
+
+OPTIONS = ("sep", "sep_id", "positive", "prompt", "system", "trust_remote_code", "dtype", "max_tokens", "max_batch")
+
+
+class TokenClassificationScorer(LocalStepScorer):
+    """Step score = softmax(logits at the separator)[positive] (a one-label head: the logit itself)."""
+
+    def __init__(self, model: Any, tokenizer: Any, layout: StepLayout, positive: int, last_only: bool = False,
+                 **batching: int):
+        super().__init__(model, tokenizer, layout, **batching)
+        self.positive, self.last_only = positive, last_only
+
+    def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
+        ids, positions = super().encode(question, steps)
+        return ids, positions[-1:] if self.last_only else positions
+
+    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask)
+        logits = (out.logits if hasattr(out, "logits") else out[0])[rows, cols].float()  # (P, C)
+        if logits.shape[-1] == 1:
+            return logits[:, 0].tolist()
+        return logits.softmax(-1)[:, self.positive].tolist()
+
+
+def _model_class(config: Any, trust_remote_code: bool) -> Any:
+    """AutoModelForTokenClassification, or AutoModel for remote code that registers only it (Qwen's PRM)."""
+    from transformers import AutoModel, AutoModelForTokenClassification
+
+    auto = getattr(config, "auto_map", None) or {}
+    if trust_remote_code and "AutoModel" in auto and "AutoModelForTokenClassification" not in auto:
+        return AutoModel
+    return AutoModelForTokenClassification
+
+
+def load(path: str, **options: Any) -> TokenClassificationScorer:
+    """The scorer of the token-classification model directory `path` (module doc for the options)."""
+    import torch
+    from transformers import AutoConfig, AutoTokenizer
+
+    check_options("token-classification", options, OPTIONS)
+    remote = bool(options.get("trust_remote_code", False))
+    config = AutoConfig.from_pretrained(path, trust_remote_code=remote)
+    fields = getattr(config, "prmkit", None) or {}
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=remote)
+    model = _model_class(config, remote).from_pretrained(path, trust_remote_code=remote,
+                                                         dtype=getattr(torch, options.get("dtype", "float32")))
+    num_labels = int(getattr(model.config, "num_labels", 2))
+    positive = int(options.get("positive", 0 if fields else num_labels - 1))
+    if not 0 <= positive < num_labels:
+        raise ValueError(f"positive class {positive}: the head has {num_labels} classes")
+    sep_id = options.get("sep_id", None if "sep" in options else fields.get("sep_token_id"))
+    sep = separator_ids(tokenizer, options.get("sep"), sep_id)
+    prompt = options.get("prompt") or fields.get("prompt") or (CHAT if getattr(tokenizer, "chat_template", None)
+                                                               else "{question}\n")
+    layout = layout_for(tokenizer, prompt, sep, options.get("system"))
+    batching = {k: int(options[k]) for k in ("max_tokens", "max_batch") if k in options}
+    return TokenClassificationScorer(model, tokenizer, layout, positive,
+                                     last_only=fields.get("targets") == "the last separator", **batching)

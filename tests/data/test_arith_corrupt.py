@@ -1,5 +1,6 @@
 import json
 import random
+import re
 from collections import Counter
 from fractions import Fraction
 
@@ -96,3 +97,18 @@ def test_build_benchmark_pairs_and_skips(tmp_path):
     other, _, _ = build_benchmark(CorruptConfig(input=str(path), seed=1))
     assert json.dumps([r.to_processbench() for r in other]) != json.dumps([r.to_processbench() for r in records]) \
         or other[1].first_error == bad.first_error  # another seed may pick another error (same step allowed)
+
+
+@pytest.mark.parametrize("rows,message", [
+    ([], r"e\.jsonl: no problems \(the input is empty\)"),
+    ([{"question": "How many?", "answer": "He has 3 apples.\n#### 3"}] * 2,
+     r"e\.jsonl: none of its 2 problems gives a corrupted trace \(2 no annotations\)"),
+])
+def test_an_input_that_gives_no_record_writes_no_benchmark(rows, message, tmp_path, capsys):
+    from prmkit.cli.main import main
+
+    path = write_jsonl(tmp_path / "e.jsonl", rows)
+    out, pools = tmp_path / "b.jsonl", tmp_path / "p.jsonl"
+    assert main(["data", "corrupt", "--input", path, "--output", str(out), "--pools", str(pools)]) == 2
+    assert re.search(message, capsys.readouterr().err)
+    assert not out.exists() and not pools.exists()

@@ -47,3 +47,10 @@ def test_math_shepherd_roundtrip(tmp_path):
     write_math_shepherd(tmp_path / "out.jsonl", [RECORD])
     [back] = STEP_READERS["math-shepherd"](tmp_path / "out.jsonl")
     assert back.first_error == 0 and back.problem == RECORD.problem and len(back.steps) == 2
+
+
+@pytest.mark.parametrize("body", ["", "\n  \n"])
+def test_an_empty_benchmark_is_refused_by_name(body, tmp_path):
+    (tmp_path / "bench.jsonl").write_text(body)
+    with pytest.raises(DataError, match=r"benchmark .*bench\.jsonl: no records \(the file is empty\)"):
+        read_step_records(tmp_path / "bench.jsonl")

@@ -71,3 +71,12 @@ def test_scorers_are_compared_on_the_records_every_one_scored(tmp_path, capsys):
     assert report["dropped"] == {"full": 0, "part": 2} and report["compared_records"] == len(records) - 2
     rows = {r["scorer"]: r for r in report["rows"]}
     assert rows["full"]["n_error"] + rows["full"]["n_correct"] == rows["part"]["n_error"] + rows["part"]["n_correct"]
+
+
+def test_an_empty_benchmark_is_named_not_blamed_on_the_scores(tmp_path, capsys):
+    (tmp_path / "bench.jsonl").write_text("")
+    scores = write_jsonl(tmp_path / "s.jsonl", [{"id": "b0", "step_scores": [0.5]}])
+    assert main(["evaluate", "processbench", "--benchmark", str(tmp_path / "bench.jsonl"), "--scores", f"X={scores}",
+                 "--choose-on", "0:1", "--report-on", "1:2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"benchmark {tmp_path / 'bench.jsonl'}: no records (the file is empty)" in err and "lacks" not in err

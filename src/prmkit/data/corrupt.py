@@ -294,6 +294,8 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
         pool, pair = _pair(f"gsm8k-train-{k}", question, text, c, lineno)
         pools.append(pool)
         records.extend(pair)
+    if not records:
+        raise DataError(_nothing_usable(cfg.input, skipped))
     report = {"problems": len(pools) + sum(skipped.values()), "usable": len(pools),
               "records": len(records), "skipped": dict(skipped), "error_steps": dict(sorted(steps.items())),
               "final_step_errors": finals, "kinds": dict(used)}
@@ -312,6 +314,15 @@ def _pair(pid: str, question: str, text: str, c: Corruption, lineno: int) -> tup
         StepRecord(ref.id, question, ref_steps, -1, True, pid, gold, gold, {"source": "gsm8k reference"}),
         StepRecord(bad.id, question, steps, c.step, False, pid, gold, wrong_answer, meta),
     ]
+
+
+def _nothing_usable(path: str | None, skipped: Counter[str]) -> str:
+    """Why no benchmark record came of `path`: an empty input, or what skipped each of its problems."""
+    if not skipped:
+        return f"{path}: no problems (the input is empty): give a GSM8K-style JSONL (question, answer)"
+    reasons = ", ".join(f"{n} {why}" for why, n in skipped.most_common())
+    return (f"{path}: none of its {sum(skipped.values())} problems gives a corrupted trace ({reasons}): a GSM8K "
+            "answer needs calculator annotations <<a+b=c>> to corrupt; nothing is written")
 
 
 def write_benchmark(cfg: CorruptConfig) -> dict[str, Any]:

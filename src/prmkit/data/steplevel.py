@@ -154,4 +154,8 @@ def read_step_records(path: str | os.PathLike[str], fmt: str = "processbench") -
         raise ValueError(f"unknown step-level format {fmt!r}; choose from {sorted(STEP_READERS)}")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"benchmark file not found: {path}")
-    return list(STEP_READERS[fmt](path))
+    records = list(STEP_READERS[fmt](path))
+    if not records:
+        raise DataError(f"benchmark {path}: no records (the file is empty): give a step-level benchmark in the "
+                        f"{fmt} format, e.g. the --output of `prmkit data corrupt`")
+    return records

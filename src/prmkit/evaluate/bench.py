@@ -56,6 +56,8 @@ from prmkit.label.recipe import LabelConfig, label_pools, read_clock
 from prmkit.label.registry import LABELERS
 from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
+from prmkit.models.scored_steps import pool_traces, scorer_labels_file
+from prmkit.models.scorer_spec import parse_named_specs
 from prmkit.train.sft import trained_questions
 from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
@@ -79,6 +81,10 @@ class BenchConfig:
     policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
     labelers: str = field(default="ig,mcnig,math-shepherd", metadata=_help(
         "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ")."))
+    scorers: list[str] = field(default_factory=list, metadata=_help(
+        "step scorers judged beside the labelers, NAME=SPEC (models.scorer_spec: a prmkit checkpoint, "
+        "token-classification:PATH, step-tag:PATH, openai-pooling:URL, with ,KEY=VALUE options); their step "
+        "scores are kept in OUTPUT/scorers/NAME.jsonl; no cost ledger."))
     model: str = field(default=DEFAULT_MODEL, metadata=_help("every labeler's model, and the policy's unless "
                                                              "--policy is given."))
     policy: str | None = field(default=None, metadata=_help(
@@ -104,6 +110,8 @@ class BenchConfig:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
         if unknown := [n for n in self.labeler_list() if n not in LABELERS]:
             raise ValueError(f"unknown labeler(s) {unknown}; choose from {', '.join(LABELERS)}")
+        if clash := set(parse_named_specs(self.scorers)) & set(self.labeler_list()):
+            raise ValueError(f"scorer name(s) {sorted(clash)} are labelers' names: name the scorers otherwise")
         if self.problems < 2 * len(levels):
             raise ValueError(f"need at least two problems per level ({2 * len(levels)}): one half chooses tau, "
                              "the other reports")
@@ -232,7 +240,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     (out / "labels").mkdir(exist_ok=True)
     # --problems may change: the problems are a prefix-stable stream, so a bench grows (or is read at fewer)
     mine = {k: v for k, v in asdict(cfg).items()
-            if k not in ("output", "problems", "labelers", "students", "bootstrap", "label")}
+            if k not in ("output", "problems", "labelers", "scorers", "students", "bootstrap", "label")}
     mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
     with output_lock(out / "report.json"):
         # a bench made before --policy existed sampled its --model, and before --template the few-shot prompt
@@ -299,6 +307,11 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
                       "skipped": rep.skipped, "shared_with": shared,
                       "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
                       "resumed": rep.resumed}
+    for name, spec in parse_named_specs(cfg.scorers).items():  # a PRM's step scores, judged as a labeler's
+        labels[name] = scorer_labels_file(spec, pool_traces(pools), out / "scorers" / f"{name}.jsonl", name,
+                                          score=cfg.label)
+        runs[name] = {"seconds": 0.0, "run_seconds": 0.0, "skipped": {}, "shared_with": [name], "tokens_read": 0,
+                      "tokens_generated": 0, "resumed": 0, "scorer": spec}
     excluded = {n: runs[n]["skipped"] for n, got in labels.items() if not got}
     for name in excluded:
         log(f"{name} labeled no trace (skipped: {excluded[name]}): left out of the comparison")

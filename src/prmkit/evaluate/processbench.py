@@ -4,6 +4,9 @@ scorers on a step-level benchmark, tau chosen on one range of problems and repor
 Step scores join the benchmark records by id: a `prmkit label` file (StepLabels: `trace_id`, `scores`, and the
 labeler's own thresholded `labels`) or a `prmkit score` file (`id`, `step_scores`). A labeled file gives two
 rows: its scores with tau chosen on the choose range, and its own labels (prediction = first step labeled 0).
+A step scorer named by a spec (`--scorers NAME=SPEC`, `models.scorer_spec`: a prmkit checkpoint, a
+token-classification or step-tag PRM, a vLLM server) scores the benchmark's own steps (`scorer_step_scores`) and
+is judged the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from prmkit.data.records import RecordError, StepLabels, check_score_record
 from prmkit.data.steplevel import StepRecord
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_result, first_labeled_wrong
 
-__all__ = ["SCORE_FORMATS", "format_processbench", "processbench_report", "read_step_scores"]
+__all__ = ["SCORE_FORMATS", "format_processbench", "processbench_report", "read_step_scores", "scorer_step_scores"]
 
 # name -> (keys that identify it, line -> (id, step scores, step labels or None))
 SCORE_FORMATS: dict[str, tuple[set[str], Callable[[dict], tuple[str, list[float], list[int] | None]]]] = {
@@ -55,6 +58,16 @@ def read_step_scores(path: str | os.PathLike[str]) -> dict[str, tuple[list[float
     return out
 
 
+def scorer_step_scores(records: list[StepRecord], spec: str, name: str = "") -> dict[str, tuple[list[float], None]]:
+    """{record id: (step scores, None)} of every record's steps under the scorer of `spec`, its question as the
+    question (`read_step_scores`'s shape, without labels)."""
+    from prmkit.models.scored_steps import ScoredTrace, scorer_labels
+    from prmkit.models.scorer_spec import load_scorer_spec
+
+    traces = [ScoredTrace(r.id, r.problem_id, r.problem, r.steps) for r in records]
+    return {lab.trace_id: (lab.scores, None) for lab in scorer_labels(load_scorer_spec(spec), traces, name, spec)}
+
+
 def _split(records: list[StepRecord], rng: slice) -> list[StepRecord]:
     """The records of the problems in `rng`, problems numbered by first appearance in the benchmark."""
     order = list(dict.fromkeys(r.problem_id or r.id for r in records))
@@ -76,8 +89,10 @@ def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, m
 
 
 def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,
-                        report_on: slice) -> dict[str, Any]:
+                        report_on: slice, scored: dict[str, dict] | None = None) -> dict[str, Any]:
     """A row per scorer (and per labeler's own labels): tau from `choose_on` problems, figures on `report_on`.
+    `score_files` are read (`read_step_scores`); `scored` holds step scores already computed, by name
+    (`scorer_step_scores`).
 
     Every scorer is judged on the same records: those that every score file scores. A record some file lacks is
     dropped from every row (so two scorers are never compared on different records, nor their tau chosen on
@@ -86,6 +101,9 @@ def processbench_report(records: list[StepRecord], score_files: dict[str, str], 
     if {r.id for r in choose} & {r.id for r in report}:
         raise ValueError("the choose and report ranges overlap: tau would not be held out")
     every = {name: read_step_scores(path) for name, path in score_files.items()}
+    if twice := set(every) & set(scored or {}):
+        raise ValueError(f"the name(s) {sorted(twice)} are given to a score file and to a scorer")
+    every |= scored or {}
     wanted = choose + report
     dropped = {name: sum(r.id not in scores for r in wanted) for name, scores in every.items()}
     choose = [r for r in choose if all(r.id in s for s in every.values())]

@@ -64,6 +64,9 @@ class ProcessBenchConfig:
                                                                              "math-shepherd"})
     scores: list[str] = field(default_factory=list, metadata={"help": "NAME=PATH of `prmkit score` or `prmkit "
                                                                       "label` files (repeat)"})
+    scorers: list[str] = field(default_factory=list, metadata={"help": "NAME=SPEC of step scorers that score the "
+                                                                        "benchmark's steps themselves (models."
+                                                                        "scorer_spec: KIND:PATH,KEY=VALUE; repeat)"})
     choose_on: str = field(default="0:100", metadata={"help": "problems whose F1 chooses tau"})
     report_on: str = field(default="100:", metadata={"help": "problems reported at that tau"})
     output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
@@ -132,14 +135,17 @@ def best_of_k(cfg: BokConfig) -> dict[str, Any]:
 def processbench(cfg: ProcessBenchConfig) -> dict[str, Any]:
     """First-error identification of each score file on `cfg.benchmark` (tau chosen on `choose_on`)."""
     from prmkit.data.steplevel import read_step_records
-    from prmkit.evaluate.processbench import processbench_report
+    from prmkit.evaluate.processbench import processbench_report, scorer_step_scores
+    from prmkit.models.scorer_spec import parse_named_specs
 
     if not cfg.benchmark:
         raise ValueError("processbench needs a benchmark file (--benchmark FILE)")
-    files = named_files(cfg.scores)
+    files = named_files(cfg.scores) if cfg.scores or not cfg.scorers else {}
+    specs = parse_named_specs(cfg.scorers)
     with claim_outputs({"--output": cfg.output}, {"--benchmark": cfg.benchmark, "--scores": list(files.values())}):
         records = read_step_records(cfg.benchmark, cfg.benchmark_format)
-        report = processbench_report(records, files, parse_range(cfg.choose_on), parse_range(cfg.report_on))
+        scored = {name: scorer_step_scores(records, spec, name) for name, spec in specs.items()}
+        report = processbench_report(records, files, parse_range(cfg.choose_on), parse_range(cfg.report_on), scored)
         report |= {"benchmark": cfg.benchmark, "choose_on": cfg.choose_on, "report_on": cfg.report_on}
         _write(cfg.output, report)
     return report

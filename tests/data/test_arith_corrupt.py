@@ -102,7 +102,7 @@ def test_build_benchmark_pairs_and_skips(tmp_path):
 @pytest.mark.parametrize("rows,message", [
     ([], r"e\.jsonl: no problems \(the input is empty\)"),
     ([{"question": "How many?", "answer": "He has 3 apples.\n#### 3"}] * 2,
-     r"e\.jsonl: none of its 2 problems gives a corrupted trace \(2 no annotations\)"),
+     r"e\.jsonl: none of its 2 problems gives a corrupted trace \(no annotations \(2\)\)"),
 ])
 def test_an_input_that_gives_no_record_writes_no_benchmark(rows, message, tmp_path, capsys):
     from prmkit.cli.main import main

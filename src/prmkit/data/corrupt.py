@@ -320,7 +320,7 @@ def _nothing_usable(path: str | None, skipped: Counter[str]) -> str:
     """Why no benchmark record came of `path`: an empty input, or what skipped each of its problems."""
     if not skipped:
         return f"{path}: no problems (the input is empty): give a GSM8K-style JSONL (question, answer)"
-    reasons = ", ".join(f"{n} {why}" for why, n in skipped.most_common())
+    reasons = ", ".join(f"{why} ({n})" for why, n in skipped.most_common())
     return (f"{path}: none of its {sum(skipped.values())} problems gives a corrupted trace ({reasons}): a GSM8K "
             "answer needs calculator annotations <<a+b=c>> to corrupt; nothing is written")
 

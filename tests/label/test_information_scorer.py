@@ -63,3 +63,52 @@ def test_block_mask_works_with_eager_attention(tiny_base):
     fast = scorer.information(QUESTION, [STEPS], ANSWERS)[0]
     naive = scorer.naive_information(QUESTION, STEPS, ANSWERS)
     assert [v for row in fast for v in row] == pytest.approx([v for row in naive for v in row], abs=1e-4)
+
+
+def _pools():
+    from helpers import pool_dict
+    from prmkit.data.records import Pool
+
+    right, wrong = ["Tom has 3 apples .", "3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 12", "12"]
+    return [Pool.from_dict(pool_dict(f"p{k}", QUESTION + " " * k, "7",
+                                     [([*right[: 1 + k % 3], "7"], "7", True), (wrong * (1 + k % 2), "12", False),
+                                      (["5 * 6 = 30", "30 dollars"], "30 dollars", False)]))
+            for k in range(5)]
+
+
+def test_many_problems_per_forward_pass_score_as_one_problem_per_pass(tiny_lm):
+    from prmkit.label.information import InformationConfig, InformationLabeler, make_scorer
+
+    model, tok = tiny_lm
+    methods = ["ig", "mcnig"]
+    pools = _pools()
+    items = [(p, {m: {t.id for t in p.traces[k % 2:]} for m in methods}) for k, p in enumerate(pools)]
+
+    def labeler(max_batch_tokens):
+        config = InformationConfig(model="unused", max_batch_tokens=max_batch_tokens)
+        lab = InformationLabeler(config, methods, scorer=make_scorer(model, tok, config))
+        passes, run = [], lab.scorer.run
+        lab.scorer.run = lambda segs: passes.append(len(segs)) or run(segs)
+        return lab, passes
+
+    one, one_passes = labeler(16384)
+    alone = [one.label(pool, todo) for pool, todo in items]
+    many, many_passes = labeler(16384)
+    assert len(one_passes) == len(pools)
+    _same(alone, list(many.label_stream(items)), methods)
+    assert len(many_passes) == 1  # every problem in one forward pass
+    small, small_passes = labeler(1)  # a budget below one problem: one problem at a time, one sequence a pass
+    _same(alone, list(small.label_stream(items)), methods)
+    assert len(small_passes) == sum(len(many._prepare(*item).segs) for item in items)
+
+
+def _same(alone, together, methods):
+    """The same records (scores within float rounding) and costs, problem by problem."""
+    assert len(alone) == len(together)
+    for a, b in zip(alone, together, strict=True):
+        assert (a.cost.tokens_read, a.cost.paper_tokens) == (b.cost.tokens_read, b.cost.paper_tokens)
+        for m in methods:
+            assert len(a.records[m]) == len(b.records[m])
+            for ra, rb in zip(a.records[m], b.records[m], strict=True):
+                assert rb.scores == pytest.approx(ra.scores, abs=1e-5)
+                assert {**ra.to_dict(), "scores": None} == {**rb.to_dict(), "scores": None}

@@ -11,12 +11,12 @@ Each method is a plan (the answers to score and the indices of C_q / W_q, or a s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from prmkit.data.answers import answer_sets
-from prmkit.data.records import Pool, StepLabels
+from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.templates import load_template
 from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
 from prmkit.label.complexity import information_tokens
@@ -25,7 +25,7 @@ from prmkit.label.mcnig import mcnig
 from prmkit.models.stepwise import encode_text
 
 if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
-    from prmkit.label.information_scorer import InformationScorer
+    from prmkit.label.information_scorer import InformationScorer, Segments
 
 __all__ = ["METHODS", "VARIANTS", "InformationConfig", "InformationLabeler", "make_scorer", "paper_tokens"]
 
@@ -109,7 +109,8 @@ for _name, (_agg, _ref) in VARIANTS.items():
 
 
 class InformationLabeler:
-    """IG and/or MCNIG labels, one forward pass per problem for all the methods it serves.
+    """IG and/or MCNIG labels, one forward pass per problem for all the methods it serves (`label_stream`: several
+    problems per forward pass).
 
     `scorer` replaces loading `config.model` (e.g. a model already in memory). Otherwise only the tokenizer
     is loaded here (for `unreadable`); the weights are loaded by the first `label` call.
@@ -164,6 +165,28 @@ class InformationLabeler:
         return {"tokens_read": own, "tokens_generated": 0, "paper_tokens": paper, "steps": len(steps)}
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        return next(self.label_stream([(pool, todo)]))
+
+    def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
+        """`label` of each (pool, todo), in order, the packed sequences of several problems in one forward pass:
+        problems are gathered while their sequences hold at most `max_batch_tokens` tokens (one problem at least).
+        A problem's scores do not depend on its neighbours (each sequence has its own block mask) beyond float
+        rounding; a problem a method cannot label is an error once the problems before it are yielded."""
+        window: list[_Job] = []
+        for pool, todo in items:
+            try:
+                job = self._prepare(pool, todo)
+            except ValueError:
+                yield from self._run(window)
+                raise
+            if window and sum(j.tokens for j in window) + job.tokens > self.config.max_batch_tokens:
+                yield from self._run(window)
+                window = []
+            window.append(job)
+        yield from self._run(window)
+
+    def _prepare(self, pool: Pool, todo: Mapping[str, Set[str]]) -> _Job:
+        """The plans, answers, traces and packed sequences of one labeling call (no model run)."""
         plans: dict[str, Plan] = {}
         for m in todo:
             plan = METHODS[m][0](pool)
@@ -174,22 +197,49 @@ class InformationLabeler:
         if any(plan[0] != answers[: len(plan[0])] for plan in plans.values()):
             raise AssertionError("method plans must share their answer order")
         traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+        segs = self.scorer.pool_segments(pool.problem.question, [t.steps for t in traces], answers)
+        return _Job(pool, todo, plans, answers, traces, segs)
+
+    def _run(self, jobs: list[_Job]) -> Iterator[Labeled]:
+        """The jobs' sequences in shared forward passes (`run_batched`), then each job's records, in order."""
+        if not jobs:
+            return
         if self.scorer.model is None:
             from prmkit.models.loading import load_model
 
             self.scorer.model = load_model(self.config.model)[0]
-        before = self.scorer.tokens_processed
-        infos = self.scorer.information(pool.problem.question, [t.steps for t in traces], answers)
-        cost = LabelCost(tokens_read=self.scorer.tokens_processed - before)
+        results = iter(self.scorer.run_batched([s for job in jobs for s in job.segs]))
+        for job in jobs:
+            mine = [next(results) for _ in job.segs]
+            yield self._records(job, self.scorer.tables([t.steps for t in job.traces], mine))
+
+    def _records(self, job: _Job, infos: list[list[list[float]]]) -> Labeled:
+        pool, cost = job.pool, LabelCost(tokens_read=job.tokens)
         records: dict[str, list[StepLabels]] = {}
-        for m, plan in plans.items():
+        for m, plan in job.plans.items():
             params, records[m], cost.paper_tokens[m] = self.params(m), [], 0
-            for trace, info in zip(traces, infos, strict=True):
-                if trace.id not in todo[m]:
+            for trace, info in zip(job.traces, infos, strict=True):
+                if trace.id not in job.todo[m]:
                     continue
                 scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan, self.config)
                 paper = paper_tokens(self.scorer, pool.problem.question, trace.steps, plan[0])
                 records[m].append(StepLabels(trace.id, m, scores, [], None, params, trace.correct, pool.problem.id,
-                                             self._ledger(pool, trace.steps, answers, paper)))
+                                             self._ledger(pool, trace.steps, job.answers, paper)))
                 cost.paper_tokens[m] += paper
         return Labeled(records, cost)
+
+
+@dataclass
+class _Job:
+    """One labeling call before its forward pass: what `_records` needs, and the packed sequences to run."""
+
+    pool: Pool
+    todo: Mapping[str, Set[str]]
+    plans: dict[str, Plan]
+    answers: list[str]
+    traces: list[Trace]
+    segs: list[Segments]
+
+    @property
+    def tokens(self) -> int:  # the tokens fed to the model (padding excluded), as the scorer counts them
+        return sum(len(s.ids) for s in self.segs)

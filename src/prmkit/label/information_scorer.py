@@ -187,10 +187,18 @@ class InformationScorer:
 
     def information(self, question: str, traces: list[list[str]], answers: list[str]) -> list[list[list[float]]]:
         """I[c][i][a] for every trace c, every i = 0..N_c and every answer a; I_0 computed once and shared."""
+        return self.tables(traces, self.run_batched(self.pool_segments(question, traces, answers)))
+
+    def pool_segments(self, question: str, traces: list[list[str]], answers: list[str]) -> list[Segments]:
+        """The packed sequences of one problem: I_0's (no steps), then one per trace with steps. Several problems'
+        sequences may share `run_batched`'s forward passes; `tables` reads one problem's results back."""
         segs = [self.segments(question, [], answers, with_step0=True)]
-        segs += [self.segments(question, steps, answers, with_step0=False) for steps in traces if steps]
-        res = self.run_batched(segs)
-        step0, rest = res[0][0], iter(res[1:])
+        return segs + [self.segments(question, steps, answers, with_step0=False) for steps in traces if steps]
+
+    @staticmethod
+    def tables(traces: list[list[str]], results: list[list[list[float]]]) -> list[list[list[float]]]:
+        """`information`'s tables from `run_batched`'s results on `pool_segments` (I_0 shared by the traces)."""
+        step0, rest = results[0][0], iter(results[1:])
         return [[step0] + (next(rest) if steps else []) for steps in traces]
 
     def naive_information(self, question: str, steps: list[str], answers: list[str],

@@ -162,3 +162,35 @@ def test_one_model_flag_gives_its_model_to_every_labeler(tmp_path, tiny_base, mo
     (shepherd,) = [lab for lab in built if isinstance(lab.config, RolloutLabelConfig)]
     assert shepherd.roller.backend.model.config.name_or_path == tiny_base  # the model the completer loaded
     assert {r["params"]["model"] for r in read(tmp_path / "mcnig.jsonl")} == {tiny_base}
+
+
+def test_a_trace_with_an_empty_step_is_refused_before_any_model_loads(tmp_path, capsys):
+    """An empty step is malformed input: refused with its file, line, trace and step, not scored and labeled (the
+    model named here does not exist: nothing loads before the check)."""
+    from prmkit.cli.main import main
+
+    pools = make_pools(2)
+    pools[1]["traces"][2]["steps"] = ["3 + 4 = 7", "   ", "so 7"]
+    path = write_jsonl(tmp_path / "pools.jsonl", pools)
+    out = tmp_path / "l.jsonl"
+    assert main(["label", "--method", "ig", "--input", path, "--output", str(out), "--model",
+                 str(tmp_path / "no-model"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{path}:2: traces[2]: Trace p1/2: step 2 (of 3) is empty" in err and err.count("\n") == 0
+    assert not out.exists()
+
+
+def test_pools_without_a_wrong_answer_warn_what_is_true(tmp_path, tiny_base):
+    """MCNIG labels no pool whose answers are all right: one warning says so with the count, not a claim about
+    verdicts of 0 records."""
+    pools = make_pools(2)
+    for pool in pools:
+        for t in pool["traces"]:
+            t["answer"], t["correct"] = "7", True
+    path = write_jsonl(tmp_path / "pools.jsonl", pools)
+    out = prmkit("label", "--method", "mcnig", "--input", path, "--output", str(tmp_path / "l.jsonl"), "--model",
+                 tiny_base, "--quiet")
+    assert json.loads(out.stdout)["warnings"] == [
+        f"{tmp_path / 'l.jsonl'}: mcnig labeled no trace (skipped: no incorrect answer (2)), so no tau is chosen and "
+        "the file is empty"]
+    assert "null in all 0" not in out.stderr and out.stderr.count("warning:") == 1

@@ -3,8 +3,8 @@
 Every verb reads and writes these as JSON lines (see docs/formats.md for one literal example of each).
 `from_dict` validates types and values and raises `RecordError` naming the field, so a reader can add `file:line`:
 booleans are JSON booleans (`"correct": "false"` is an error, not true), numbers are finite (no NaN or infinity),
-binary labels are 0 or 1, a pool's traces belong to its problem and have distinct ids. A `prmkit score` line has
-no dataclass of its own: `check_score_record` validates it the same way.
+binary labels are 0 or 1, no step of a trace is empty, a pool's traces belong to its problem and have distinct ids.
+A `prmkit score` line has no dataclass of its own: `check_score_record` validates it the same way.
 """
 
 from __future__ import annotations
@@ -109,6 +109,14 @@ class Trace(_Record):
     answer: str | None
     correct: bool | None = None
     source: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Trace:
+        trace = cls(**_check(cls, data))
+        if (k := next((k for k, s in enumerate(trace.steps) if not s.strip()), None)) is not None:
+            raise RecordError(f"Trace {trace.id}: step {k + 1} (of {len(trace.steps)}) is empty; a step is text "
+                              "(remove the empty step, or the trace)")
+        return trace
 
 
 @dataclass

@@ -36,6 +36,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.resume_settings import settings_diff
+from prmkit.data.warn import warn
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
 from prmkit.label.registry import LABELERS
@@ -268,7 +269,16 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
             r.seconds = time.perf_counter() - start
             r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
             r.warnings += r.sweeps.pop("warnings")
+            if not r.traces and not r.resumed:
+                r.warnings.append(warn(_nothing_labeled(r)))
     return reports
+
+
+def _nothing_labeled(report: LabelReport) -> str:
+    """The warning of a method that labeled no trace (e.g. MCNIG on pools with no wrong answer), with the counts."""
+    skips = ", ".join(f"{why} ({n})" for why, n in report.skipped.items()) or "none"
+    return (f"{report.output}: {report.method} labeled no trace (skipped: {skips}), so no tau is chosen and the file "
+            "is empty")
 
 
 def _open_clock(path: str | os.PathLike[str]) -> IO[str]:

@@ -101,6 +101,8 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     {"warnings": [...]} (e.g. a class absent from the file, which makes its balanced accuracy read high).
     """
     records = list(read_records(path, StepLabels.from_dict))
+    if not records:  # nothing labeled (every problem skipped, which the labeling run reports): no tau to choose
+        return {"applied": {"tau": 0.0 if tau is None else tau}, "warnings": []}
     judged = [r for r in records if r.correct is not None]
     scores, truth = [r.scores for r in judged], np.asarray([bool(r.correct) for r in judged], dtype=bool)
     sweeps: dict[str, Sweep] = {}

@@ -189,3 +189,20 @@ def test_browser_screenshot_shows_label_colours_where_expected(files, tmp_path):
     by_score = _colour_pixels(tmp_path, page, "#colour=score", half=half)
     assert every["half"] < cell / 10 < cell / 2 < by_score["half"]  # the -1.00 cell turns pale red
     assert by_score["bad"] < every["bad"] - cell  # it left the full red
+
+
+@pytest.mark.parametrize("body,words", [("", "no records (the file is empty)"),
+                                        (None, "none of its 3 records is a trace of the 3 on the page")])
+def test_a_source_that_marks_no_trace_is_warned(files, tmp_path, capsys, body, words):
+    """Labels of other traces (or none) would render a page with no mark of them and no word: a warning names the
+    file and the counts; the page is still written."""
+    other = tmp_path / "other.jsonl"
+    lines = [json.loads(x) for x in Path(files["labels"]).read_text().splitlines()]
+    other.write_text(body if body is not None else "".join(json.dumps(r | {"trace_id": "q" + r["trace_id"]}) + "\n"
+                                                          for r in lines))
+    out = tmp_path / "page.html"
+    assert main(["view", "--pools", files["pools"], "--labels", f"X={other}", "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"prmkit view: warning: {other}: {words}" in err and "shows no X marks" in err and out.is_file()
+    main(["view", "--pools", files["pools"], "--labels", f"X={files['labels']}", "--output", str(out)])
+    assert "warning" not in capsys.readouterr().err  # a source that marks traces: no word

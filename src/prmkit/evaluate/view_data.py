@@ -22,6 +22,7 @@ from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, RecordError, StepLabels
 from prmkit.data.settings import check_limits
+from prmkit.data.warn import warn
 from prmkit.evaluate.first_error import first_labeled_wrong
 
 __all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
@@ -170,4 +171,17 @@ def load_view(cfg: ViewConfig) -> tuple[list[Pool], list[Source], dict[str, int]
             first_errors |= {str(k): int(v) for k, v in meta.items() if isinstance(v, int)}
     for source in sources:
         first_errors |= {k: v for k, v in source.first_errors.items() if k not in first_errors}
+    _warn_unmatched(pools, sources, [*cfg.labels, *cfg.scores], cfg.pools)
     return pools, sources, first_errors
+
+
+def _warn_unmatched(pools: list[Pool], sources: list[Source], items: list[str], pools_path: str) -> None:
+    """A warning per source that marks no trace on the page (an empty file, or ids of other traces)."""
+    shown = {t.id for p in pools for t in p.traces}
+    for item, source in zip(items, sources, strict=True):
+        path = _named(item)[1]
+        if not source.marks:
+            warn(f"{path}: no records (the file is empty): the page shows no {source.name} marks")
+        elif not shown & source.marks.keys():
+            warn(f"{path}: none of its {len(source.marks)} records is a trace of the {len(shown)} on the page "
+                 f"(e.g. {next(iter(source.marks))!r}; --pools {pools_path}): the page shows no {source.name} marks")

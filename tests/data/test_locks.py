@@ -45,6 +45,28 @@ def test_a_second_writer_is_refused_naming_the_holder_and_a_killed_holder_is_tak
     assert not (tmp_path / "out.jsonl.lock").exists()
 
 
+def test_a_killed_runs_lock_is_removed_by_the_next_lock_taken_beside_it(tmp_path):
+    """A kill leaves `<output>.lock` (its pid gone, no one holding it): the next run that takes any lock in that
+    folder removes it; a live holder's lock, and a `.lock` file of other content, stay."""
+    killed, live = _holder(tmp_path / "killed.jsonl"), _holder(tmp_path / "live.jsonl")
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.wait()
+    (tmp_path / "uv.lock").write_text("version = 1\n")
+    (tmp_path / "numbers.lock").write_text("12 34\n")
+    try:
+        assert (tmp_path / "killed.jsonl.lock").read_text() == f"{killed.pid}\n"
+        with output_lock(tmp_path / "other.jsonl"):
+            assert not (tmp_path / "killed.jsonl.lock").exists()
+            assert (tmp_path / "live.jsonl.lock").read_text() == f"{live.pid}\n"
+        with pytest.raises(OutputBusy, match=f"pid {live.pid}"):
+            AppendOnlyWriter(tmp_path / "live.jsonl")
+    finally:
+        os.kill(live.pid, signal.SIGKILL)
+        live.wait()
+    assert (tmp_path / "uv.lock").read_text() == "version = 1\n" and (tmp_path / "numbers.lock").exists()
+    assert sorted(p.name for p in tmp_path.glob("*.lock")) == ["live.jsonl.lock", "numbers.lock", "uv.lock"]
+
+
 def test_the_lock_is_reentrant_in_one_process(tmp_path):
     out = tmp_path / "x.jsonl"
     with output_lock(out), AppendOnlyWriter(out) as w:

@@ -8,17 +8,23 @@ two names of one file are one lock. The kernel drops a lock when its process die
 process (a run that holds it may open the output again, e.g. to rewrite it with thresholds), and the
 holder removes the lock file when it lets go; a waiter checks that the file it locked is still the one on
 disk, so removal cannot give two holders.
+
+A killed run's lock file would stay until a run writes that same output again, so every run that takes a lock
+also removes the stale ones beside it (`clean_stale_locks`): a `.lock` file that holds only a pid, of a process
+that is gone, and that no one holds (checked by taking it). A file of other content (a `uv.lock`) is never touched.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-__all__ = ["OutputBusy", "lock_path", "output_lock"]
+__all__ = ["OutputBusy", "clean_stale_locks", "lock_path", "output_lock"]
 
 _HELD: dict[str, tuple[int, int]] = {}  # resolved lock path -> (fd, depth) held by this process
 
@@ -40,14 +46,56 @@ def _holder(fd: int) -> str:
         return "unknown"
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def _dead_pid(text: str) -> bool:
+    """Whether a lock file's text is a pid (all it holds) of a process that is gone."""
+    return bool(re.fullmatch(r"\d+\n?", text)) and not _alive(int(text))
+
+
+def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) -> list[Path]:
+    """Remove the stale lock files of `folder` (module doc), except `keep`; returns those removed."""
+    removed = []
+    for lock in Path(folder).glob("*.lock"):
+        if lock == keep or str(lock.resolve()) in _HELD:
+            continue
+        with suppress(OSError):
+            fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW)
+            try:
+                if not _dead_pid(os.pread(fd, 64, 0).decode("ascii", "replace")):
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # taken over right now: its new holder's
+                if os.fstat(fd).st_ino == os.stat(lock).st_ino and _dead_pid(os.pread(fd, 64, 0).decode("ascii",
+                                                                                                        "replace")):
+                    os.unlink(lock)
+                    removed.append(lock)
+            finally:
+                os.close(fd)
+    return removed
+
+
 def _acquire(lock: Path) -> int:
-    while True:
+    for attempt in range(50):
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             pid = _holder(fd)
             os.close(fd)
+            if pid.isdigit() and not _alive(int(pid)) and attempt < 49:
+                time.sleep(0.01)  # a cleaner of stale locks holds it for a moment
+                continue
             raise OutputBusy(f"{str(lock)[:-5]} is being written by another process (pid {pid}); wait for it "
                              "to finish or choose another output") from None
         try:
@@ -59,6 +107,7 @@ def _acquire(lock: Path) -> int:
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             return fd
         os.close(fd)
+    raise OutputBusy(f"{str(lock)[:-5]}: its lock could not be taken; try again")
 
 
 @contextmanager
@@ -72,6 +121,7 @@ def output_lock(path: str | os.PathLike[str]) -> Iterator[None]:
         _HELD[key] = (fd, depth + 1)
     else:
         _HELD[key] = (_acquire(lock), 1)
+        clean_stale_locks(lock.parent, keep=lock)
     try:
         yield
     finally:

@@ -7,7 +7,8 @@ For each GSM8K candidate pool, in turn (so that load on the machine hits all thr
   mcnig  - prmkit's one-pass block-mask scorer over all (step, answer) pairs of the pool (I_0 once);
   naive  - (first --naive-pools pools) re-encode prompt + r_1..r_i + cue + y for every (i, y), batched.
 Prints raw tokens/s, MCNIG tokens/s counted by the paper's formula |q| + sum|r_i| + (N+1)*S*T (appendix A),
-the wall times, the ratios, and the largest |one-pass - naive| difference in nats.
+the wall times, the ratios, and the largest |one-pass - naive| difference in nats. The model runs where
+`PRMKIT_DEVICE` says (`prmkit.models.device`: the GPU when there is one).
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ def raw_forward(scorer: InformationScorer, question: str, traces: list[list[str]
     for b, s in enumerate(seqs):
         ids[b, : len(s)], mask[b, : len(s)] = torch.tensor(s), 1
     with torch.inference_mode():
-        scorer.model(input_ids=ids, attention_mask=mask, logits_to_keep=1)
+        device = scorer.model.device
+        scorer.model(input_ids=ids.to(device), attention_mask=mask.to(device), logits_to_keep=1)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
     return sum(map(len, seqs))
 
 

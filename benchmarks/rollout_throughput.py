@@ -23,6 +23,7 @@ samples give the reference level).
 
     python benchmarks/rollout_throughput.py --threads 2 [--repeats 1] [--prefixes 8] [--k 16] [--max-new-tokens 128]
     python benchmarks/rollout_throughput.py --profile "prmkit decode bf16"   # where that engine's time goes
+    PRMKIT_DEVICE=cuda python benchmarks/rollout_throughput.py               # on the GPU (ct2 stays on the CPU)
 """
 
 from __future__ import annotations
@@ -61,12 +62,20 @@ def gsm8k_prefixes(path: Path, tokenizer, count: int, prefix_tokens: int) -> lis
 
 def forward_tokens_per_second(model, tokenizer, prompts: list[str], length: int) -> float:
     ids = torch.cat([tokenizer(p, return_tensors="pt").input_ids[:, :64] for p in prompts])[:, :64]  # (B, 64)
-    ids = ids.repeat(1, max(1, length // 64))  # (B, T)
+    ids = ids.repeat(1, max(1, length // 64)).to(model.device)  # (B, T)
     with torch.inference_mode():
         model(input_ids=ids)  # warm-up (oneDNN picks its kernels on the first call)
+        sync(model)
         start = time.perf_counter()
         model(input_ids=ids)
+        sync(model)
         return ids.numel() / (time.perf_counter() - start)
+
+
+def sync(model) -> None:
+    """Wait for the model's device (a GPU runs asynchronously: a timing must wait for its work)."""
+    if model.device.type == "cuda":
+        torch.cuda.synchronize(model.device)
 
 
 def mean_logprob(model, tokenizer, prompts: list[str], samples: list[list[str]]) -> float:
@@ -79,9 +88,9 @@ def mean_logprob(model, tokenizer, prompts: list[str], samples: list[list[str]])
                 tail = tokenizer(text, add_special_tokens=False).input_ids
                 if not tail:
                     continue
-                ids = torch.tensor([head + tail])  # (1, T)
+                ids = torch.tensor([head + tail], device=model.device)  # (1, T)
                 logp = model(input_ids=ids).logits[0, len(head) - 1 : -1].log_softmax(-1)  # (T_new, V)
-                total += logp.gather(1, torch.tensor(tail)[:, None]).sum().item()
+                total += logp.gather(1, torch.tensor(tail, device=model.device)[:, None]).sum().item()
                 count += len(tail)
     return total / max(count, 1)
 
@@ -125,7 +134,7 @@ class Baseline:
         tok, out = self.tokenizer, []
         torch.manual_seed(cfg.seed)
         for prompt in prompts:
-            ids = tok([prompt] * cfg.n, return_tensors="pt")
+            ids = tok([prompt] * cfg.n, return_tensors="pt").to(self.model.device)
             cache = DynamicCache(config=self.model.config)
             with torch.inference_mode():
                 self.model(input_ids=ids["input_ids"][:1, :-1], use_cache=True, **{cache_name(self.model): cache})
@@ -195,6 +204,7 @@ def main() -> int:
             start = time.perf_counter()
             shifted = [s + repeat for s in seeds]
             out, extra = peak_rss_during(lambda call=call, cfg=cfg, shifted=shifted: call(prompts, cfg, shifted))
+            sync(model)
             rates[name].append(sum(c.tokens for cs in out for c in cs) / (time.perf_counter() - start))
             memory[name] = max(memory.get(name, 0), extra)
             texts[name] = [[c.text for c in cs[: args.quality_samples]] for cs in out]

@@ -799,6 +799,109 @@ def cases() -> list[Case]:
         lambda f: (f / "prmkit_head.pt").write_bytes(b"garbage"))
     C[names.index("score: unknown head kind")].setup = ckpt_copy(set_kind("zzz"))
 
+    def nested_ckpt(work: Path) -> None:
+        import shutil
+
+        shutil.copytree(work / "ckpt", work / "m" / "ck")
+
+    kept = ("ck2/model.safetensors", "ck2/prmkit_reward.json", "ck2/config.json")
+    C += [
+        Case("export-hf --output is --model, --overwrite", "export-hf", ["--model", "ck2", "--output", "./ck2/",
+                                                                        "--overwrite"],
+             words=("checkpoint being exported",), inputs=kept, setup=ckpt_copy(lambda f: None)),
+        Case("export-hf --output is --model", "export-hf", ["--model", "ck2", "--output", "ck2"],
+             words=("checkpoint being exported",), inputs=kept, setup=ckpt_copy(lambda f: None)),
+        Case("export-hf --output inside --model", "export-hf", ["--model", "ck2", "--output", "ck2/hf"],
+             words=("checkpoint being exported",), inputs=kept, setup=ckpt_copy(lambda f: None)),
+        Case("export-hf --output contains --model, --overwrite", "export-hf", ["--model", "m/ck", "--output", "m",
+                                                                              "--overwrite"],
+             words=("checkpoint being exported",), inputs=("m/ck/model.safetensors", "m/ck/prmkit_reward.json"),
+             setup=nested_ckpt),
+        Case("export-hf: normal export beside the model", "export-hf", ["--model", "ckpt", "--output", "ckpt_hf"],
+             bad=False, check=lambda w, d: (w / "ckpt_hf" / "config.json").is_file()),
+    ]
+
+    def cut(name: str) -> Callable[[Path], None]:
+        return lambda f: os.truncate(f / name, (f / name).stat().st_size // 2)
+
+    C += [
+        Case("score: model.safetensors cut short", "score", sc, words=("truncated", "model.safetensors"),
+             setup=ckpt_copy(cut("model.safetensors"))),
+        Case("export-hf: model.safetensors cut short", "export-hf", ["--model", "ck2", "--output", "hf"],
+             words=("truncated", "model.safetensors"), setup=ckpt_copy(cut("model.safetensors"))),
+        Case("search --prm: model.safetensors cut short", "search", ["beam", "--input", P, "--output", "s.jsonl",
+                                                                     "--model", "tiny", "--prm", "ck2", "--k", "2",
+                                                                     "--max-new-tokens", "4"],
+             words=("truncated", "model.safetensors"), setup=ckpt_copy(cut("model.safetensors"))),
+    ]
+
+    # I. empty and unmatched inputs, labels the head cannot take, a killed run's lock, a big OpenR file ----------
+    def nan_parquet(work: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = [{"prompt": f"What is {k} + 3 ?", "completions": [f"{k} + 3 = {k + 3}", "so"],
+                 "labels": [0.9, float("nan") if k == 2 else 0.3]} for k in range(4)]
+        pq.write_table(pa.Table.from_pylist(rows), work / "nan.parquet")
+
+    def openr(work: Path) -> None:
+        import random
+
+        rng, q = random.Random(0), "Tom has 3 apples and buys 4 more. How many apples does he have now?"
+        nodes, depth, items = [q], {q: 0}, []
+        for k in range(20_045):
+            parent = rng.choice(nodes[-40:] if rng.random() < 0.5 else nodes[:50])
+            parent = q if depth[parent] >= 8 else parent
+            prefix = parent + "\n\n" + f"Step {k}: " + " ".join(rng.choice(["3 + 4 = 7", "so", "apples", "more"])
+                                                               for _ in range(4))
+            nodes.append(prefix)
+            depth[prefix] = depth[parent] + 1
+            items.append({"solution_prefix": prefix, "mc_value": round(rng.random(), 3)})
+        text(work, "question_0.json", json.dumps({"question": q, "final_answer": "7", "reasoning_steps": items}))
+
+    def stale_lock(work: Path) -> None:
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout.strip()
+        text(work, "old.jsonl.lock", f"{gone}\n")
+
+    all_right = mutate_pools(lambda ps: [t.update(answer="7", correct=True) for p in ps for t in p["traces"]])
+    empty_step = mutate_pools(lambda ps: ps[2]["traces"][1].__setitem__("steps", ["3 + 4 = 8", "  "]))
+    C += [
+        Case("bench --no-label on a folder with no run", "bench",
+             ["--no-label", "--output", "newbench", "--model", "tiny", "--problems", "2", "--levels", "1",
+              "--policy-k", "1", "--max-new-tokens", "4", "--labelers", "ig", "--quiet"],
+             words=("no bench run",), timeout=120),
+        Case("train --soft: a NaN label in TRL parquet", "train", ["prm", "--soft", "--labels", "nan.parquet",
+                                                                   "--output", "ck", "--model", "tiny", "--epochs",
+                                                                   "1"],
+             words=("row 3",), inputs=("nan.parquet",), setup=nan_parquet,
+             check=lambda w, d: not (w / "ck" / "prmkit_run.json").exists()),
+        Case("processbench: empty benchmark", "evaluate", ["processbench", "--benchmark", "e.jsonl", "--scores",
+                                                           "X=bench_scores.jsonl", "--choose-on", "0:4",
+                                                           "--report-on", "4:"],
+             words=("the file is empty",), setup=lambda w: text(w, "e.jsonl", "")),
+        Case("data corrupt: empty input", "data", ["corrupt", "--input", "e.jsonl", "--output", "c.jsonl"],
+             words=("empty", "no problems"), setup=lambda w: text(w, "e.jsonl", "")),
+        Case("label: a trace with an empty step", "label", [*lab, "--input", "bad.jsonl", "--output", "o.jsonl"],
+             words=("is empty",), setup=jsonl("bad.jsonl", empty_step)),
+        Case("view: labels that match no trace (warned with a count)", "view",
+             ["--pools", P, "--labels", "other.jsonl", "--output", "v.html"], bad=False,
+             setup=jsonl("other.jsonl", mutate_labels(lambda r: [x.__setitem__("trace_id", "q" + x["trace_id"])
+                                                                 for x in r])),
+             check=lambda w, d: "none of its 24 records" in d.stderr),
+        Case("label mcnig: pools with no wrong answer (warned with a count)", "label",
+             ["--method", "mcnig", "--quiet", "--model", "tiny", "--input", "right.jsonl", "--output", "o.jsonl"],
+             bad=False, setup=jsonl("right.jsonl", all_right),
+             check=lambda w, d: "labeled no trace (skipped: no incorrect answer (4))" in d.stderr
+             and "null in all" not in d.stderr),
+        Case("export: a killed run's stale lock beside the output is removed", "export",
+             ["--pools", P, "--labels", L, "--output", "t.jsonl"], bad=False, setup=stale_lock,
+             check=lambda w, d: not (w / "old.jsonl.lock").exists() and len(lines(w / "t.jsonl")) == 24),
+        Case("label: a 5 MB one-line OpenR .json (20,045 prefixes)", "label",
+             [*lab, "--input", "question_0.json", "--output", "o.jsonl"], bad=False, setup=openr, timeout=60,
+             check=lambda w, d: len(lines(w / "o.jsonl")) > 1000),
+    ]
+
     # H. resume with other settings ---------------------------------------------------------------------------------
     first = ["--data", "problems.jsonl", "--output", "g.jsonl", "--model", "tiny", "--max-new-tokens", "4",
              "--limit", "1"]

@@ -897,9 +897,9 @@ def cases() -> list[Case]:
         Case("export: a killed run's stale lock beside the output is removed", "export",
              ["--pools", P, "--labels", L, "--output", "t.jsonl"], bad=False, setup=stale_lock,
              check=lambda w, d: not (w / "old.jsonl.lock").exists() and len(lines(w / "t.jsonl")) == 24),
-        Case("label: a 5 MB one-line OpenR .json (20,045 prefixes)", "label",
-             [*lab, "--input", "question_0.json", "--output", "o.jsonl"], bad=False, setup=openr, timeout=60,
-             check=lambda w, d: len(lines(w / "o.jsonl")) > 1000),
+        Case("view: a 5 MB one-line OpenR .json (20,045 prefixes) as --pools", "view",
+             ["--pools", "question_0.json", "--limit", "5", "--output", "v.html"], bad=False, setup=openr,
+             timeout=60, check=lambda w, d: '"problems": 5' in d.stdout),
     ]
 
     # H. resume with other settings ---------------------------------------------------------------------------------

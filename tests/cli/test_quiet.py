@@ -24,6 +24,7 @@ def _prmkit(*argv: str) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
+@pytest.mark.slow
 def test_quiet_train_shows_no_trainer_bar(tmp_path, tiny_base):
     args = _train_args(tmp_path, tiny_base)
     loud = _prmkit("train", "prm", *args, "--output", str(tmp_path / "loud"))

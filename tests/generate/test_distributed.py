@@ -6,6 +6,8 @@ import argparse
 import os
 import pickle
 
+import pytest
+
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.generate import GenerateConfig, RolloutConfig, run_generation, run_rollout
 from prmkit.generate.distributed import LocalExecutor, RayExecutor, Resident, ScaleConfig, make_executor
@@ -51,6 +53,7 @@ def _lines(path) -> set[str]:
     return set(open(path).read().splitlines())
 
 
+@pytest.mark.slow
 def test_generate_and_rollout_on_ray_equal_local(ray_cluster, tiny_model_dir, tmp_path):
     gen = dict(data="demo", limit=4, k=2, max_new_tokens=12, model=tiny_model_dir, batch_size=4, filter=False)
     for where, ray in (("local", None), ("ray", "local")):

@@ -88,6 +88,7 @@ def test_label_mcnig_and_ig_end_to_end(tmp_path, tiny_base):
     assert len(trl) == 24 and all(len(r["completions"]) == len(r["labels"]) for r in trl)
 
 
+@pytest.mark.slow
 def test_mcnig_skips_problems_without_incorrect_answers(tmp_path, tiny_base):
     pools = make_pools(2)
     for t in pools[1]["traces"]:

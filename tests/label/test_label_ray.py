@@ -52,6 +52,7 @@ def test_label_on_ray_gives_the_local_records(ray_cluster, tmp_path, tiny_base):
         assert ray[m].tokens_processed == local[m].tokens_processed > 0
 
 
+@pytest.mark.slow
 def test_kill_9_of_the_ray_driver_then_rerun_loses_and_duplicates_nothing(tmp_path, tiny_base):
     pytest.importorskip("ray")
     pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(24))

@@ -165,6 +165,7 @@ def _env() -> dict[str, str]:
                          "OMP_NUM_THREADS": "1"}
 
 
+@pytest.mark.slow
 def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
     pools = [pool_dict(f"p{k}", f"Tom has {k} apples and buys 4 more.", str(k + 4),
                        [([f"{k} + 4 = {k + 4}", "3 * 4 = 12", f"{k + 4}"], str(k + 4), j == 0) for j in range(2)])

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from helpers import pool_dict, write_jsonl
 
 TESTS = str(Path(__file__).parents[1])
@@ -62,6 +64,7 @@ def test_second_writer_is_refused_and_the_first_writes_exactly_a_lone_run(tmp_pa
     assert lines(out) == lines(tmp_path / "lone.jsonl")
 
 
+@pytest.mark.slow
 def test_a_step_longer_than_the_context_is_an_error_before_the_model_or_a_counted_skip(tmp_path, tiny_base):
     q = "How many apples ?"
     pools = [pool_dict("p0", q, "7", [(["3 + 4 = 7"], "7", True), (["Tom has 3 apples"], "8", False)]),
@@ -85,6 +88,7 @@ def test_a_step_longer_than_the_context_is_an_error_before_the_model_or_a_counte
     assert small.returncode == 2 and "more than the limit of 3" in small.stderr
 
 
+@pytest.mark.slow
 def test_an_output_under_a_file_is_refused_by_every_verb_before_any_work(tmp_path, tiny_base):
     pools = pools_file(tmp_path)
     blocker = tmp_path / "file.jsonl"
@@ -107,6 +111,7 @@ def test_an_output_under_a_file_is_refused_by_every_verb_before_any_work(tmp_pat
     assert blocker.read_text() == "x\n"
 
 
+@pytest.mark.slow
 def test_duplicates_are_errors_with_both_lines_unless_allowed(tmp_path):
     pools = pools_file(tmp_path)
     labels = tmp_path / "labels.jsonl"

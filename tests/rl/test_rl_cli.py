@@ -3,9 +3,12 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from prmkit.cli.main import main
 
 
+@pytest.mark.slow
 def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, tiny_base, tmp_path):
     from prmkit.models.reward import RewardModel, RewardModelConfig
 
@@ -56,6 +59,7 @@ def test_grpo_arguments_on_a_cpu_turn_off_bf16_and_checkpointing(tmp_path):
     assert forced.gradient_checkpointing is True  # --trainer-args still wins
 
 
+@pytest.mark.slow
 def test_rl_from_python_is_the_cli_run(step_policy_dir, seven_problems, tmp_path):
     """`prmkit.rl("grpo", ...)` with the CLI's settings: the same metrics step by step and the same policy."""
     import re

@@ -76,6 +76,7 @@ def train(prm, config, output, data=None):
             if "eval_loss" in r]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lora", [0, 4])
 def test_learns_and_reload_gives_the_same_scores(tiny_base, tmp_path, lora):
     torch.manual_seed(0)

@@ -29,6 +29,7 @@ def write_data(tmp_path):
     return write_jsonl(tmp_path / "pools.jsonl", pools), write_jsonl(tmp_path / "labels.jsonl", labels)
 
 
+@pytest.mark.slow
 def test_resume_after_kill_ends_like_an_uninterrupted_run(tiny_base, tmp_path):
     pools, labels = write_data(tmp_path)
     args = ["train", "prm", "--pools", pools, "--labels", labels, "--held-out", "1", "--model", tiny_base,

@@ -1,37 +1,39 @@
-"""The README's Python example runs as written, on the tiny random model instead of the embedded one (the only
-change: the model name "smollm2-135m" becomes the tiny model's directory), in a temporary working directory."""
+"""The README's Python examples run as written: the pipeline (bench problems with true step labels -> a PRM -> its
+scores of held-out problems -> best-of-K) on the tiny random model instead of the embedded one (the only changes: the
+model name "smollm2-135m" becomes the tiny model's directory and 200 training problems become 40, for time;
+`benchmarks/quickstart_learns.py` runs it as written on the embedded model and checks that the PRM learned), and the
+transformers snippet that reads an exported PRM."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def readme_example() -> str:
-    """The first ```python block of the README."""
-    found = re.search(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert found, "README.md has no ```python block"
-    return found.group(1)
-
-
-def test_readme_example_labels_trains_scores_and_reports(tmp_path, monkeypatch, tiny_base):
-    code = readme_example()
-    assert code.count("smollm2-135m") == 2 and len(code.strip().splitlines()) == 5
+def test_readme_pipeline_makes_data_trains_scores_and_reports(tmp_path, monkeypatch, tiny_base):
+    code = readme_block("prmkit.bench_set")
+    assert code.count("smollm2-135m") == 1 and code.count("problems=200") == 1 and len(code.strip().splitlines()) == 6
+    code = code.replace("smollm2-135m", tiny_base).replace("problems=200", "problems=40")
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.replace("smollm2-135m", tiny_base), "README.md", "exec"), {})
+        exec(compile(code, "README.md", "exec"), {})
     table = out.getvalue()
-    # the demo pools hold 4 traces each: the default K ladder is 1, 2, 4; one row per method
-    assert "| method | K=1 | K=2 | K=4 |" in table
+    # three constructed traces a held-out problem: the default K ladder is 1, 2; one row per method
+    assert "| method | K=1 | K=2 |" in table
     assert re.search(r"\| PRM \| \d+\.\d \[", table) and re.search(r"\| oracle \| \d+\.\d \[", table)
-    scores = (tmp_path / "runs/demo_scores.jsonl").read_text().splitlines()
-    assert len(scores) == 80 and (tmp_path / "runs/demo_prm").is_dir()
-
+    scores = [json.loads(line) for line in (tmp_path / "runs/test_scores.jsonl").read_text().splitlines()]
+    assert len(scores) == 60 * 3 and (tmp_path / "runs/prm").is_dir()
+    train = {json.loads(line)["question"] for line in (tmp_path / "runs/train.jsonl").read_text().splitlines()}
+    test = [json.loads(line)["question"] for line in (tmp_path / "runs/test.jsonl").read_text().splitlines()]
+    assert len(train) == 40 and not train & set(test)  # held out: no training question among them
+    log = json.loads((tmp_path / "runs/prm/train_log.json").read_text())
+    assert log["train_config"]["epochs"] == 2  # the recipe, with the example's override
 
 
 def readme_block(marker: str) -> str:
@@ -58,14 +60,14 @@ def test_readme_transformers_snippet_reads_the_prmkit_scores(tmp_path, monkeypat
     from tolerances import MODEL_ABS
 
     code = readme_block("AutoModelForTokenClassification")
-    assert len(code.strip().splitlines()) == 5 and code.strip() == transformers_snippet("runs/demo_prm_hf")
+    assert len(code.strip().splitlines()) == 5 and code.strip() == transformers_snippet("runs/prm_hf")
     monkeypatch.chdir(tmp_path)
     rm = RewardModel.from_base(tiny_base, RewardModelConfig(kind="prm"))
     with torch.no_grad():  # a head far from uniform, as a trained one is
         head = rm.model.get_output_embeddings().weight
         head[rm.class_ids] = 0.2 * torch.randn(2, head.shape[1], generator=torch.Generator().manual_seed(1))
-    rm.save_pretrained("runs/demo_prm")
-    assert main(["--quiet", "export-hf", "--model", "runs/demo_prm", "--output", "runs/demo_prm_hf"]) == 0
+    rm.save_pretrained("runs/prm")
+    assert main(["--quiet", "export-hf", "--model", "runs/prm", "--output", "runs/prm_hf"]) == 0
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), {})
@@ -73,7 +75,7 @@ def test_readme_transformers_snippet_reads_the_prmkit_scores(tmp_path, monkeypat
 
     question, steps = "Tom has 3 apples and buys 4 more. How many?", ["3 + 4 = 7.", "The answer is 7."]
     pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("q", question, "7", [(steps, "7", True)])])
-    prmkit.score("runs/demo_prm", pools, "runs/scores.jsonl")
+    prmkit.score("runs/prm", pools, "runs/scores.jsonl")
     ours = json.loads(Path("runs/scores.jsonl").read_text())["step_scores"]
     delta = max(abs(a - b) for a, b in zip(ours, printed, strict=True))
     print(f"README transformers snippet vs prmkit score: max |delta| = {delta:.2e} over {len(ours)} steps")

@@ -46,13 +46,16 @@ RUN_FILE = RUN_RECORD
 
 def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Callable[[str], None] = print
                   ) -> str | None:
-    """The config file of the run: `config_file`, or the machine's recipe when neither a file nor a training
-    setting (a TrainConfig field outside RUN_FLAGS) is given; the recipe is named in a logged line."""
+    """The config file of the run: `config_file` (a file, or the name of a recipe under recipes/), or the machine's
+    recipe when neither a file nor a training setting (a TrainConfig field outside RUN_FLAGS) is given; the recipe
+    is named in a logged line."""
     from prmkit.train.recipe_files import default_recipe, recipe_path
 
     training = {f.name for f in fields(TrainConfig)} - RUN_FLAGS
-    if config_file or training & set(settings):
-        return config_file
+    if config_file:
+        return str(recipe_path(config_file))
+    if training & set(settings):
+        return None
     name = default_recipe()
     path = str(recipe_path(name))
     log(f"recipe {name}: {path} (no --config and no training flag given; flags override it)")

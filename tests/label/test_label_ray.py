@@ -46,8 +46,17 @@ def test_label_on_ray_gives_the_local_records(ray_cluster, tmp_path, tiny_base):
     ray = label_pools(pools, LabelConfig(method="ig,mcnig", ray="local", ray_actors=2),
                       tmp_path / "ray.{method}.jsonl", settings, False)
     for m in ("ig", "mcnig"):
-        # compared as sets keyed by trace id: the lines come back in the order the actors finish them
-        assert _by_trace(tmp_path / f"ray.{m}.jsonl") == _by_trace(tmp_path / f"local.{m}.jsonl")
+        # compared as sets keyed by trace id: the lines come back in the order the actors finish them; here the
+        # labeler packs several problems into one forward pass, an actor one problem at a time, so the scores (and
+        # the tau chosen on them) agree up to float rounding and everything else exactly
+        ray_records, local_records = _by_trace(tmp_path / f"ray.{m}.jsonl"), _by_trace(tmp_path / f"local.{m}.jsonl")
+        assert sorted(ray_records) == sorted(local_records)
+        for tid, r in ray_records.items():
+            mine = local_records[tid]
+            assert r["scores"] == pytest.approx(mine["scores"], abs=MODEL_ABS, rel=FLOAT32_REL)
+            assert r["threshold"] == pytest.approx(mine["threshold"], abs=MODEL_ABS, rel=FLOAT32_REL)
+            assert {k: v for k, v in r.items() if k not in ("scores", "threshold")} == \
+                {k: v for k, v in mine.items() if k not in ("scores", "threshold")}
         assert ray[m].traces == local[m].traces == 32 and ray[m].sweeps == local[m].sweeps
         assert ray[m].tokens_processed == local[m].tokens_processed > 0
 

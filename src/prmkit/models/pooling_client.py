@@ -32,6 +32,7 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
+from prmkit.models.scorer import one_question
 from prmkit.models.step_inputs import CHAT, StepLayout, check_options, layout_for, separator_ids, tokenizer_encoder
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
@@ -65,10 +66,8 @@ class PoolingScorer:
         return self.layout.encode(self._encode, question, steps)
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        out: list[list[float]] = [[] for _ in step_lists]
-        for i, scores in self.score_many([(question, steps) for steps in step_lists]):
-            out[i] = scores
-        return out
+        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
+        return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         encoded = [self.encode(q, steps) for q, steps in items]

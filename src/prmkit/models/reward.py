@@ -29,6 +29,7 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
+from prmkit.models.scorer import one_question
 from prmkit.models.stepwise import encode_steps
 from prmkit.models.weight_files import check_weight_files
 
@@ -296,11 +297,8 @@ class RewardModel:
         return self._scores([self.encode(q, steps) for q, steps in items])
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: the step scores of candidate traces of one question (an orm: one score a trace)."""
-        out: list[list[float]] = [[] for _ in step_lists]
-        for i, scores in self.score_many([(question, steps) for steps in step_lists]):
-            out[i] = scores
-        return out
+        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
+        return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length

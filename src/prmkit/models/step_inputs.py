@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from prmkit.models.scorer import one_question
 from prmkit.models.stepwise import encode_text
 
 __all__ = ["CHAT", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for", "read_json_beside",
@@ -107,10 +108,8 @@ class LocalStepScorer:
         raise NotImplementedError
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        out: list[list[float]] = [[] for _ in step_lists]
-        for i, scores in self.score_many([(question, steps) for steps in step_lists]):
-            out[i] = scores
-        return out
+        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
+        return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         from prmkit.models.reward import length_batches

@@ -3,6 +3,8 @@ checkpoints) keep it; the same rule for the CLI's flags and the API's keywords (
 
 from __future__ import annotations
 
+import pytest
+
 from prmkit.train.run import choose_recipe
 
 
@@ -17,3 +19,6 @@ def test_recipe_kept_beside_run_flags_and_replaced_by_a_training_setting():
     lines.clear()
     assert choose_recipe(None, {"lr": 1e-5, "save_strategy": "no"}, lines.append) is None and lines == []
     assert choose_recipe("mine.yaml", {}, lines.append) == "mine.yaml" and lines == []
+    assert choose_recipe("cpu_verifier", {}, lines.append).endswith("recipes/cpu_verifier.yaml")  # a recipe's name
+    with pytest.raises(FileNotFoundError, match="no recipe 'cpu_verfier'"):
+        choose_recipe("cpu_verfier", {}, lines.append)

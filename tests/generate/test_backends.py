@@ -106,8 +106,7 @@ def test_distinct_prompts_prefilled_once_and_rows_leave_the_batch(tiny_model_dir
 
     def decode(cfg):
         ids, mask, cache = backend.prefill_distinct(prompts)
-        gens = [torch.Generator().manual_seed(0) for _ in prompts]
-        return decode_rows(model, tok, ids[:, -1], mask, cache, cfg, gens, cache_name(model))
+        return decode_rows(model, tok, ids[:, -1], mask, cache, cfg, [0] * len(prompts), cache_name(model))
 
     rows = decode(greedy)
     distinct = sum(len(tok(p)["input_ids"]) - 1 for p in set(prompts))
@@ -146,9 +145,44 @@ def test_the_common_start_of_the_prompts_is_prefilled_once(tiny_model_dir):
     ids, mask, cache = backend.prefill_distinct(prompts)
     assert backend.tokens_prefilled - before == common + sum(len(h) - common for h in heads)
     rows = decode_rows(model, tok, ids[:, -1], mask, cache, SamplingConfig(n=1, top_p=1e-9, max_new_tokens=8),
-                       [torch.Generator().manual_seed(0) for _ in prompts], cache_name(model))
+                       [0] * len(prompts), cache_name(model))
     for prompt, row in zip(prompts, rows, strict=True):
         enc = tok(prompt, return_tensors="pt")
         with torch.inference_mode():
             alone = model.generate(**enc, do_sample=False, max_new_tokens=8, pad_token_id=tok.pad_token_id)
         assert row == alone[0, enc["input_ids"].shape[1]:].tolist()
+
+
+def test_sampled_rows_do_not_depend_on_their_batch_nor_on_when_the_host_reads_them(tiny_model_dir):
+    """Sampled (not greedy) rows: a row's tokens are those of its seed whatever rows are beside it; reading the
+    device's tokens every 5 steps (as on a GPU) ends every row where reading each step ends it, stop strings
+    included; and transformers' generate with the same per-row streams (`RowSampler`, the prefix-cache path)
+    draws the same tokens."""
+    from transformers import LogitsProcessorList
+
+    from prmkit.generate.backends.decode import decode_rows
+    from prmkit.generate.backends.hf import cache_name
+    from prmkit.generate.backends.row_sampling import RowSampler
+
+    backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=8))
+    tok, model = backend.tokenizer, backend.model
+    prompts = ["Tom has 3 apples and buys 4 more", "Sam eats one", "Tom has 3 apples", "Sam eats one"]
+    cfg = SamplingConfig(n=1, temperature=1.0, top_p=0.95, max_new_tokens=12)
+
+    def decode(rows, seeds, config=cfg, every=None):
+        ids, mask, cache = backend.prefill_distinct(rows)
+        return decode_rows(model, tok, ids[:, -1], mask, cache, config, seeds, cache_name(model), every)
+
+    full = decode(prompts, [7, 8, 9, 10])
+    assert full[1] != full[3]  # one prompt, two seeds: two samples
+    assert decode(prompts[1:2], [8]) == full[1:2] and decode(prompts[::-1], [10, 9, 8, 7]) == full[::-1]
+    stop = tok.decode(full[0][2:4])  # a stop string that row 0 meets at its 4th token
+    stopped = SamplingConfig(n=1, temperature=1.0, top_p=0.95, max_new_tokens=12, stop=(stop,))
+    each = decode(prompts, [7, 8, 9, 10], stopped, every=1)
+    assert decode(prompts, [7, 8, 9, 10], stopped, every=5) == each
+    assert len(each[0]) <= 4 and all(row == whole[: len(row)] for row, whole in zip(each, full, strict=True))
+    enc = tok(prompts[:1], return_tensors="pt")
+    sampler = RowSampler([7], cfg.temperature, cfg.top_p)
+    out = model.generate(**enc, do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=12,
+                         pad_token_id=tok.pad_token_id)
+    assert out[0, enc["input_ids"].shape[1]:].tolist()[: len(full[0])] == full[0]

@@ -75,8 +75,8 @@ class SamplerConfig(SamplerBackendConfig):
     labelers)."""
 
     model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
-    dtype: str | None = field(default=None, metadata=_help("weights dtype (None: float32 for transformers, the "
-                                                           "model's own for vllm)."))
+    dtype: str | None = field(default=None, metadata=_help("weights dtype (None: transformers float32 on a CPU, "
+                                                           "bfloat16 on a GPU; the model's own for vllm)."))
 
     def backend_options(self) -> BackendOptions:
         return replace(super().backend_options(), dtype=self.dtype)

@@ -10,7 +10,7 @@ of many pools at once: the pending prefixes of the pools in flight, oldest pool 
 pool is yielded, in input order, as soon as its plan returns and every pool before it has been yielded.
 
 Nothing a record holds depends on the batching: a prefix's continuations are seeded from (seed, prefix id) alone
-(`prmkit.generate.rollout.prefix_seed`, one generator per row), its id and its ledger are its pool's
+(`prmkit.generate.rollout.prefix_seed`, one random stream per row), its id and its ledger are its pool's
 (`PoolRollouts`), and a prefix two traces of a pool share is still rolled out once. Bad input (a step holding
 [STEP]) is found when its pool asks for it; the pools before that pool are finished and yielded first, then the
 error is raised, as pool by pool. A batch holds pools of one set of stop strings (one domain), as the

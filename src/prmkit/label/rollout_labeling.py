@@ -58,9 +58,9 @@ class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
     chat: bool = _sampler_field("chat", "prompts in the chat template")
     batch_size: int = _sampler_field("batch_size", "sequences per generation batch")
     base_url: str = _sampler_field("base_url", "OpenAI-compatible server (openai backend)")
-    dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 when "
-                                                "unset; bfloat16 samples ~1.7x faster on CPUs with bf16 matrix "
-                                                "units, other samples)")
+    dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 on a "
+                                                "CPU, bfloat16 on a GPU when unset; on a CPU bfloat16 samples ~1.7x "
+                                                "faster with bf16 matrix units, other samples)")
 
     def params(self, method: str) -> dict[str, Any]:
         names = {"k": "rollouts"}  # the records' name of K (files labeled before the rename resume)

@@ -31,7 +31,8 @@ class BackendOptions:
 
     batch_size: int = 16  # sequences per forward batch (transformers)
     chat: bool = True  # few-shot Q/A prompts in the model's chat template, when it has one (transformers, vllm)
-    dtype: str | None = None  # weights dtype; default float32 (transformers, CPU) / "auto" (vllm: the model's own)
+    dtype: str | None = None  # weights dtype; default float32 on a CPU, bfloat16 on a GPU (transformers) / "auto"
+    # (vllm: the model's own)
     base_url: str = "http://127.0.0.1:8000"  # OpenAI-compatible server (openai)
     api_key_env: str = "OPENAI_API_KEY"  # environment variable holding the key, if any (openai)
     timeout: float = 600.0  # seconds per HTTP request (openai)

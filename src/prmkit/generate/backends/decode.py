@@ -6,12 +6,18 @@ step runs the model on the live rows only: a row that emits the end-of-sequence 
 token limit is dropped from the batch and from the KV cache (`DynamicCache.batch_select_indices`), so the work of a
 step is proportional to the rows still sampling.
 
-    rows = decode_rows(model, tokenizer, ids, mask, cache, cfg, generators)   # one token list per row
+    rows = decode_rows(model, tokenizer, ids, mask, cache, cfg, seeds)   # one token list per row
 
 The caller prefills the prompts (each distinct prompt once, its cache repeated K times) and hands over the cache
-of all but each row's last prompt token; the loop feeds that last token first. Every row samples with its own
-seeded generator (`row_sampling.sample_rows`), so a row's continuation does not depend on the rows beside it (up to
-the float rounding of batched matrix products).
+of all but each row's last prompt token; the loop feeds that last token first. Every row draws from its own
+counter-based stream, keyed by its seed and step on the model's device (`row_sampling.step_keys`), so a row's
+continuation does not depend on the rows beside it (up to the float rounding of batched matrix products).
+
+The sampled tokens stay on the device; the host reads them every `check_every` steps (every step on a CPU, where
+reading is free; every 8 on a GPU, where each read stalls the device) to end the rows that met their end of
+sequence, a stop string or their token limit, replaying the steps in between one by one. A row that ended
+between two reads runs on until the next one, but what it keeps is what a check at every step keeps: its draws
+depend on its seed, its step and its own tokens only, and the steps past its end are dropped.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import functools
 from typing import Any
 
 from prmkit.generate.backends.base import SamplingConfig
-from prmkit.generate.backends.row_sampling import sample_rows
+from prmkit.generate.backends.row_sampling import sample_rows, seed_keys, step_keys
 
 __all__ = ["decode_rows", "grow_layers", "growing_layer_class", "stop_tail_tokens"]
 
@@ -32,50 +38,67 @@ def stop_tail_tokens(tokenizer: Any, stop: tuple[str, ...]) -> int:
 
 
 def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cfg: SamplingConfig,
-                generators: list[Any], cache_name: str = "past_key_values") -> list[list[int]]:
+                seeds: list[int], cache_name: str = "past_key_values",
+                check_every: int | None = None) -> list[list[int]]:
     """Sample up to `cfg.max_new_tokens` tokens for each row. `last` (R,): each row's last prompt token; `mask`
-    (R, T): the attention mask of the prompt (left padding 0), `cache`: the KV cache of the first T - 1 columns.
+    (R, T): the attention mask of the prompt (left padding 0), `cache`: the KV cache of the first T - 1 columns;
+    `seeds` (R): each row's seed; `check_every`: steps between two reads of the tokens (module doc; None: 1 on a
+    CPU, 8 on a GPU).
 
     A row ends after the end-of-sequence token (kept in its list), after the token that completes a stop string
     of `cfg.stop` (the caller cuts the text there), or at the token limit. Returns each row's new tokens.
 
-    Finished rows stay in the batch (fed a padding token, their outputs unused) until they are an eighth of it;
-    then the batch and the cache are compacted to the live rows (one copy of the cache instead of one a step)."""
+    Finished rows stay in the batch (their outputs unused) until they are an eighth of it; then the batch and the
+    cache are compacted to the live rows (one copy of the cache instead of one a step)."""
     import torch
 
-    rows = len(generators)
+    rows, device = len(seeds), mask.device
+    every = check_every or (1 if device.type == "cpu" else 8)
     out: list[list[int]] = [[] for _ in range(rows)]
     slots = list(range(rows))  # row index of each batch position
     done = [False] * rows
-    eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id
     tail = stop_tail_tokens(tokenizer, cfg.stop) if cfg.stop else 0
     grow_layers(cache, mask.shape[1] + cfg.max_new_tokens)
+    base = seed_keys(seeds, device)  # (R,): each row's key, per batch position
     positions = mask.sum(-1, keepdim=True) - 1  # (R, 1): the position of each row's last prompt token
     current = last[:, None]  # (R, 1)
     width = mask.shape[1]
     columns = torch.cat([mask, mask.new_ones(rows, cfg.max_new_tokens)], dim=1)  # (R, T + max_new)
+    unread: list[Any] = []  # the picks (B,) of the steps since the last read
     with torch.inference_mode():
         for step in range(cfg.max_new_tokens):
             logits = model(input_ids=current, attention_mask=columns[:, : width + step], position_ids=positions,
                            use_cache=True, **{cache_name: cache}).logits[:, -1]  # (B, V)
-            live = [b for b, r in enumerate(slots) if not done[r]]
-            picks = sample_rows(logits[live], cfg.temperature, cfg.top_p, [generators[slots[b]] for b in live])
-            for b, token in zip(live, picks.tolist(), strict=True):
-                r = slots[b]
-                out[r].append(token)
-                done[r] = (token == eos or len(out[r]) >= cfg.max_new_tokens
-                           or bool(tail and _ends_in_stop(tokenizer, out[r][-tail:], cfg.stop)))
-            still = [b for b in live if not done[slots[b]]]
+            picks = sample_rows(logits, cfg.temperature, cfg.top_p, step_keys(base, step))  # (B,), on the device
+            unread.append(picks)
+            current, positions = picks[:, None], positions + 1
+            if len(unread) < every and step + 1 < cfg.max_new_tokens:
+                continue
+            _read(torch.stack(unread, 1).tolist(), slots, out, done, tokenizer, cfg, tail)  # one host read
+            unread = []
+            still = [b for b, r in enumerate(slots) if not done[r]]
             if not still:
                 break
             if (len(slots) - len(still)) * 8 >= len(slots):  # compact: the finished rows leave the batch
-                index = torch.tensor(still, device=columns.device)
+                index = torch.tensor(still, device=device)
                 cache.batch_select_indices(index)
-                columns, positions = columns[index], positions[index]
+                columns, positions, current, base = columns[index], positions[index], current[index], base[index]
                 slots = [slots[b] for b in still]
-            current = torch.tensor([out[r][-1] if not done[r] else pad for r in slots], device=columns.device)[:, None]
-            positions = positions + 1
     return out
+
+
+def _read(steps: list[list[int]], slots: list[int], out: list[list[int]], done: list[bool], tokenizer: Any,
+          cfg: SamplingConfig, tail: int) -> None:
+    """Append the tokens of the steps since the last read (`steps[b]`: batch position b's picks) to each live row,
+    one step at a time, ending a row at its end of sequence, stop string or token limit (module doc)."""
+    eos = tokenizer.eos_token_id
+    for b, r in enumerate(slots):
+        for token in steps[b]:
+            if done[r]:
+                break
+            out[r].append(token)
+            done[r] = (token == eos or len(out[r]) >= cfg.max_new_tokens
+                       or bool(tail and _ends_in_stop(tokenizer, out[r][-tail:], cfg.stop)))
 
 
 def grow_layers(cache: Any, capacity: int) -> None:

@@ -8,8 +8,9 @@ is copied K times, so a long few-shot prompt costs one prefill instead of K.
 
 Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the tokens
 all of them start with (the few-shot prompt, the question) are prefilled once, each distinct prompt's rest once,
-left-padded after them, and their KV cache repeated K times; each row samples with its
-own seeded generator (`row_sampling.py`), so a prefix's continuations do not depend on its batch.
+left-padded after them, and their KV cache repeated K times; each row samples from its
+own seeded stream, on the model's device (`row_sampling.py`), so a prefix's continuations do not depend on its
+batch. Weights are float32 on a CPU and bfloat16 on a GPU unless `dtype` says otherwise.
 `tokens_prefilled` counts the prompt tokens actually run through the model by `generate_rendered`.
 
 The KV cache goes to the model and comes back under the name the installed transformers gives it (`cache_name`):
@@ -72,9 +73,10 @@ class TransformersBackend:
     def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None):
         options = options or BackendOptions()
         if isinstance(model, str):
+            from prmkit.models.device import default_dtype, inference_device
             from prmkit.models.loading import load_model
 
-            model = load_model(model, options.dtype or "float32")
+            model = load_model(model, options.dtype or default_dtype(inference_device()))
         self.model, self.tokenizer = model
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
@@ -107,14 +109,12 @@ class TransformersBackend:
 
     def _batch(self, prompts: list[str], cfg: SamplingConfig, first_row: int = 0) -> list[Completion]:
         """Sample one completion per prompt: each distinct prompt is prefilled once (K copies of a prompt share
-        its KV cache); row i samples with the generator seeded `row_seed(cfg.seed, first_row + i)`."""
-        import torch
-
+        its KV cache); row i samples with the seed `row_seed(cfg.seed, first_row + i)`."""
         from prmkit.generate.backends.decode import decode_rows
 
         ids, mask, cache = self.prefill_distinct(prompts)
-        generators = [torch.Generator().manual_seed(row_seed(cfg.seed, first_row + i)) for i in range(len(prompts))]
-        rows = decode_rows(self.model, self.tokenizer, ids[:, -1], mask, cache, cfg, generators, self._cache)
+        seeds = [row_seed(cfg.seed, first_row + i) for i in range(len(prompts))]
+        rows = decode_rows(self.model, self.tokenizer, ids[:, -1], mask, cache, cfg, seeds, self._cache)
         return self._decode(rows, cfg)
 
     def prefill_distinct(self, prompts: list[str]) -> tuple[Any, Any, Any]:
@@ -156,8 +156,8 @@ class TransformersBackend:
 
             ids, mask, cache = self.prefill_distinct([p for p in prompts for _ in range(n)])  # K rows a prompt
             self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
-            generators = [torch.Generator().manual_seed(row_seed(s, k)) for s in seeds for k in range(n)]
-            rows = decode_rows(self.model, tok, ids[:, -1], mask, cache, cfg, generators, self._cache)
+            row_seeds = [row_seed(s, k) for s in seeds for k in range(n)]
+            rows = decode_rows(self.model, tok, ids[:, -1], mask, cache, cfg, row_seeds, self._cache)
             done = self._decode(rows, cfg)
             return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         enc = tok(prompts, return_tensors="pt", padding=True)

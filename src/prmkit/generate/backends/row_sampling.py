@@ -1,21 +1,23 @@
-"""Nucleus sampling with one random generator per batch row (transformers backend, rollouts).
+"""Nucleus sampling with one counter-based random stream per batch row (transformers backend, rollouts).
 
 `generate(do_sample=True)` draws every row from one global generator, so a row's sample depends on the rows beside
-it. Here each row has its own `torch.Generator`, seeded from its prompt's seed and its sample index: a prefix's
-continuations are the same whatever else is in its batch. The logits processor samples the token itself and
-returns a one-hot score, so `generate` must run with `do_sample=False` (its argmax then takes the sampled token).
+it. Here each row draws from its own stream, keyed by its seed (its prompt's seed and its sample index,
+`base.row_seed`) and the index of the token it draws: the key of row b's t-th token is a hash of (seed_b, t)
+(`step_keys`), computed on the logits' device with integer tensor ops, so a draw needs no generator object, no
+per-row host call and no transfer to or from the host. A prefix's continuations are the same whatever else is in
+its batch, and on a CPU and a GPU alike (up to the rounding of the logits, below).
 
 A batch changes the float rounding of the logits (another batch shape, other padding: ~1e-6), so the draw must
 not hang on the last bits of a probability. An inverse-CDF draw does: with a flat distribution (tens of thousands
 of tokens of probability ~2e-5) a rounding moves the CDF's boundaries or swaps two near-equal tokens in the sort,
-and another token comes out. Here each step draws one key per row and gives every token a uniform number that
-depends only on (key, token id), then takes the Gumbel-max, argmax of log p + Gumbel(u), over the nucleus: an
-exact draw from the renormalised nucleus, which changes under rounding only when its two best values lie within
-the rounding of each other (their gap is Exp(1)-distributed, so ~1e-6 of draws).
+and another token comes out. Here each step gives every token a uniform number that depends only on (the row's
+key, token id), then takes the Gumbel-max, argmax of log p + Gumbel(u), over the nucleus: an exact draw from the
+renormalised nucleus, which changes under rounding only when its two best values lie within the rounding of each
+other (their gap is Exp(1)-distributed, so ~1e-6 of draws).
 
     >>> import torch
-    >>> g = [torch.Generator().manual_seed(0)]
-    >>> sample_rows(torch.tensor([[0.0, 9.0, 0.0]]), 1.0, 1e-9, g).tolist()  # top-p ~ 0 keeps only the argmax
+    >>> keys = step_keys(seed_keys([0]), 0)
+    >>> sample_rows(torch.tensor([[0.0, 9.0, 0.0]]), 1.0, 1e-9, keys).tolist()  # top-p ~ 0 keeps only the argmax
     [1]
 """
 
@@ -24,47 +26,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["RowSampler", "sample_rows", "token_uniforms"]
+__all__ = ["RowSampler", "sample_rows", "seed_keys", "step_keys", "token_uniforms"]
 
 
-def sample_rows(scores: Any, temperature: float, top_p: float, generators: list[Any],
+def sample_rows(scores: Any, temperature: float, top_p: float, keys: Any,
                 candidates: int | Sequence[int] = (64, 1024)) -> Any:
     """One token per row of `scores` (B, V): softmax(scores / T) cut to the smallest set of mass >= top_p (the
-    most likely token is always kept), sampled with row b's generator. Returns (B,) token ids.
+    most likely token is always kept), drawn with row b's key `keys[b]` (int64, on any device; `step_keys`).
+    Returns (B,) token ids on the device of `scores`.
 
     A row's nucleus is searched among its few most likely tokens first (a top-k, not a sort of the vocabulary:
     `candidates` is a ladder of k, e.g. 64 then 1024); only rows whose candidates hold less than top_p go on to
-    the next k, and the last of them is sorted in full, so the result is the nucleus either way."""
+    the next k, and the last of them is sorted in full, so the result is the nucleus either way. The ladder costs
+    one scalar read of the device per level it checks (whether every row is done), not one per row."""
     import torch
 
     probs = (scores.float() / max(temperature, 1e-6)).softmax(-1)  # (B, V)
+    keys = keys.to(probs.device)
     picks = torch.empty(probs.shape[0], dtype=torch.long, device=probs.device)  # (B,)
-    pending = torch.arange(probs.shape[0], device=probs.device)
+    pending = None  # the rows still to draw (None: all of them)
     for k in (candidates,) if isinstance(candidates, int) else tuple(candidates):
-        if not pending.numel():
-            return picks
-        top, order = probs[pending].topk(min(k, probs.shape[-1]), dim=-1)  # (P, k), descending
+        rows_p = probs if pending is None else probs[pending]
+        top, order = rows_p.topk(min(k, probs.shape[-1]), dim=-1)  # (P, k), descending
         inside = top.sum(-1) >= top_p  # rows whose nucleus lies within their k candidates
-        rows = pending[inside]
-        if rows.numel():
-            picks[rows] = _pick(top[inside], order[inside], top_p, [generators[b] for b in rows.tolist()])
-        pending = pending[~inside]
-    if pending.numel():
-        full, ids = probs[pending].sort(dim=-1, descending=True)  # (S, V)
-        picks[pending] = _pick(full, ids, top_p, [generators[b] for b in pending.tolist()])
+        drawn = _pick(top, order, top_p, keys if pending is None else keys[pending])  # (P,)
+        if pending is None:
+            picks = drawn
+        else:
+            picks[pending] = torch.where(inside, drawn, picks[pending])
+        if bool(inside.all()):
+            return picks
+        pending = (~inside).nonzero().squeeze(1) if pending is None else pending[~inside]
+    full, ids = probs[pending].sort(dim=-1, descending=True)  # (S, V)
+    picks[pending] = _pick(full, ids, top_p, keys[pending])
     return picks
 
 
-def _pick(sorted_p: Any, order: Any, top_p: float, generators: list[Any]) -> Any:
-    """Sample each row's nucleus from its probabilities sorted descending (R, C) and their token ids (R, C): one
-    key from the row's generator, a uniform number per token from (key, token id) (`token_uniforms`), and the
-    Gumbel-max over the nucleus (module doc)."""
-    import torch
-
+def _pick(sorted_p: Any, order: Any, top_p: float, keys: Any) -> Any:
+    """Sample each row's nucleus from its probabilities sorted descending (R, C), their token ids (R, C) and its
+    key (R,): a uniform number per token from (key, token id) (`token_uniforms`), and the Gumbel-max over the
+    nucleus (module doc)."""
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
-    keys = torch.stack([torch.randint(0, 2**32, (), generator=g, dtype=torch.int64, device=g.device)
-                        for g in generators]).to(order.device)  # (R,): from each row's generator, on its device
     gumbel = -(-token_uniforms(keys[:, None], order).log()).log()  # (R, C), float64
     value = (sorted_p.double().log() + gumbel).masked_fill(drop, float("-inf"))
     return order.gather(1, value.argmax(-1, keepdim=True)).squeeze(1)
@@ -95,18 +98,44 @@ def token_uniforms(keys: Any, tokens: Any) -> Any:
     return (mixed.double() + 0.5) / 2.0**32
 
 
+_GOLDEN = 0x9E3779B9  # the step increment of a row's counter (odd: 2^32 / golden ratio, a Weyl sequence)
+
+
+def seed_keys(seeds: Sequence[int], device: Any = "cpu") -> Any:
+    """Each row's base key (R,) int64 on `device`, from its seed (any int; 64 bits folded to 32 and mixed)."""
+    import torch
+
+    folded = [((s % 2**64) ^ ((s % 2**64) >> 32)) & _MASK32 for s in seeds]
+    return _hash32(torch.tensor(folded, dtype=torch.int64, device=device))
+
+
+def step_keys(base: Any, step: int | Any) -> Any:
+    """The key of each row's draw of its token number `step` (0 for the first new token): a hash of the row's
+    base key plus step + 1 times an odd constant, on the device of `base`.
+
+    >>> keys = step_keys(seed_keys([5, 6]), 3)
+    >>> keys[1].item() == step_keys(seed_keys([6]), 3)[0].item()  # a row's key: its seed and step alone
+    True
+    """
+    return _hash32((base + (step + 1) * _GOLDEN) & _MASK32)
+
+
 class RowSampler:
-    """A transformers logits processor: samples with `sample_rows` and returns the choice as one-hot scores."""
+    """A transformers logits processor: samples with `sample_rows` and returns the choice as one-hot scores. Row
+    b draws its t-th new token with `step_keys(seed_keys(seeds)[b], t)`, as `decode.decode_rows` does, so both
+    loops sample the same tokens from the same logits."""
 
     def __init__(self, seeds: list[int], temperature: float, top_p: float):
         self.seeds, self.temperature, self.top_p = seeds, temperature, top_p
-        self.generators: list[Any] | None = None
+        self.base: Any = None
+        self.step = 0
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
         import torch
 
-        if self.generators is None:
-            self.generators = [torch.Generator().manual_seed(s) for s in self.seeds]  # CPU: the same draws on a GPU
-        picks = sample_rows(scores, self.temperature, self.top_p, self.generators)  # (B,)
+        if self.base is None:
+            self.base = seed_keys(self.seeds, scores.device)
+        picks = sample_rows(scores, self.temperature, self.top_p, step_keys(self.base, self.step))  # (B,)
+        self.step += 1
         out = torch.full_like(scores, float("-inf"))
         return out.scatter_(1, picks[:, None], 0.0)

@@ -11,10 +11,20 @@ import pytest
 from generate.toy_domain import TOY, last_capital_word
 from prmkit.cli.main import main
 from prmkit.data.records import Pool, Problem, Trace
-from prmkit.generate import DOMAINS, build_prompt, domain, extract_answer, make_pool, parse_completion
-from prmkit.generate.extract import EXTRACTORS
-from prmkit.generate.prompts import STOP, domain_template
-from prmkit.verify import VALIDATORS, get_validator, verify_answer, verify_answers
+from prmkit.domains import (
+    DOMAINS,
+    EXTRACTORS,
+    STOP,
+    VALIDATORS,
+    domain,
+    extract_answer,
+    get_validator,
+    parse_completion,
+    verify_answer,
+    verify_answers,
+)
+from prmkit.generate import build_prompt, make_pool
+from prmkit.generate.prompts import domain_template
 
 
 def test_the_tables_are_views_of_the_domains():

@@ -16,9 +16,9 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool
+from prmkit.domains import domain
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor
-from prmkit.generate.domains import domain
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems

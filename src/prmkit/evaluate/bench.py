@@ -47,7 +47,8 @@ from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences, pct
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences
+from prmkit.evaluate.stats import pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.information import InformationConfig
@@ -305,7 +306,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
         rep = reports[name]
         runs[name] = {"seconds": round(rep.labeler_seconds, 1), "run_seconds": round(rep.seconds, 1),
                       "skipped": rep.skipped, "shared_with": shared,
-                      "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
+                      "tokens_read": rep.tokens_read, "tokens_generated": rep.tokens_generated,
                       "resumed": rep.resumed}
     for name, spec in parse_named_specs(cfg.scorers).items():  # a PRM's step scores, judged as a labeler's
         labels[name] = scorer_labels_file(spec, pool_traces(pools), out / "scorers" / f"{name}.jsonl", name,

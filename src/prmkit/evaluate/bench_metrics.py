@@ -33,15 +33,17 @@ why, is in the report.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
+from prmkit.evaluate.stats import percentile_interval, problem_draws
+from prmkit.label.threshold import balanced_accuracy
 
-__all__ = ["PAIRS", "balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
+__all__ = ["PAIRS", "bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
            "paired_differences", "split_problems"]
 
 # The seeds' claims the bench decides, as (labeler, against): MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels
@@ -49,13 +51,9 @@ __all__ = ["PAIRS", "balanced_accuracy", "bench_rows", "common_traces", "cost_sc
 PAIRS = (("mcnig", "ig"), ("mcnig", "math-shepherd"), ("mcnig", "omegaprm"), ("pum", "math-shepherd"))
 
 
-def balanced_accuracy(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
-    """Mean of the recall of the true and of the false class (NaN when a class is absent)."""
-    pos = [p for p, t in zip(predicted, truth, strict=True) if t]
-    neg = [not p for p, t in zip(predicted, truth, strict=True) if not t]
-    if not pos or not neg:
-        return float("nan")
-    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
+def _balanced(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
+    """Balanced accuracy, undefined (NaN) when a class is absent: the bench compares labelers on it."""
+    return balanced_accuracy(predicted, truth, absent=float("nan"))
 
 
 def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
@@ -78,32 +76,12 @@ def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[
     return ids, missing
 
 
-def _f1(scores: list[list[float]], firsts: list[int], tau: float) -> float:
-    return error_correct_f1([first_step_below(s, tau) for s in scores], firsts).f1
-
-
-def _problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[list[int]]:
-    """`n_boot` bootstrap draws of the problems (with replacement, as many as there are): per draw, the indices of
-    the items (`problems[i]` is item i's problem) of every drawn problem, together and in order."""
-    groups: dict[str, list[int]] = {}
-    for i, p in enumerate(problems):
-        groups.setdefault(p, []).append(i)
-    keys = list(groups)
-    rng = np.random.default_rng(seed)
-    for _ in range(n_boot if keys else 0):
-        yield [i for k in rng.integers(0, len(keys), len(keys)) for i in groups[keys[k]]]
-
-
 def _bootstrap_f1(scores: list[list[float]], firsts: list[int], problems: list[str], tau: float, n_boot: int,
                   seed: int) -> tuple[float, float]:
     """95% interval of F1 when the problems are resampled (their traces together)."""
-    if n_boot <= 0 or not problems:
-        return float("nan"), float("nan")
     preds = [first_step_below(s, tau) for s in scores]
-    values = [error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
-              for pick in _problem_draws(problems, n_boot, seed)]
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return float(lo), float(hi)
+    return percentile_interval([error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
+                                for pick in problem_draws(problems, n_boot, seed)])
 
 
 def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
@@ -121,8 +99,8 @@ def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]],
     return {"labeler": name, "level": level, "traces": len(recs), "tau": tau, "f1": result.f1,
             "f1_low": lo, "f1_high": hi, "error_accuracy": result.error_accuracy,
             "correct_accuracy": result.correct_accuracy, "n_error": result.n_error, "n_correct": result.n_correct,
-            "step_balanced_accuracy": balanced_accuracy(step_pred, step_true),
-            "cot_balanced_accuracy": balanced_accuracy(cot_pred, cot_true),
+            "step_balanced_accuracy": _balanced(step_pred, step_true),
+            "cot_balanced_accuracy": _balanced(cot_pred, cot_true),
             "process_only": len(process_only),
             "process_only_recall": (sum(p == f for p, f in process_only) / len(process_only)) if process_only
             else float("nan")}
@@ -225,24 +203,12 @@ def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[st
     return out
 
 
-def pct(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
-
-
 def _pair_figures(preds: Sequence[list[int]], firsts: list[int], steps: Sequence[list[tuple[bool, bool]]],
                   pick: list[int], step_pick: list[int]) -> tuple[float, float]:
     """(F1 of the first minus the second labeler, step balanced accuracy likewise) on the picked traces/steps."""
     f1 = [error_correct_f1([p[i] for i in pick], [firsts[i] for i in pick]).f1 for p in preds]
-    bal = [balanced_accuracy([st[j][0] for j in step_pick], [st[j][1] for j in step_pick]) for st in steps]
+    bal = [_balanced([st[j][0] for j in step_pick], [st[j][1] for j in step_pick]) for st in steps]
     return f1[0] - f1[1], bal[0] - bal[1]
-
-
-def _interval(values: list[float]) -> tuple[float, float]:
-    values = [v for v in values if not math.isnan(v)]
-    if not values:
-        return float("nan"), float("nan")
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return float(lo), float(hi)
 
 
 def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]],
@@ -273,9 +239,9 @@ def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping
                 j += len(t.labels)
             d_f1, d_bal = _pair_figures(preds, firsts, steps, list(range(len(recs))), list(range(j)))
             draws = [_pair_figures(preds, firsts, steps, pick, [k for i in pick for k in spans[i]])
-                     for pick in _problem_draws([t.problem_id for t in recs], n_boot, seed)]
-            f1_lo, f1_hi = _interval([d for d, _ in draws])
-            bal_lo, bal_hi = _interval([d for _, d in draws])
+                     for pick in problem_draws([t.problem_id for t in recs], n_boot, seed)]
+            f1_lo, f1_hi = percentile_interval([d for d, _ in draws if not math.isnan(d)])
+            bal_lo, bal_hi = percentile_interval([d for _, d in draws if not math.isnan(d)])
             out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs),
                         "f1_diff": d_f1, "f1_diff_low": f1_lo, "f1_diff_high": f1_hi,
                         "step_balanced_accuracy_diff": d_bal, "step_balanced_accuracy_diff_low": bal_lo,

@@ -46,8 +46,8 @@ from prmkit.models.loading import context_length
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "read_clock",
            "run_labelers"]
 
-# params keys that files written before the labeler interface stored, and that never changed a score
-_LEGACY_KEYS = ("exclude_final",)
+# params keys some label files hold that never change a score: a re-run that lacks them continues the file
+_SCORE_NEUTRAL_KEYS = ("exclude_final",)
 
 
 @dataclass
@@ -177,7 +177,7 @@ def _check_resume(path: str, params: dict[str, Any]) -> None:
     if first is None:
         return
     old = first.get("params", {})
-    if diff := settings_diff(old, params, skip=_LEGACY_KEYS):
+    if diff := settings_diff(old, params, skip=_SCORE_NEUTRAL_KEYS):
         changes = ", ".join(diff)
         raise ValueError(f"{path} was labeled with other settings ({changes}); use a new output to relabel")
 

@@ -63,7 +63,7 @@ class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
                                                 "units, other samples)")
 
     def params(self, method: str) -> dict[str, Any]:
-        names = {"k": "rollouts"}  # the records' name of K (files labeled before the rename resume)
+        names = {"k": "rollouts"}  # K's key in the records' params: every label file, old and new, resumes on it
         return {"method": method} | {names.get(k, k): v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
 
 

@@ -51,11 +51,9 @@ from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_diffe
 from prmkit.evaluate.stats import pct
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
-from prmkit.label.information import InformationConfig
-from prmkit.label.pum.labeler import DEFAULT_STUDENTS, PumLabelConfig, PumLabeler
+from prmkit.label.pum.labeler import DEFAULT_STUDENTS
 from prmkit.label.recipe import LabelConfig, label_pools, read_clock
-from prmkit.label.registry import LABELERS
-from prmkit.label.rollout_labeling import RolloutLabelConfig
+from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shared_configs
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.models.scored_steps import pool_traces, scorer_labels_file
 from prmkit.models.scorer_spec import parse_named_specs
@@ -213,12 +211,9 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
-    """The settings of every labeler a bench may run: the model, and the rollout labelers' sampling."""
-    rollouts = RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens, seed=cfg.seed,
-                                  temperature=cfg.temperature, batch_size=cfg.batch_size, dtype=cfg.dtype,
-                                  template=cfg.template)
+    """Every registered labeler's config, each setting the bench also has (model, K, sampling, students) its."""
     students = [s.strip() for s in cfg.students.split(",") if s.strip()]
-    return [InformationConfig(model=cfg.model), rollouts, PumLabelConfig(**asdict(rollouts), students=students)]
+    return shared_configs(asdict(cfg) | {"students": students})
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
@@ -228,11 +223,8 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         raise ValueError("set --output (the run directory)")
     if not cfg.label:
         _check_run_to_report(cfg)
-    model = resolve_model(cfg.model)  # an unknown model is an error before anything is written
-    if any(n.startswith(("math-shepherd", "omegaprm")) for n in cfg.labeler_list()):
-        check_template(model, cfg.template)  # the rollouts sample --model
-    if "pum" in cfg.labeler_list():
-        PumLabeler(_labeler_settings(cfg)[-1], ["pum"])  # its students exist (an error names the missing one)
+    resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    check_labelers(cfg.labeler_list(), _labeler_settings(cfg))
     if cfg.policy_k:
         resolve_model(cfg.policy_model())
         _check_held_out(cfg)
@@ -323,7 +315,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
               "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
               "checker": {"policy_steps": sum(len(t.labels) for t in truth if t.params["slip"] == "policy"),
                           "undecided_steps": sum(t.params.get("undecided", 0) for t in truth)},
-              "cost_scaling": cost_scaling(rows, "mcnig") if "mcnig" in labels else {}, "rows": rows,
+              "cost_scaling": cost_scaling(rows, base) if (base := cost_reference()) in labels else {}, "rows": rows,
               "differences": paired_differences(truth, labels, rows, n_boot=cfg.bootstrap, seed=cfg.seed)
               if rows else []}
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")

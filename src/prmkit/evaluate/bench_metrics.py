@@ -21,9 +21,10 @@ pooled over the levels) and applied unchanged to the report half, where each lev
   level's traces, summed over every run that labeled them, and how many of the traces were timed (a labeler call
   cut off by a crash wrote its records but not its seconds).
 
-The seeds' claims (`PAIRS`: MCNIG against IG, Math-Shepherd and OmegaPRM; PUM against Math-Shepherd) are decided
-by paired differences (`paired_differences`): each labeler at its own tau, the same bootstrap draws of the report
-half's problems for both, so the interval is that of the difference, not two overlapping intervals.
+The labelers' claims (each labeler's `claims`, `prmkit.label.registry.claim_pairs`: MCNIG against IG, Math-Shepherd
+and OmegaPRM; PUM against Math-Shepherd) are decided by paired differences (`paired_differences`): each labeler at
+its own tau, the same bootstrap draws of the report half's problems for both, so the interval is that of the
+difference, not two overlapping intervals.
 
 Every labeler is scored on the same traces: those that all of them labeled (a labeler that skips a problem, as
 OmegaPRM skips problems without a wrong answer, takes those traces from the others too); what was dropped, and
@@ -41,14 +42,11 @@ import numpy as np
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
 from prmkit.evaluate.stats import percentile_interval, problem_draws
+from prmkit.label.registry import claim_pairs
 from prmkit.label.threshold import balanced_accuracy
 
-__all__ = ["PAIRS", "bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
+__all__ = ["bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
            "paired_differences", "split_problems"]
-
-# The seeds' claims the bench decides, as (labeler, against): MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels
-# near the rollout labelers' (MCNIG table 1); PUM's prefix utility against Math-Shepherd's values (PUM sec 4.6).
-PAIRS = (("mcnig", "ig"), ("mcnig", "math-shepherd"), ("mcnig", "omegaprm"), ("pum", "math-shepherd"))
 
 
 def _balanced(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
@@ -212,19 +210,20 @@ def _pair_figures(preds: Sequence[list[int]], firsts: list[int], steps: Sequence
 
 
 def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]],
-                       rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]] = PAIRS,
+                       rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]] | None = None,
                        n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
     """Per pair (a, b) whose labelers both ran, and per level (and "all"): F1(a) - F1(b) and step balanced
     accuracy(a) - (b) on the report half, each labeler at its own tau (from `rows`, chosen on the choose half),
     with 95% intervals from one bootstrap of the report half's problems shared by both labelers (paired: the same
-    resampled traces for a and b), and the share of draws where a's F1 is at least b's."""
+    resampled traces for a and b), and the share of draws where a's F1 is at least b's. `pairs`: the registered
+    labelers' claims unless given."""
     by_id = {t.trace_id: t for t in truth}
     ids, _ = common_traces(by_id, labels)
     _, report = split_problems(truth)
     held = [by_id[t] for t in ids if by_id[t].problem_id in report]
     taus = {r["labeler"]: r["tau"] for r in rows}
     out: list[dict[str, Any]] = []
-    for a, b in pairs:
+    for a, b in claim_pairs() if pairs is None else pairs:
         if not {a, b} <= set(labels) or not {a, b} <= set(taus):
             continue
         for level in [*sorted({t.params["level"] for t in held}), "all"]:

@@ -67,22 +67,22 @@ def main() -> None:
         t0 = time.perf_counter()
         raw_tokens += raw_forward(scorer, q, traces)
         t1 = time.perf_counter()
-        before = scorer.tokens_processed
+        before = scorer.tokens_read
         fast = scorer.information(q, traces, answers)
         t2 = time.perf_counter()
-        processed += scorer.tokens_processed - before
+        processed += scorer.tokens_read - before
         formula_tokens += sum(paper_tokens(scorer, q, steps, answers) for steps in traces)
         t["raw"] += t1 - t0
         t["mcnig"] += t2 - t1
         if k < args.naive_pools:
-            before = scorer.tokens_processed
+            before = scorer.tokens_read
             for steps, table in zip(traces, fast, strict=True):
                 naive = scorer.naive_information(q, steps, answers, batch_size=args.naive_batch)
                 diffs = [abs(a - b) for ra, rb in zip(table, naive, strict=True) for a, b in zip(ra, rb, strict=True)]
                 max_diff = max(max_diff, *diffs)
             t["naive"] += time.perf_counter() - t2
             t["mcnig_on_naive_pools"] += t2 - t1
-            naive_tokens += scorer.tokens_processed - before
+            naive_tokens += scorer.tokens_read - before
     raw_tps, mc_tps = raw_tokens / t["raw"], formula_tokens / t["mcnig"]
     print(f"model {args.model}, {len(pools)} pools ({sum(len(p.traces) for p in pools)} CoTs), "
           f"torch threads {torch.get_num_threads()}, {args.dtype}")

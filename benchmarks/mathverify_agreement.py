@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from prmkit.data.gsm8k import read_gsm8k_candidates
-from prmkit.verify import verify_answer
+from prmkit.domains import verify_answer
 
 DEFAULT = str(Path(__file__).resolve().parents[2] / "shared/data/gsm8k/candidates_dev.jsonl")
 

@@ -16,9 +16,10 @@ import json
 import torch
 
 from prmkit.data.templates import load_template
+from prmkit.domains import STOP
 from prmkit.generate.backends.base import BackendOptions, SamplingConfig
 from prmkit.generate.backends.hf import TransformersBackend
-from prmkit.generate.prompts import STOP, build_prompt
+from prmkit.generate.prompts import build_prompt
 from prmkit.models.loading import load_model
 from prmkit.rewards import OutcomeReward, Scorers, problem_column
 from prmkit.rl import ProcessAdvantage, group_advantages

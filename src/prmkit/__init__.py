@@ -335,7 +335,7 @@ def payoff_table(rows: Sequence[PathLike], output: PathLike | None = None, ks: S
                  bootstrap: int = 1000, seed: int = 0, summary: PathLike | None = None) -> dict[str, Any]:
     """`prmkit payoff table`: every row's best-of-K and weighted voting minus majority voting (paired bootstrap
     intervals) beside its label and training cost; `summary` a JSON file of a row per (row, K)."""
-    from prmkit.evaluate.payoff import payoff_table as table
+    from prmkit.evaluate.payoff_report import payoff_table as table
 
     return table([str(r) for r in rows], None if output is None else str(output), list(ks), bootstrap, seed,
                  None if summary is None else str(summary))

@@ -10,8 +10,10 @@ import pytest
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools
 from prmkit.data.records import StepLabels
-from prmkit.evaluate.bench import LABELER_COLUMNS, BenchConfig, format_bench, pass_at_k, run_bench
+from prmkit.evaluate.bench import BenchConfig, pass_at_k, run_bench
 from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, f1_per_ktokens, paired_differences
+from prmkit.evaluate.bench_report import LABELER_COLUMNS, format_bench
+from prmkit.label.registry import LABELERS
 
 
 def _truth(n=8):
@@ -177,6 +179,23 @@ def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_
     assert grown["problems"] == 6 and grown["rows"] == [] and grown["traces"] == 6 * 4
     assert (out / "policy.raw.jsonl").read_text().splitlines()[:4] == raw
     assert len(list((out / "pools.jsonl").open())) == 6
+
+
+def test_a_new_labeler_joins_the_bench_with_one_file_and_one_registry_line(long_base, tmp_path, monkeypatch):
+    """tests/label/step_length.py (one file, one `LABELERS` line) runs in the bench beside IG, is scored against the
+    truth, its cost ledger counted, and compared with what it claims to match: no edit to the bench."""
+    from label.step_length import StepLength
+
+    monkeypatch.setitem(LABELERS, "length", StepLength)
+    monkeypatch.setattr(StepLength, "claims", {"length": ("ig",)}, raising=False)
+    report = run_bench(BenchConfig(output=str(tmp_path / "b"), problems=4, levels="1,2", policy_k=0, model=long_base,
+                                   labelers="ig,length", bootstrap=20, slips="arithmetic,corrected"), progress=False)
+    assert {r["labeler"] for r in report["rows"]} == {"ig", "length"}
+    assert report["labelers"]["length"]["tokens_read"] > 0 and report["labelers"]["length"]["shared_with"] == ["length"]
+    length = next(r for r in report["rows"] if r["labeler"] == "length" and r["level"] == "all")
+    assert length["traces"] == next(r for r in report["rows"] if r["labeler"] == "ig" and r["level"] == "all")["traces"]
+    assert 0 <= length["f1"] <= 1
+    assert [(d["labeler"], d["against"], d["level"]) for d in report["differences"]][-1] == ("length", "ig", "all")
 
 
 @pytest.mark.parametrize(("flags", "message"), [

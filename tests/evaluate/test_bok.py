@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from prmkit.data.answers import answer_key
-from prmkit.evaluate.bok import Candidate, bok_curves, bootstrap_ci, difference_rows, expected_accuracy
+from prmkit.evaluate.bok import Candidate, bok_curves, difference_rows, expected_accuracy
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
+from prmkit.evaluate.stats import bootstrap_ci
 
 # (answer, correct, score): the docstring's worked example
 POOL = [Candidate("5", False, 0.9), Candidate("7", True, 0.2), Candidate("7", True, 0.3), Candidate("5", False, 0.1)]

@@ -8,7 +8,8 @@ import pytest
 
 from prmkit.cli.main import main
 from prmkit.evaluate.bench import BenchConfig, run_bench
-from prmkit.evaluate.payoff import PayoffConfig, payoff_table, run_payoff
+from prmkit.evaluate.payoff import PayoffConfig, run_payoff
+from prmkit.evaluate.payoff_report import payoff_table
 
 
 @pytest.fixture(scope="module")

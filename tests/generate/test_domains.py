@@ -1,6 +1,6 @@
-"""The domain registry: one `Domain` record per domain, the old tables as views of it, one error for an unknown
-domain, and a new domain (toy_domain.py) added with one file plus one registry line, then used by the real
-extraction, validation, `prmkit generate` and `prmkit rollout` paths."""
+"""The domain registry: one `Domain` record per domain, the validator, extractor and stop tables as views of it,
+one error for an unknown domain, and a new domain (toy_domain.py) added with one file plus one registry line, then
+used by the real extraction, validation, `prmkit generate` and `prmkit rollout` paths."""
 
 from __future__ import annotations
 
@@ -11,10 +11,20 @@ import pytest
 from generate.toy_domain import TOY, last_capital_word
 from prmkit.cli.main import main
 from prmkit.data.records import Pool, Problem, Trace
-from prmkit.generate import DOMAINS, build_prompt, domain, extract_answer, make_pool, parse_completion
-from prmkit.generate.extract import EXTRACTORS
-from prmkit.generate.prompts import STOP, domain_template
-from prmkit.verify import VALIDATORS, get_validator, verify_answer, verify_answers
+from prmkit.domains import (
+    DOMAINS,
+    EXTRACTORS,
+    STOP,
+    VALIDATORS,
+    domain,
+    extract_answer,
+    get_validator,
+    parse_completion,
+    verify_answer,
+    verify_answers,
+)
+from prmkit.generate import build_prompt, make_pool
+from prmkit.generate.prompts import domain_template
 
 
 def test_the_tables_are_views_of_the_domains():
@@ -48,7 +58,7 @@ def test_what_a_problem_shows_in_the_prompt():
     assert "### Problem\n" + stub + "\n### Solution" in build_prompt(code)  # the stub as given, unstripped
     assert DOMAINS["python"].prompt_text(Problem("c", "q  ", "", domain="python")) == "q  "  # no stub: the question
     assert DOMAINS["math"].prompt_text(Problem("m", "2+2?  \n", "4")) == "2+2?"
-    # a template of one's own serves a problem of a domain not registered (as before the registry)
+    # a template of one's own serves a problem of a domain not registered
     assert build_prompt(Problem("p", "why? ", "", domain="poetry"), "Q: {question}|") == "Q: why?|"
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from prmkit.data.records import Pool, Problem, Trace
-from prmkit.generate.extract import extract_answer, parse_completion
+from prmkit.domains import extract_answer, parse_completion
 from prmkit.generate.filtering import filter_pools, subsample
 
 

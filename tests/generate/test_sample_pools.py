@@ -7,10 +7,10 @@ import json
 
 from prmkit.data.demo_problems import demo_problems
 from prmkit.data.records import Problem
+from prmkit.domains import verify_answers
 from prmkit.generate.backends import Completion, SamplingConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.generate.sources import humaneval_problems, load_problems
-from prmkit.verify import verify_answers
 
 
 class Scripted:

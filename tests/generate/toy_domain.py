@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from prmkit.data.records import Problem
-from prmkit.generate.domains import Domain
+from prmkit.domains import Domain
 from prmkit.verify.base import Verdict
 
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")

@@ -41,10 +41,10 @@ def test_token_count_matches_formula(scorer):
     ys = [len(scorer.answer_ids(a)) for a in ANSWERS]
     cue = len(scorer.cue_ids)
     prompt = len(encode_steps(scorer.tokenizer, scorer.prompt(QUESTION), [], scorer.sep)[0])
-    before = scorer.tokens_processed
+    before = scorer.tokens_read
     scorer.information(QUESTION, [STEPS], ANSWERS)
     per_boundary = cue + sum(y - 1 for y in ys)
-    assert scorer.tokens_processed - before == (prompt + per_boundary) + (ids_len + len(STEPS) * per_boundary)
+    assert scorer.tokens_read - before == (prompt + per_boundary) + (ids_len + len(STEPS) * per_boundary)
 
 
 def test_segments_positions_continue_from_boundary():

@@ -105,7 +105,7 @@ def test_mcnig_skips_problems_without_incorrect_answers(tmp_path, tiny_base):
         out = prmkit(*args)
         ig, mc = (json.loads(b) for b in out.stdout.replace("}\n{", "}\n\n{").split("\n\n"))
         assert mc["skipped"] == {"no incorrect answer": 1} and (ig["traces"], mc["traces"]) == ((8, 4), (0, 0))[run]
-        assert ig["resumed"] == 2 * run and (ig["tokens_processed"] == 0) == (run == 1)
+        assert ig["resumed"] == 2 * run and (ig["tokens_read"] == 0) == (run == 1)
     assert len(read(tmp_path / "ig.jsonl")) == 8 and len(read(tmp_path / "mcnig.jsonl")) == 4
     # extending a file made with other settings is refused, with the difference named
     with pytest.raises(subprocess.CalledProcessError) as err:

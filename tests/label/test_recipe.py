@@ -40,7 +40,7 @@ def test_registered_labeler_runs_and_thresholds_at_the_hand_computed_tau(tmp_pat
     assert report.sweeps["final_excluded"] == {"tau": 2.0, "balanced_accuracy": 0.75, "n": 4}
     assert report.sweeps["final_included"] == {"tau": 0.0, "balanced_accuracy": 0.5, "n": 4}
     assert report.sweeps["applied"] == {"tau": 2.0, "balanced_accuracy": 0.75}
-    assert report.tokens_processed == report.paper_tokens == 30
+    assert report.tokens_read == report.paper_tokens == 30
     records = {r["trace_id"]: r for r in read(out)}
     assert {k: r["scores"] for k, r in records.items()} == {"p0/0": [4, 6, 1], "p0/1": [1, 5, 1], "p1/0": [3, 2],
                                                             "p1/1": [5, 2]}

@@ -246,7 +246,7 @@ def test_pum_labels_are_the_students_mean_gain_after_each_step(tiny_base, tmp_pa
         assert r["cost"]["prefixes"] == 2 * (len(t.steps) - 1) + (2 if r is recs[0] else 0)  # + baselines
     assert recs[0]["scores"][:2] == recs[2]["scores"][:2]  # shared prefixes, shared gains
     assert report.tokens_generated == sum(r["cost"]["tokens_generated"] for r in recs) > 0
-    assert report.tokens_processed == sum(r["cost"]["tokens_read"] for r in recs)
+    assert report.tokens_read == sum(r["cost"]["tokens_read"] for r in recs)
     for r in recs:  # each student's own tokens, which a compute count (parameters x tokens) weighs apart
         mine = r["cost"]["students"]
         assert list(mine) == list(baselines) and all(m["tokens_generated"] > 0 for m in mine.values())

@@ -9,10 +9,10 @@ import pytest
 
 from prmkit.cli.main import main
 from prmkit.data.records import Problem
+from prmkit.domains import STEP, extract_answer, split_steps
 from prmkit.generate import BackendOptions, SamplingConfig
 from prmkit.generate.backends.hf import TransformersBackend
-from prmkit.generate.extract import extract_answer, split_steps
-from prmkit.generate.prompts import STEP, build_prompt
+from prmkit.generate.prompts import build_prompt
 from prmkit.generate.rollout import partial_answer
 from prmkit.search import (
     SCORERS,

@@ -9,7 +9,7 @@ import pytest
 
 from helpers import tiny_training_inputs
 from prmkit.cli.main import main
-from prmkit.train.run import RUN_FILE
+from prmkit.models.reward import RUN_RECORD
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_resume_continues_only_the_same_run(inputs, tiny_base, tmp_path, capsys)
     assert identity["train_config"]["lr"] == 1e-3
     (out / "checkpoint-1").mkdir()
     run = {"kind": "prm", "train": {"lr": 1e-2}}
-    (out / RUN_FILE).write_text(json.dumps(run))
+    (out / RUN_RECORD).write_text(json.dumps(run))
     assert _train(inputs, tiny_base, out, "--resume") == 2
     err = capsys.readouterr().err
     assert "holds a run with other settings" in err and "train.lr: 0.01 -> 0.001" in err

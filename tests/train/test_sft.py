@@ -11,8 +11,8 @@ import pytest
 
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems
+from prmkit.domains import math_answer, parse_completion
 from prmkit.evaluate.bench import BenchConfig, run_bench
-from prmkit.generate.extract import math_answer, parse_completion
 from prmkit.generate.prompts import build_prompt
 from prmkit.train.sft import SFTRunConfig, run_sft, trained_questions
 from prmkit.train.sft_data import held_out_questions, overlap, sft_rows, warm_start_problems

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from prmkit.data.records import Problem
-from prmkit.verify import verify_answer
+from prmkit.domains import verify_answer
 from prmkit.verify.choice import choice_index
 
 OPTIONS = ["yes", "no", "maybe"]

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from prmkit.data.records import Problem
-from prmkit.verify import verify_answer, verify_answers
+from prmkit.domains import verify_answer, verify_answers
 from prmkit.verify.math import math_equal
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from prmkit.data.records import Problem
-from prmkit.verify import verify_answer
+from prmkit.domains import verify_answer
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import argparse
 import sys
 
 from prmkit.cli.common import add_config_arguments, config_from_args
-from prmkit.evaluate.bench import BenchConfig, format_bench, run_bench
+from prmkit.evaluate.bench import BenchConfig, run_bench
+from prmkit.evaluate.bench_report import format_bench
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

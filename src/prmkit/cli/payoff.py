@@ -39,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prmkit.evaluate.payoff import PayoffConfig, format_payoff, payoff_table, run_payoff
+    from prmkit.evaluate.payoff import PayoffConfig, run_payoff
+    from prmkit.evaluate.payoff_report import format_payoff, payoff_table
 
     if args.command == "table":
         ks = [int(k) for k in args.ks.split(",") if k.strip()]

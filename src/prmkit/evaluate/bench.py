@@ -17,12 +17,13 @@ so a training set is sampled in chunks; `--labelers ''` samples and judges the p
 3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
-5. `report.json`, `table.md` and `f1_tokens.png`: per labeler and level, first-error F1 with its interval, step
-   and CoT balanced accuracy, process-only recall, tokens, F1 per 1,000 tokens per trace and the seconds of its
-   own calls (`labels/seconds.jsonl`, each call's seconds appended after its records: summed over every run that
-   labeled the traces); the policy's solve rate and pass@K per level; what was dropped and why. Under the table,
-   its key: a line per column (`LABELER_COLUMNS`). `--no-label` writes them from the labels a run
-   stopped partway holds (every labeler on the traces all of them finished), labeling nothing more.
+5. `report.json`, `table.md` and `f1_tokens.png` (`prmkit.evaluate.bench_report`): per labeler and level,
+   first-error F1 with its interval, step and CoT balanced accuracy, process-only recall, tokens, F1 per 1,000
+   tokens per trace and the seconds of its own calls (`labels/seconds.jsonl`, each call's seconds appended after
+   its records: summed over every run that labeled the traces); the policy's solve rate and pass@K per level; what
+   was dropped and why. Under the table, its key: a line per column (`LABELER_COLUMNS`). `--no-label` writes them
+   from the labels a run stopped partway holds (every labeler on the traces all of them finished), labeling
+   nothing more.
 
 The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
 included, PUM's per-step prefix gain with `--students`), all run by one `label_pools` call: methods of one labeler
@@ -33,7 +34,6 @@ and hard), and a rollout labeler rolls out a prefix that several traces of a pro
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -47,14 +47,13 @@ from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences, pct
+from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences
+from prmkit.evaluate.bench_report import format_bench, plot_f1_tokens
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
-from prmkit.label.information import InformationConfig
-from prmkit.label.pum.labeler import DEFAULT_STUDENTS, PumLabelConfig, PumLabeler
+from prmkit.label.pum.labeler import DEFAULT_STUDENTS
 from prmkit.label.recipe import LabelConfig, label_pools, read_clock
-from prmkit.label.registry import LABELERS
-from prmkit.label.rollout_labeling import RolloutLabelConfig
+from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shared_configs
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.models.scored_steps import pool_traces, scorer_labels_file
 from prmkit.models.scorer_spec import parse_named_specs
@@ -62,7 +61,7 @@ from prmkit.train.sft import trained_questions
 from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
 
-__all__ = ["LABELER_COLUMNS", "BenchConfig", "format_bench", "pass_at_k", "run_bench"]
+__all__ = ["BenchConfig", "pass_at_k", "run_bench"]
 
 @dataclass
 class BenchConfig:
@@ -212,12 +211,9 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
-    """The settings of every labeler a bench may run: the model, and the rollout labelers' sampling."""
-    rollouts = RolloutLabelConfig(model=cfg.model, k=cfg.k, max_new_tokens=cfg.max_new_tokens, seed=cfg.seed,
-                                  temperature=cfg.temperature, batch_size=cfg.batch_size, dtype=cfg.dtype,
-                                  template=cfg.template)
+    """Every registered labeler's config, each setting the bench also has (model, K, sampling, students) its."""
     students = [s.strip() for s in cfg.students.split(",") if s.strip()]
-    return [InformationConfig(model=cfg.model), rollouts, PumLabelConfig(**asdict(rollouts), students=students)]
+    return shared_configs(asdict(cfg) | {"students": students})
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
@@ -227,11 +223,8 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         raise ValueError("set --output (the run directory)")
     if not cfg.label:
         _check_run_to_report(cfg)
-    model = resolve_model(cfg.model)  # an unknown model is an error before anything is written
-    if any(n.startswith(("math-shepherd", "omegaprm")) for n in cfg.labeler_list()):
-        check_template(model, cfg.template)  # the rollouts sample --model
-    if "pum" in cfg.labeler_list():
-        PumLabeler(_labeler_settings(cfg)[-1], ["pum"])  # its students exist (an error names the missing one)
+    resolve_model(cfg.model)  # an unknown model is an error before anything is written
+    check_labelers(cfg.labeler_list(), _labeler_settings(cfg))
     if cfg.policy_k:
         resolve_model(cfg.policy_model())
         _check_held_out(cfg)
@@ -243,7 +236,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
             if k not in ("output", "problems", "labelers", "scorers", "students", "bootstrap", "label")}
     mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
     with output_lock(out / "report.json"):
-        # a bench made before --policy existed sampled its --model, and before --template the few-shot prompt
+        # a settings file without them: its policy was --model, its prompt the few-shot one
         keep_settings(out / "settings.json", mine, "a bench",
                       upgrade=lambda old: {"policy": old.get("model"), "template": None} | old)
         return _run(cfg, out, progress, log)
@@ -305,7 +298,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
         rep = reports[name]
         runs[name] = {"seconds": round(rep.labeler_seconds, 1), "run_seconds": round(rep.seconds, 1),
                       "skipped": rep.skipped, "shared_with": shared,
-                      "tokens_read": rep.tokens_processed, "tokens_generated": rep.tokens_generated,
+                      "tokens_read": rep.tokens_read, "tokens_generated": rep.tokens_generated,
                       "resumed": rep.resumed}
     for name, spec in parse_named_specs(cfg.scorers).items():  # a PRM's step scores, judged as a labeler's
         labels[name] = scorer_labels_file(spec, pool_traces(pools), out / "scorers" / f"{name}.jsonl", name,
@@ -322,7 +315,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
               "traces_by_kind": _kinds(truth), "policy": policy, "labelers": runs, "coverage": coverage,
               "checker": {"policy_steps": sum(len(t.labels) for t in truth if t.params["slip"] == "policy"),
                           "undecided_steps": sum(t.params.get("undecided", 0) for t in truth)},
-              "cost_scaling": cost_scaling(rows, "mcnig") if "mcnig" in labels else {}, "rows": rows,
+              "cost_scaling": cost_scaling(rows, base) if (base := cost_reference()) in labels else {}, "rows": rows,
               "differences": paired_differences(truth, labels, rows, n_boot=cfg.bootstrap, seed=cfg.seed)
               if rows else []}
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
@@ -340,128 +333,3 @@ def _kinds(truth: list[StepLabels]) -> dict[str, dict[str, int]]:
         row["answer_right"] += bool(t.correct)
         row["process_error"] += t.params["first_error"] >= 0
     return out
-
-
-def _per_trace(row: dict[str, Any]) -> str:
-    """A row's labeler seconds per timed trace, "n/a" without a seconds ledger, marked when some went untimed."""
-    if not row.get("timed_traces"):
-        return "n/a"
-    part = "" if row["timed_traces"] == row["labeled_traces"] else f" ({row['timed_traces']} timed)"
-    return f"{row['seconds'] / row['timed_traces']:.2f}{part}"
-
-
-def _per_ktoken(x: float) -> str:
-    """F1 per 1,000 tokens per trace: one decimal, two below 10 (a rollout labeler's few points)."""
-    return "-" if math.isnan(x) else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
-
-
-def _points(x: float) -> str:
-    """A difference of two shares in percentage points, signed."""
-    return "n/a" if math.isnan(x) else f"{100 * x:+.1f}"
-
-
-# The labeler table's columns and what each one is: printed under the table (`prmkit bench`, table.md), one a line.
-LABELER_COLUMNS: dict[str, str] = {
-    "labeler": "the labeling method (prmkit label --method)",
-    "level": "the problems' number of operations; all: every level together",
-    "traces": "the report half's traces that every labeler labeled (tau is chosen on the other half, the choose half)",
-    "F1 [95% CI]": "first-error F1, % (ProcessBench's: the predicted first error is the first step scoring below "
-                   "tau, or none; one tau for all levels); the 95% interval resamples the report half's problems",
-    "F1, tau per level": "the same F1 with each level's own tau, chosen on that level's choose half; far above F1: "
-                         "the scores shift with the number of steps",
-    "err acc": "of the traces with a wrong step, % whose first error is found exactly (the F1's error accuracy)",
-    "ok acc": "of the traces with no wrong step, % with no step below tau (the F1's correct accuracy)",
-    "step bal acc": "each step's label (score >= tau) against its truth (right before the first error, wrong from "
-                    "it on): balanced accuracy, the mean of the two classes' recalls, %",
-    "CoT bal acc": "a trace called right (no step below tau) against the truth (no wrong step): balanced accuracy, %",
-    "process-only recall": "of the traces with a right final answer but a wrong step, % whose first error is found "
-                           "exactly; (N): how many such traces",
-    "tokens/trace": "tokens the labeler read and generated per trace, from its cost ledger (traces of both halves)",
-    "F1 per 1k tok/trace": "F1 (points) / (tokens/trace / 1000): per trace, so levels, the all row and runs of any "
-                           "size compare",
-    "s/trace": "the labeler's own seconds per trace, summed over the runs that labeled them (N timed: only N traces "
-               "were; n/a: no seconds ledger)",
-}
-
-
-def format_bench(report: dict[str, Any]) -> str:
-    """The tables: the policy per level, then a row per labeler and level (report half; F1 with its interval)."""
-    lines = []
-    if report["policy"]:
-        lines += [f"policy {report['policy'].get('model', report['settings']['model'])}: K = "
-                  f"{report['policy']['k']} samples per problem",
-                  "| level | problems | solve rate | pass@1 | pass@K |", "|---|---|---|---|---|"]
-        for lv, r in report["policy"]["levels"].items():
-            lines.append(f"| {lv} | {r['problems']} | {pct(r['solve_rate'])} | {pct(r['pass_at_1'])} | "
-                         f"{pct(r['pass_at_k'])} |")
-        lines.append("")
-    cov = report["coverage"]
-    if cov.get("truth_traces"):
-        lines.append(f"labelers scored on the {cov['common_traces']} of {cov['truth_traces']} traces that all of "
-                     f"them labeled ({cov['choose_problems']} problems choose tau, {cov['report_problems']} report)")
-        for name, skipped in cov.get("excluded", {}).items():
-            lines.append(f"  {name}: labeled no trace (skipped: {skipped or 'none'}), left out")
-        for name, run in report["labelers"].items():
-            if name in cov["missing"] and (cov["missing"][name] or run["skipped"]):
-                lines.append(f"  {name}: lacks {cov['missing'][name]} traces (skipped: {run['skipped'] or 'none'})")
-        lines.append("")
-    lines += ["| " + " | ".join(LABELER_COLUMNS) + " |", "|---" * len(LABELER_COLUMNS) + "|"]
-    for r in report["rows"]:
-        f1 = f"{pct(r['f1'])} [{pct(r['f1_low'])}, {pct(r['f1_high'])}]"
-        po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
-        lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['f1_level_tau'])} | "
-                     f"{pct(r['error_accuracy'])} | "
-                     f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
-                     f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
-                     f"{_per_ktoken(r['f1_per_ktoken'])} | {_per_trace(r)} |")
-    if report["rows"]:
-        lines += ["", "key ('-' in a cell: undefined, no trace of that kind):"]
-        lines += [f"- {column}: {meaning}" for column, meaning in LABELER_COLUMNS.items()]
-    if report.get("cost_scaling"):
-        lines += ["", "tokens per trace over MCNIG's, by level (exponent b of ratio ~ steps^b):"]
-        for name, c in report["cost_scaling"].items():
-            ratios = ", ".join(f"L{lv} {r}x" for lv, r in c["ratio_by_level"].items())
-            lines.append(f"  {name}: {ratios}; b = {c['exponent']:.2f}")
-    if report.get("differences"):
-        lines += ["", "paired differences on the report half (each labeler at its own tau; 95% CI over problems; "
-                  "share of bootstrap draws with F1 at least the other's):",
-                  "| labeler | against | level | traces | F1 diff [95% CI] | step bal acc diff [95% CI] | share >= |",
-                  "|---|---|---|---|---|---|---|"]
-        for d in report["differences"]:
-            lines.append(f"| {d['labeler']} | {d['against']} | {d['level']} | {d['traces']} | "
-                         f"{_points(d['f1_diff'])} [{_points(d['f1_diff_low'])}, {_points(d['f1_diff_high'])}] | "
-                         f"{_points(d['step_balanced_accuracy_diff'])} [{_points(d['step_balanced_accuracy_diff_low'])}"
-                         f", {_points(d['step_balanced_accuracy_diff_high'])}] | {pct(d['share_at_least'])} |")
-    if report["labelers"]:
-        lines += ["", "| labeler | its own s (this run) | tokens read | tokens generated |", "|---|---|---|---|"]
-        for name, run in report["labelers"].items():
-            shared = [m for m in run.get("shared_with", []) if m != name]
-            note = f" (one labeler with {', '.join(shared)})" if shared else ""
-            lines.append(f"| {name} | {run['seconds']}{note} | {run['tokens_read']} | {run['tokens_generated']} |")
-    return "\n".join(lines)
-
-
-def plot_f1_tokens(rows: list[dict[str, Any]], path: Path) -> None:
-    """F1 against tokens per trace (log scale), one point per labeler and level, a line per labeler."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name in dict.fromkeys(r["labeler"] for r in rows):
-        mine = [r for r in rows if r["labeler"] == name and r["level"] != "all" and r["tokens_per_trace"] > 0]
-        if not mine:
-            continue
-        xs, ys = [r["tokens_per_trace"] for r in mine], [100 * r["f1"] for r in mine]
-        ax.plot(xs, ys, marker="o", label=name)
-        for r, x, y in zip(mine, xs, ys, strict=True):
-            ax.annotate(f"L{r['level']}", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    ax.set_xscale("log")
-    ax.set_xlabel("tokens per trace (read + generated)")
-    ax.set_ylabel("first-error F1 (%), report half")
-    ax.set_title("step-label bench: quality against cost per level")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)

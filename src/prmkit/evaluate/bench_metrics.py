@@ -21,9 +21,10 @@ pooled over the levels) and applied unchanged to the report half, where each lev
   level's traces, summed over every run that labeled them, and how many of the traces were timed (a labeler call
   cut off by a crash wrote its records but not its seconds).
 
-The seeds' claims (`PAIRS`: MCNIG against IG, Math-Shepherd and OmegaPRM; PUM against Math-Shepherd) are decided
-by paired differences (`paired_differences`): each labeler at its own tau, the same bootstrap draws of the report
-half's problems for both, so the interval is that of the difference, not two overlapping intervals.
+The labelers' claims (each labeler's `claims`, `prmkit.label.registry.claim_pairs`: MCNIG against IG, Math-Shepherd
+and OmegaPRM; PUM against Math-Shepherd) are decided by paired differences (`paired_differences`): each labeler at
+its own tau, the same bootstrap draws of the report half's problems for both, so the interval is that of the
+difference, not two overlapping intervals.
 
 Every labeler is scored on the same traces: those that all of them labeled (a labeler that skips a problem, as
 OmegaPRM skips problems without a wrong answer, takes those traces from the others too); what was dropped, and
@@ -33,29 +34,24 @@ why, is in the report.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from prmkit.data.records import StepLabels
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
+from prmkit.evaluate.stats import percentile_interval, problem_draws
+from prmkit.label.registry import claim_pairs
+from prmkit.label.threshold import balanced_accuracy
 
-__all__ = ["PAIRS", "balanced_accuracy", "bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
+__all__ = ["bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
            "paired_differences", "split_problems"]
 
-# The seeds' claims the bench decides, as (labeler, against): MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels
-# near the rollout labelers' (MCNIG table 1); PUM's prefix utility against Math-Shepherd's values (PUM sec 4.6).
-PAIRS = (("mcnig", "ig"), ("mcnig", "math-shepherd"), ("mcnig", "omegaprm"), ("pum", "math-shepherd"))
 
-
-def balanced_accuracy(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
-    """Mean of the recall of the true and of the false class (NaN when a class is absent)."""
-    pos = [p for p, t in zip(predicted, truth, strict=True) if t]
-    neg = [not p for p, t in zip(predicted, truth, strict=True) if not t]
-    if not pos or not neg:
-        return float("nan")
-    return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
+def _balanced(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
+    """Balanced accuracy, undefined (NaN) when a class is absent: the bench compares labelers on it."""
+    return balanced_accuracy(predicted, truth, absent=float("nan"))
 
 
 def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
@@ -78,32 +74,12 @@ def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[
     return ids, missing
 
 
-def _f1(scores: list[list[float]], firsts: list[int], tau: float) -> float:
-    return error_correct_f1([first_step_below(s, tau) for s in scores], firsts).f1
-
-
-def _problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[list[int]]:
-    """`n_boot` bootstrap draws of the problems (with replacement, as many as there are): per draw, the indices of
-    the items (`problems[i]` is item i's problem) of every drawn problem, together and in order."""
-    groups: dict[str, list[int]] = {}
-    for i, p in enumerate(problems):
-        groups.setdefault(p, []).append(i)
-    keys = list(groups)
-    rng = np.random.default_rng(seed)
-    for _ in range(n_boot if keys else 0):
-        yield [i for k in rng.integers(0, len(keys), len(keys)) for i in groups[keys[k]]]
-
-
 def _bootstrap_f1(scores: list[list[float]], firsts: list[int], problems: list[str], tau: float, n_boot: int,
                   seed: int) -> tuple[float, float]:
     """95% interval of F1 when the problems are resampled (their traces together)."""
-    if n_boot <= 0 or not problems:
-        return float("nan"), float("nan")
     preds = [first_step_below(s, tau) for s in scores]
-    values = [error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
-              for pick in _problem_draws(problems, n_boot, seed)]
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return float(lo), float(hi)
+    return percentile_interval([error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
+                                for pick in problem_draws(problems, n_boot, seed)])
 
 
 def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
@@ -121,8 +97,8 @@ def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]],
     return {"labeler": name, "level": level, "traces": len(recs), "tau": tau, "f1": result.f1,
             "f1_low": lo, "f1_high": hi, "error_accuracy": result.error_accuracy,
             "correct_accuracy": result.correct_accuracy, "n_error": result.n_error, "n_correct": result.n_correct,
-            "step_balanced_accuracy": balanced_accuracy(step_pred, step_true),
-            "cot_balanced_accuracy": balanced_accuracy(cot_pred, cot_true),
+            "step_balanced_accuracy": _balanced(step_pred, step_true),
+            "cot_balanced_accuracy": _balanced(cot_pred, cot_true),
             "process_only": len(process_only),
             "process_only_recall": (sum(p == f for p, f in process_only) / len(process_only)) if process_only
             else float("nan")}
@@ -225,40 +201,29 @@ def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[st
     return out
 
 
-def pct(x: float) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
-
-
 def _pair_figures(preds: Sequence[list[int]], firsts: list[int], steps: Sequence[list[tuple[bool, bool]]],
                   pick: list[int], step_pick: list[int]) -> tuple[float, float]:
     """(F1 of the first minus the second labeler, step balanced accuracy likewise) on the picked traces/steps."""
     f1 = [error_correct_f1([p[i] for i in pick], [firsts[i] for i in pick]).f1 for p in preds]
-    bal = [balanced_accuracy([st[j][0] for j in step_pick], [st[j][1] for j in step_pick]) for st in steps]
+    bal = [_balanced([st[j][0] for j in step_pick], [st[j][1] for j in step_pick]) for st in steps]
     return f1[0] - f1[1], bal[0] - bal[1]
 
 
-def _interval(values: list[float]) -> tuple[float, float]:
-    values = [v for v in values if not math.isnan(v)]
-    if not values:
-        return float("nan"), float("nan")
-    lo, hi = np.percentile(values, [2.5, 97.5])
-    return float(lo), float(hi)
-
-
 def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]],
-                       rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]] = PAIRS,
+                       rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]] | None = None,
                        n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
     """Per pair (a, b) whose labelers both ran, and per level (and "all"): F1(a) - F1(b) and step balanced
     accuracy(a) - (b) on the report half, each labeler at its own tau (from `rows`, chosen on the choose half),
     with 95% intervals from one bootstrap of the report half's problems shared by both labelers (paired: the same
-    resampled traces for a and b), and the share of draws where a's F1 is at least b's."""
+    resampled traces for a and b), and the share of draws where a's F1 is at least b's. `pairs`: the registered
+    labelers' claims unless given."""
     by_id = {t.trace_id: t for t in truth}
     ids, _ = common_traces(by_id, labels)
     _, report = split_problems(truth)
     held = [by_id[t] for t in ids if by_id[t].problem_id in report]
     taus = {r["labeler"]: r["tau"] for r in rows}
     out: list[dict[str, Any]] = []
-    for a, b in pairs:
+    for a, b in claim_pairs() if pairs is None else pairs:
         if not {a, b} <= set(labels) or not {a, b} <= set(taus):
             continue
         for level in [*sorted({t.params["level"] for t in held}), "all"]:
@@ -273,9 +238,9 @@ def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping
                 j += len(t.labels)
             d_f1, d_bal = _pair_figures(preds, firsts, steps, list(range(len(recs))), list(range(j)))
             draws = [_pair_figures(preds, firsts, steps, pick, [k for i in pick for k in spans[i]])
-                     for pick in _problem_draws([t.problem_id for t in recs], n_boot, seed)]
-            f1_lo, f1_hi = _interval([d for d, _ in draws])
-            bal_lo, bal_hi = _interval([d for _, d in draws])
+                     for pick in problem_draws([t.problem_id for t in recs], n_boot, seed)]
+            f1_lo, f1_hi = percentile_interval([d for d, _ in draws if not math.isnan(d)])
+            bal_lo, bal_hi = percentile_interval([d for _, d in draws if not math.isnan(d)])
             out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs),
                         "f1_diff": d_f1, "f1_diff_low": f1_lo, "f1_diff_high": f1_hi,
                         "step_balanced_accuracy_diff": d_bal, "step_balanced_accuracy_diff_low": bal_lo,

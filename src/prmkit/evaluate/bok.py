@@ -33,8 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from prmkit.data.answers import answer_key
+from prmkit.evaluate.stats import bootstrap_ci
 
-__all__ = ["SELECTORS", "Candidate", "accuracies", "bok_curves", "bootstrap_ci", "difference_rows", "expected_accuracy",
+__all__ = ["SELECTORS", "Candidate", "accuracies", "bok_curves", "difference_rows", "expected_accuracy",
            "vote_weight"]
 
 
@@ -108,13 +109,6 @@ def expected_accuracy(pools: list[list[Candidate]], selector: str, k: int, max_s
         subs = _subsets(len(cands), min(k, len(cands)), max_subsets, rng)
         out.append(sum(select([cands[i] for i in s]) for s in subs) / len(subs))
     return np.array(out)
-
-
-def bootstrap_ci(values: np.ndarray, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile interval of the mean, resampling problems."""
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def accuracies(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,

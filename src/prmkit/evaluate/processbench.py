@@ -11,7 +11,6 @@ is judged the same way.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +19,7 @@ from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, StepLabels, check_score_record
 from prmkit.data.steplevel import StepRecord
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_result, first_labeled_wrong
+from prmkit.evaluate.stats import pct
 
 __all__ = ["SCORE_FORMATS", "format_processbench", "processbench_report", "read_step_scores", "scorer_step_scores"]
 
@@ -125,10 +125,6 @@ def processbench_report(records: list[StepRecord], score_files: dict[str, str], 
             "compared_records": len(choose) + len(report), "rows": rows}
 
 
-def _pct(x: float | None) -> str:
-    return "-" if x is None or math.isnan(x) else f"{100 * x:.1f}"
-
-
 def format_processbench(report: dict[str, Any]) -> str:
     """A text table: scorer, tau, error acc, correct acc, F1 (%), and the sample counts."""
     head = f"{'scorer':<24} {'tau':>10} {'error acc':>9} {'correct acc':>11} {'F1':>6} {'n err/ok':>9} {'fit F1':>6}"
@@ -139,6 +135,6 @@ def format_processbench(report: dict[str, Any]) -> str:
                         "those are dropped from every row)")
     for r in report["rows"]:
         tau = "labels" if r["tau"] is None else f"{r['tau']:.4g}"
-        lines.append(f"{r['scorer']:<24} {tau:>10} {_pct(r['error_accuracy']):>9} {_pct(r['correct_accuracy']):>11} "
-                     f"{_pct(r['f1']):>6} {r['n_error']:>4}/{r['n_correct']:<4} {_pct(r['choose_f1']):>6}")
+        lines.append(f"{r['scorer']:<24} {tau:>10} {pct(r['error_accuracy']):>9} {pct(r['correct_accuracy']):>11} "
+                     f"{pct(r['f1']):>6} {r['n_error']:>4}/{r['n_correct']:<4} {pct(r['choose_f1']):>6}")
     return "\n".join(lines)

@@ -1,7 +1,7 @@
 """Generation of step-delimited CoT pools (MCNIG paper, sec. 3.1 and 4.2): prompts, backends, filtering; and
 rollouts, K validated continuations after step prefixes (Math-Shepherd, OmegaPRM, PUM prefix gain); executors that
-run per-item work here or on Ray actors (`distributed`, used by generate, rollout and label); the domains (math,
-python, sql, choice: template, stop strings, answer format, validator) in one registry, `DOMAINS`."""
+run per-item work here or on Ray actors (`distributed`, used by generate, rollout and label). How each kind of
+problem is prompted, read and checked is its domain's (`prmkit.domains`)."""
 
 from prmkit.generate.backends import (
     BACKENDS,
@@ -23,11 +23,9 @@ from prmkit.generate.distributed import (
     make_executor,
     ray_init,
 )
-from prmkit.generate.domains import DOMAINS, Domain, domain
-from prmkit.generate.extract import EXTRACTORS, extract_answer, parse_completion, split_steps
 from prmkit.generate.filtering import FilterReport, filter_pools, subsample
 from prmkit.generate.generation_recipe import GenerationReport, raw_path, run_generation, solve_rate
-from prmkit.generate.prompts import STEP, build_prompt
+from prmkit.generate.prompts import build_prompt
 from prmkit.generate.reverify import VerifyConfig, reverify_file
 from prmkit.generate.rollout import (
     PrefixRequest,
@@ -44,16 +42,12 @@ from prmkit.generate.sources import SOURCES, load_problems
 
 __all__ = [
     "BACKENDS",
-    "DOMAINS",
-    "EXTRACTORS",
     "SOURCES",
-    "STEP",
     "Backend",
     "BackendOptions",
     "Completion",
     "Continuation",
     "DecodingConfig",
-    "Domain",
     "Executor",
     "FilterReport",
     "GenerateConfig",
@@ -74,15 +68,12 @@ __all__ = [
     "ScaleConfig",
     "VerifyConfig",
     "build_prompt",
-    "domain",
-    "extract_answer",
     "filter_pools",
     "generate_pools",
     "load_problems",
     "make_backend",
     "make_executor",
     "make_pool",
-    "parse_completion",
     "partial_answer",
     "prefix_requests",
     "prefix_seed",
@@ -94,6 +85,5 @@ __all__ = [
     "run_generation",
     "run_rollout",
     "solve_rate",
-    "split_steps",
     "subsample",
 ]

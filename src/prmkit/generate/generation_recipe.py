@@ -16,9 +16,10 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool
+from prmkit.data.resume_settings import settings_diff
+from prmkit.domains import domain
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor
-from prmkit.generate.domains import domain
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
@@ -107,10 +108,9 @@ def _check_resume(config: GenerateConfig, raw: Path) -> None:
             old = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
             old = {}
-        if diff := sorted(k for k in settings if k in old and old[k] != settings[k]):
-            changes = ", ".join(f"{k}: {old[k]!r} -> {settings[k]!r}" for k in diff)
-            raise ValueError(f"{raw} was sampled with other settings ({changes}); use a new --output (or --raw) to "
-                             "sample again, or the same settings to resume")
+        if diff := settings_diff(old, settings, skip=set(old) ^ set(settings)):
+            raise ValueError(f"{raw} was sampled with other settings ({', '.join(diff)}); use a new --output (or "
+                             "--raw) to sample again, or the same settings to resume")
         return
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")

@@ -2,38 +2,29 @@
 
 Templates are files in `prmkit/templates/generate_<domain>.txt` with `{question}` (and, for SQL, `{schema}`)
 placeholders, filled by plain replacement so that braces in code and LaTeX need no escaping. Each domain's template,
-stop strings and question text are fields of its `Domain` (`prmkit.generate.domains`); `STOP` is a view of them.
+stop strings and question text are fields of its `Domain` (`prmkit.domains`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from prmkit.data.records import Problem
-from prmkit.verify.base import DomainField
+from prmkit.domains import DOMAINS, domain, question_text
 
-__all__ = ["STEP", "STOP", "build_prompt", "chat_messages", "domain_template", "in_chat_template"]
-
-STEP = "[STEP]"
-# where a completion ends (the model starting the next few-shot item): domain -> its `Domain.stop`, a view
-STOP: Mapping[str, tuple[str, ...]] = DomainField("stop")
+__all__ = ["build_prompt", "chat_messages", "domain_template", "in_chat_template"]
 
 
-def domain_template(domain: str) -> str:
-    """The built-in few-shot template of a domain (its `Domain.template`, `prmkit.generate.domains`)."""
-    from prmkit.generate.domains import domain as named  # domains imports the extractors, which import STEP
-
-    return named(domain).template
+def domain_template(name: str) -> str:
+    """The built-in few-shot template of domain `name` (its `Domain.template`, `prmkit.domains`)."""
+    return domain(name).template
 
 
 def build_prompt(problem: Problem, template: str | None = None) -> str:
     """The few-shot prompt for one problem: `{question}` filled with its domain's `prompt_text` (a code problem
     shows its function stub), `{schema}` with its SQL schema. With a `template` of its own a problem of an
     unregistered domain shows its question."""
-    from prmkit.generate.domains import DOMAINS, question_text
-
     text = template if template is not None else domain_template(problem.domain)
     spec = DOMAINS.get(problem.domain)
     text = text.replace("{schema}", _schema(problem))

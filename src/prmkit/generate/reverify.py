@@ -12,10 +12,8 @@ from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.settings import check_limits
-from prmkit.generate.extract import extract_answer
+from prmkit.domains import STEP, extract_answer, verify_answers
 from prmkit.generate.generation_recipe import solve_rate
-from prmkit.generate.prompts import STEP
-from prmkit.verify import verify_answers
 
 __all__ = ["VerifyConfig", "reverify_file"]
 

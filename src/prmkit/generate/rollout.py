@@ -29,13 +29,11 @@ from pathlib import Path
 
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool, Problem
+from prmkit.domains import STEP, STOP, domain, parse_completion, verify_answers
 from prmkit.generate.backends import Completion, PromptBackend, SamplingConfig
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident
-from prmkit.generate.domains import domain
-from prmkit.generate.extract import parse_completion
-from prmkit.generate.prompts import STEP, STOP, build_prompt
+from prmkit.generate.prompts import build_prompt
 from prmkit.generate.rollout_records import Continuation, Rollout
-from prmkit.verify import verify_answers
 
 __all__ = ["PrefixRequest", "RolloutStats", "check_requests", "partial_answer", "prefix_requests", "prefix_seed",
            "rollout_prefixes", "sample_checked"]

@@ -19,11 +19,10 @@ from pathlib import Path
 from prmkit.data.answers import distinct_answers
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.records import Pool, Problem, Trace
+from prmkit.domains import STOP, parse_completion, verify_answers
 from prmkit.generate.backends import Backend, SamplingConfig
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident
-from prmkit.generate.extract import parse_completion
-from prmkit.generate.prompts import STOP, build_prompt
-from prmkit.verify import verify_answers
+from prmkit.generate.prompts import build_prompt
 
 __all__ = ["GenerationStats", "generate_pools", "make_pool"]
 

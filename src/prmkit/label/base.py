@@ -14,6 +14,12 @@ that has the members below, plus one line in `prmkit.label.registry.LABELERS`:
         def unreadable(self, pool, ids): ... # {trace id: why} of traces too long to read (no model run)
         def label(self, pool, todo): ...   # -> Labeled(records per method, LabelCost of this call)
 
+Optional members, read through `prmkit.label.registry` by every recipe that runs labelers (`prmkit bench`), so a
+labeler joins them with no edit there: `check(config)`, a classmethod of cheap checks run before anything is
+written (a rollout model takes the run's template, PUM's students exist); `claims`, {method: methods it is
+claimed to beat or match}, each pair compared when both ran; `cost_reference`, the method whose tokens per trace
+the others' costs are put over. The cost ledger is the `LabelCost` each call returns.
+
 A labeler that loads a model takes it from the `model` field of `LabelerModelConfig`, which its config inherits:
 `prmkit label` has one flag per field name, so `--model X` gives X to every labeler of the run.
 """

@@ -116,6 +116,10 @@ class InformationLabeler:
     is loaded here (for `unreadable`); the weights are loaded by the first `label` call.
     """
 
+    # MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels near the rollout labelers' (MCNIG table 1)
+    claims: ClassVar[dict[str, tuple[str, ...]]] = {"mcnig": ("ig", "math-shepherd", "omegaprm")}
+    cost_reference: ClassVar[str] = "mcnig"  # O(N) tokens per CoT of N steps (MCNIG appendix A)
+
     config_class: ClassVar[type] = InformationConfig
 
     def __init__(self, config: InformationConfig, methods: Sequence[str], scorer: InformationScorer | None = None):

@@ -104,7 +104,7 @@ class InformationScorer:
         cue, self.answer_suffix = cue_template.split("{answer}", 1)
         self.answer_prefix = " " if cue.endswith(" ") else ""
         self.cue_ids = encode_text(tokenizer, cue.rstrip(" ") if self.answer_prefix else cue)
-        self.tokens_processed = 0  # input tokens fed to the model (excluding padding)
+        self.tokens_read = 0  # input tokens fed to the model (excluding padding)
         self.max_tokens = 16384  # padded tokens per forward pass of `run_batched`
         self._head64: tuple[torch.Tensor, torch.Tensor, torch.Tensor | None] | None = None
 
@@ -131,7 +131,7 @@ class InformationScorer:
             ids[b, : len(s.ids)] = torch.tensor(s.ids)
             pos[b, : len(s.ids)] = torch.tensor(s.positions)
             mask[b, 0] = _block_mask(s, length)
-            self.tokens_processed += len(s.ids)
+            self.tokens_read += len(s.ids)
         decoder = getattr(self.model, self.model.base_model_prefix)
         device = self.model.device
         hidden = decoder(input_ids=ids.to(device), attention_mask=self._attention_bias(mask.to(device)),
@@ -227,5 +227,5 @@ class InformationScorer:
                     rows = torch.arange(first - 1, len(seq) - 1, device=device)
                     target = torch.tensor(seq[first:], device=device)
                     values.append(float(self._token_logprobs(hidden[b, rows], target).sum()))
-            self.tokens_processed += sum(len(seq) for seq, _ in chunk)
+            self.tokens_read += sum(len(seq) for seq, _ in chunk)
         return [values[i * len(answers) : (i + 1) * len(answers)] for i in range(len(ends))]

@@ -46,8 +46,8 @@ from prmkit.models.loading import context_length
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "read_clock",
            "run_labelers"]
 
-# params keys that files written before the labeler interface stored, and that never changed a score
-_LEGACY_KEYS = ("exclude_final",)
+# params keys some label files hold that never change a score: a re-run that lacks them continues the file
+_SCORE_NEUTRAL_KEYS = ("exclude_final",)
 
 
 @dataclass
@@ -83,7 +83,7 @@ class LabelReport:
     traces: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     resumed: int = 0
-    tokens_processed: int = 0
+    tokens_read: int = 0
     tokens_generated: int = 0
     paper_tokens: int = 0
     seconds: float = 0.0
@@ -94,7 +94,7 @@ class LabelReport:
     def to_dict(self) -> dict[str, Any]:
         """The fields and the rates (tokens per second, measured and by the paper's count)."""
         secs = self.seconds or float("nan")
-        return asdict(self) | {"tokens_per_second": self.tokens_processed / secs,
+        return asdict(self) | {"tokens_per_second": self.tokens_read / secs,
                                "paper_tokens_per_second": self.paper_tokens / secs}
 
 
@@ -177,7 +177,7 @@ def _check_resume(path: str, params: dict[str, Any]) -> None:
     if first is None:
         return
     old = first.get("params", {})
-    if diff := settings_diff(old, params, skip=_LEGACY_KEYS):
+    if diff := settings_diff(old, params, skip=_SCORE_NEUTRAL_KEYS):
         changes = ", ".join(diff)
         raise ValueError(f"{path} was labeled with other settings ({changes}); use a new output to relabel")
 
@@ -377,7 +377,7 @@ def _record(done: Labeled, labeler: Labeler, writers: Mapping[str, AppendOnlyWri
             reports: dict[str, LabelReport]) -> None:
     """One labeler call's records, appended; its costs, counted."""
     for m in labeler.methods:  # the call's measured tokens and seconds serve all of this labeler's methods
-        reports[m].tokens_processed += done.cost.tokens_read
+        reports[m].tokens_read += done.cost.tokens_read
         reports[m].tokens_generated += done.cost.tokens_generated
         reports[m].labeler_seconds += done.cost.seconds
     for m, records in done.records.items():

@@ -7,13 +7,17 @@ A new labeler is one file (see `prmkit.label.base`) plus one line here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
+from typing import Any
+
 from prmkit.label.base import Labeler
 from prmkit.label.information import InformationLabeler
 from prmkit.label.math_shepherd import MathShepherdLabeler
 from prmkit.label.omegaprm import OmegaPRMLabeler
 from prmkit.label.pum.labeler import PumLabeler
 
-__all__ = ["LABELERS", "labeler_configs"]
+__all__ = ["LABELERS", "check_labelers", "claim_pairs", "cost_reference", "labeler_configs", "shared_configs"]
 
 LABELERS: dict[str, type[Labeler]] = {
     "ig": InformationLabeler,
@@ -31,3 +35,28 @@ LABELERS: dict[str, type[Labeler]] = {
 def labeler_configs() -> list[type]:
     """The settings dataclass of each registered labeler, once each, in registry order (for the CLI flags)."""
     return list(dict.fromkeys(cls.config_class for cls in LABELERS.values()))
+
+
+def shared_configs(shared: Mapping[str, Any]) -> list[Any]:
+    """Each registered labeler's config with every field that `shared` also names taken from it (a recipe's model,
+    K, sampling settings, PUM's students), the others at their defaults."""
+    return [cls(**{f.name: shared[f.name] for f in fields(cls) if f.name in shared}) for cls in labeler_configs()]
+
+
+def check_labelers(methods: Iterable[str], settings: Sequence[Any] = ()) -> None:
+    """The `check` of each labeler serving `methods` (those that have one) on its config among `settings`: errors
+    before a run writes anything."""
+    by_class = {type(s): s for s in settings}
+    for cls in dict.fromkeys(LABELERS[m] for m in methods):
+        if (check := getattr(cls, "check", None)) is not None:
+            check(by_class.get(cls.config_class) or cls.config_class())
+
+
+def claim_pairs() -> list[tuple[str, str]]:
+    """(method, against) for every claim of a registered labeler (`claims`), in registry order."""
+    return [(m, b) for m, cls in LABELERS.items() for b in getattr(cls, "claims", {}).get(m, ())]
+
+
+def cost_reference() -> str | None:
+    """The method whose tokens per trace the other labelers' are put over (the first `cost_reference` declared)."""
+    return next((ref for cls in LABELERS.values() if (ref := getattr(cls, "cost_reference", None))), None)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from prmkit.data.records import Pool, Trace
-from prmkit.generate.prompts import STOP
+from prmkit.domains import STOP
 from prmkit.generate.rollout import PrefixRequest, check_requests, sample_checked
 from prmkit.generate.rollout_records import Rollout
 

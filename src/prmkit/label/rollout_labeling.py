@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, Trace
+from prmkit.data.templates import check_template
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.prompts import build_prompt
@@ -28,6 +29,7 @@ from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefi
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.base import Labeled, LabelerModelConfig
 from prmkit.label.rollout_batches import Plan, label_stream, run_plan
+from prmkit.models.loading import resolve_model
 
 __all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
 
@@ -63,7 +65,7 @@ class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
                                                 "faster with bf16 matrix units, other samples)")
 
     def params(self, method: str) -> dict[str, Any]:
-        names = {"k": "rollouts"}  # the records' name of K (files labeled before the rename resume)
+        names = {"k": "rollouts"}  # K's key in the records' params: every label file, old and new, resumes on it
         return {"method": method} | {names.get(k, k): v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
 
 
@@ -197,6 +199,11 @@ class RolloutLabeler:
     config_class: ClassVar[type] = RolloutLabelConfig
     NAME: ClassVar[str] = ""
     METHODS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def check(cls, config: RolloutLabelConfig) -> None:
+        """The rollouts sample `config.model`: it exists, and a warm start is given the template it learnt."""
+        check_template(resolve_model(config.model), config.template)
 
     def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
         if unknown := [m for m in methods if m not in self.METHODS]:

@@ -31,11 +31,14 @@ def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) ->
     return np.asarray(out, dtype=float)
 
 
-def balanced_accuracy(pred: np.ndarray, truth: np.ndarray) -> float:
-    """(TP/(TP+FN) + TN/(TN+FP)) / 2; a class that is absent contributes 0.5 (chance)."""
+def balanced_accuracy(pred: Sequence[bool] | np.ndarray, truth: Sequence[bool] | np.ndarray,
+                      absent: float = 0.5) -> float:
+    """(TP/(TP+FN) + TN/(TN+FP)) / 2; a class that is absent contributes `absent` (0.5: chance; NaN leaves the
+    whole undefined)."""
+    pred, truth = np.asarray(pred, dtype=bool), np.asarray(truth, dtype=bool)
     pos, neg = truth.sum(), (~truth).sum()
-    tpr = (pred & truth).sum() / pos if pos else 0.5
-    tnr = (~pred & ~truth).sum() / neg if neg else 0.5
+    tpr = (pred & truth).sum() / pos if pos else absent
+    tnr = (~pred & ~truth).sum() / neg if neg else absent
     return float((tpr + tnr) / 2)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer
 
-__all__ = ["load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec", "spec_path"]
+__all__ = ["load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec"]
 
 DEFAULT_KIND = "reward-model"
 
@@ -70,11 +70,6 @@ def parse_options(text: str | Mapping[str, Any] | None) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"scorer options {text!r}: a JSON object is needed, got {type(data).__name__}")
     return data
-
-
-def spec_path(spec: str) -> str:
-    """The PATH part of a spec (what `context_length` and the output checks read)."""
-    return parse_scorer_spec(spec)[1]
 
 
 def load_scorer_spec(spec: str | os.PathLike[str], kind: str | None = None,

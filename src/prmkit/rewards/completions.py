@@ -2,7 +2,7 @@
 
 TRL passes completions as strings (standard prompts) or as message lists (conversational prompts); both become the
 completion text, cut at the domain's stop strings (where `prmkit generate` would have stopped: the model starting
-the next few-shot item). Steps are split on `[STEP]` by `prmkit.generate.split_steps`, the rule the labels and
+the next few-shot item). Steps are split on `[STEP]` by `prmkit.domains.split_steps`, the rule the labels and
 reward models were made with. The problem travels in the dataset column `problem` as the JSON of a `Problem`
 record (gold answer, domain, validator settings in `meta`), so that every validator works unchanged.
 
@@ -16,9 +16,8 @@ import json
 from typing import Any
 
 from prmkit.data.records import Problem
+from prmkit.domains import STOP, split_steps
 from prmkit.generate.backends.base import split_at_stop
-from prmkit.generate.extract import split_steps
-from prmkit.generate.prompts import STOP
 
 __all__ = ["completion_steps", "completion_text", "problem_column", "read_problem"]
 

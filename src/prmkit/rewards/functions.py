@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prmkit.generate.extract import extract_answer
+from prmkit.domains import extract_answer, verify_answer
 from prmkit.models.aggregate import aggregate
 from prmkit.models.pspo import pspo_wrs
 from prmkit.models.scorer import StepScorer, score_items
 from prmkit.rewards.completions import completion_steps, completion_text, read_problem
-from prmkit.verify import verify_answer
 
 __all__ = ["OutcomeReward", "StepScoreReward", "terminal_utility"]
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from prmkit.data.jsonl import DataError
-from prmkit.evaluate.bok import bootstrap_ci
+from prmkit.evaluate.stats import bootstrap_ci
 from prmkit.rl.logs import read_metrics
 
 __all__ = ["compare_runs", "format_compare", "parse_groups"]

@@ -18,11 +18,10 @@ from itertools import groupby
 from typing import Any
 
 from prmkit.data.records import Problem
+from prmkit.domains import STOP, extract_answer, split_steps, verify_answer
 from prmkit.generate.backends.base import BackendOptions, SamplingConfig
 from prmkit.generate.backends.hf import TransformersBackend
-from prmkit.generate.extract import extract_answer, split_steps
-from prmkit.generate.prompts import STOP, build_prompt
-from prmkit.verify import verify_answer
+from prmkit.generate.prompts import build_prompt
 
 __all__ = ["heldout_accuracy"]
 

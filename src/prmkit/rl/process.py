@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from prmkit.generate.extract import split_steps
+from prmkit.domains import split_steps
 from prmkit.models.scorer import StepScorer, score_items
 from prmkit.rl.advantages import MAX_SEGMENTS, PROCESS_ADVANTAGES, PROCESS_COEF, segment_ends, step_segments
 from prmkit.rl.spans import token_ends, token_steps

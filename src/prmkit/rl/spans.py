@@ -1,6 +1,6 @@
 """Which step each completion token belongs to, so that a step's advantage lands on that step's tokens.
 
-The completion text is split on `[STEP]` the way `prmkit.generate.split_steps` splits it: a step is a non-empty
+The completion text is split on `[STEP]` the way `prmkit.domains.split_steps` splits it: a step is a non-empty
 piece between delimiters, and the delimiter belongs to the step it closes. A piece that is only whitespace joins
 the step before it (the first real step when it comes first). A token belongs to the piece that holds its last
 character; `token_ends[k]` is the length of the decoded text up to and including token k.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prmkit.generate.prompts import STEP
+from prmkit.domains import STEP
 
 __all__ = ["piece_steps", "token_ends", "token_steps"]
 

@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from prmkit.data.records import Problem
+from prmkit.domains import STEP
 from prmkit.generate.backends import PromptBackend, SamplingConfig
-from prmkit.generate.prompts import STEP
 from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Continuation
 from prmkit.models.scorer import StepScorer

@@ -26,7 +26,7 @@ def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str 
     """One row per method: accuracy and majority-vote accuracy over the problems every output holds, each with its
     95% bootstrap interval (problems resampled), generated tokens per problem, and, for each method other than
     `against`, its accuracy minus `against`'s with the interval of the paired difference."""
-    from prmkit.evaluate.bok import bootstrap_ci  # evaluate's package imports torch: not at `prmkit --help`
+    from prmkit.evaluate.stats import bootstrap_ci  # evaluate's package imports torch: not at `prmkit --help`
 
     read = {name: {r.problem_id: r for r in read_records(path, SearchResult.from_dict)} for name, path in
             outputs.items()}
@@ -54,9 +54,7 @@ def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str 
 
 def compare_lines(rows: list[dict[str, Any]]) -> list[str]:
     """The rows as printed lines (percentages, intervals in brackets)."""
-
-    def pct(x: float) -> str:
-        return f"{100 * x:.1f}"
+    from prmkit.evaluate.stats import pct  # evaluate's package imports torch: not at `prmkit --help`
 
     out = []
     for r in rows:

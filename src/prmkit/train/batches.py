@@ -94,7 +94,8 @@ class PlannedBatchSampler:
         return self.plans[epoch]
 
     def total_steps(self, epochs: float) -> int:
-        """Optimiser steps of `epochs` epochs, a last part-epoch cut to its fraction (as the old loop did)."""
+        """Optimiser steps of `epochs` epochs, a last part-epoch cut to its fraction (epochs=1.5 trains half of
+        the second epoch's plan)."""
         full = math.ceil(epochs)
         return max(1, sum(math.ceil(len(self.plan(e)) * min(1.0, epochs - e)) for e in range(full)))
 

@@ -29,7 +29,7 @@ from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
-__all__ = ["KIND_ALIASES", "RUN_FILE", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
+__all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
 
 SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
 # other names of a head kind
@@ -40,8 +40,6 @@ RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps"
              "save_total_limit", "logging_steps", "report_to"}
 # settings that may change when a run is resumed
 RESUMABLE = RUN_FLAGS - {"model", "seed"} | {"max_steps", "overwrite", "allow_duplicates", "require_all_labels"}
-# written into the output when training starts: what run the directory holds
-RUN_FILE = RUN_RECORD
 
 
 def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Callable[[str], None] = print
@@ -77,11 +75,11 @@ def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bo
     if not path.is_dir() or not any(path.iterdir()):
         return
     if overwrite:
-        for old in [*path.glob("checkpoint-*"), path / RUN_FILE]:
+        for old in [*path.glob("checkpoint-*"), path / RUN_RECORD]:
             shutil.rmtree(old) if old.is_dir() else old.unlink(missing_ok=True)
         log(f"--overwrite: {path} is replaced by this run")
         return
-    saved = path / RUN_FILE
+    saved = path / RUN_RECORD
     if resume and saved.is_file():
         if diff := settings_diff(json.loads(saved.read_text(encoding="utf-8")), identity):
             raise ValueError(f"{path} holds a run with other settings ({'; '.join(diff)}): --resume continues only "
@@ -149,7 +147,7 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
                        directories=("--output",)):  # one run per checkpoint directory, never an input
         check_run_output(output, identity, train_config.resume, inputs.overwrite, log)
         examples, extra = INPUTS.get(head.label_source, _traces)(kind, inputs, log)
-        with atomic_path(Path(output, RUN_FILE)) as tmp:
+        with atomic_path(Path(output, RUN_RECORD)) as tmp:
             tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
         held_out = default_held_out(examples) if inputs.held_out is None else inputs.held_out
         return train_reward_model(examples, model_config, train_config, output, held_out, log=log, **extra)

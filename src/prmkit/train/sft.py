@@ -42,10 +42,10 @@ from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
 
-__all__ = ["DATA_FILE", "RUN_FILE", "SFTRunConfig", "run_sft", "trained_questions"]
+__all__ = ["DATA_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft", "trained_questions"]
 
 DATA_FILE = "sft_data.jsonl"
-RUN_FILE = "sft_run.json"
+SFT_RECORD = "sft_run.json"
 SETTINGS_FILE = WARM_START_SETTINGS
 # settings that may change when a run is continued: how it is carried out, not what it learns
 RESUMABLE = {"output", "resume", "threads", "save_steps", "save_total_limit", "logging_steps"}
@@ -238,7 +238,7 @@ def _check_settings(config: SFTRunConfig, out: Path) -> None:
 
 def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
     _check_settings(config, out)
-    run_file = out / RUN_FILE
+    run_file = out / SFT_RECORD
     if run_file.is_file() and (done := json.loads(run_file.read_text(encoding="utf-8"))).get("done"):
         log(f"{out} holds a finished warm start ({done['steps']} steps): nothing to do")
         return done

@@ -27,7 +27,8 @@ from typing import Any
 
 from prmkit.data.bench import bench_problems, constructed_traces
 from prmkit.data.records import Problem
-from prmkit.generate.prompts import STEP, build_prompt, in_chat_template
+from prmkit.domains import STEP
+from prmkit.generate.prompts import build_prompt, in_chat_template
 
 __all__ = ["held_out_questions", "overlap", "sft_rows", "warm_start_problems"]
 

@@ -97,7 +97,3 @@ def split_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, str | None]:
     cut, which = min(found, key=lambda f: f[0])
     return text[:cut], which
 
-
-def cut_at_stop(text: str, stop: tuple[str, ...]) -> str:
-    """The text before the first stop string (the stop string itself is dropped)."""
-    return split_at_stop(text, stop)[0]

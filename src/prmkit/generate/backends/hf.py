@@ -34,7 +34,7 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
     the last column, tokens run through the model). The tokens every prompt starts with (before its last one) run
     once on one row and their cache is repeated; each prompt's rest runs left-padded after them, so a prompt reads
     [common | padding | its rest] and the mask is 0 on the padding between. One prompt (or none in common): one
-    left-padded batch, as before."""
+    left-padded batch, with nothing to share."""
     import torch
     from transformers import DynamicCache
 

@@ -82,17 +82,25 @@ class PumLabeler:
     config_class: ClassVar[type] = PumLabelConfig
     NAME: ClassVar[str] = "PUM"
     METHODS: ClassVar[tuple[str, ...]] = ("pum",)
+    claims: ClassVar[dict[str, tuple[str, ...]]] = {"pum": ("math-shepherd",)}  # prefix utility vs values, sec 4.6
+
+    @classmethod
+    def check(cls, config: PumLabelConfig) -> list[StudentSpec]:
+        """The students: a student that is not installed, or a dtype its backend cannot compute here, is an error
+        before any pool is labeled."""
+        specs = config.student_specs()
+        for spec in specs:
+            if spec.backend != "openai":
+                resolve_model(spec.model)
+            if spec.backend == "ct2":
+                compute_type(config.dtype)
+        return specs
 
     def __init__(self, config: PumLabelConfig, methods: Sequence[str]):
         if unknown := [m for m in methods if m not in self.METHODS]:
             raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
         self.config, self.methods = config, tuple(methods)
-        self.specs = config.student_specs()
-        for spec in self.specs:  # a student that is not installed, or a dtype its backend cannot compute here,
-            if spec.backend != "openai":  # is an error before any pool is labeled
-                resolve_model(spec.model)
-            if spec.backend == "ct2":
-                compute_type(config.dtype)
+        self.specs = self.check(config)
         self._rollers: dict[str, PrefixRoller] = {}
 
     def roller(self, spec: StudentSpec) -> PrefixRoller:

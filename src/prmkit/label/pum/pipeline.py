@@ -31,6 +31,7 @@ from typing import Any
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
+from prmkit.data.resume_settings import settings_diff
 from prmkit.generate.backends import SamplingConfig
 from prmkit.generate.config import SamplerBackendConfig
 from prmkit.generate.rollout import PrefixRequest
@@ -228,10 +229,9 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
            for s in specs}
     for name, settings in new.items():
         was = old.get(name)  # a setting it lacks was at its default then (None: the few-shot prompt)
-        if was is not None and (diff := ", ".join(f"{k}: {was.get(k)!r} -> {v!r}" for k, v in settings.items()
-                                                  if was.get(k) != v)):
-            raise ValueError(f"{out}: student {name} was rolled out with other settings ({diff}); use a new "
-                             "--output-dir")
+        if was is not None and (diff := settings_diff(was, settings, skip=set(was) - set(settings))):
+            raise ValueError(f"{out}: student {name} was rolled out with other settings ({', '.join(diff)}); use a "
+                             "new --output-dir")
     path.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")
 
 

@@ -1,23 +1,22 @@
-"""Split a completion into steps on `[STEP]` and extract its final answer (MCNIG paper, sec. 3.1).
+"""The step delimiter `[STEP]` and the answer formats a domain reads its final answer in (MCNIG paper, sec. 3.1).
 
-Answer formats: math `$...$` (see `math_answer` for the order of preference and the fallbacks small models need),
-code in a fenced ```python block, SQL in a fenced ```sql block (`fenced_answer`). Each domain's format is its
-`Domain.extract` (`prmkit.generate.domains`). A completion without an answer in its domain's format gets
-`answer=None` and is removed by the first filtering stage.
+Math `$...$` (see `math_answer` for the order of preference and the fallbacks small models need), code in a fenced
+```python block, SQL in a fenced ```sql block (`fenced_answer`). Each domain's format is its `Domain.extract`
+(`prmkit.domains.registry`). A completion without an answer in its domain's format gets `answer=None` and is removed
+by the first filtering stage.
 
-    >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
-    (['2 + 2 = 4.', 'The answer is $4$.'], '4')
+    >>> split_steps(" 2 + 2 = 4. [STEP] The answer is $4$.")
+    ['2 + 2 = 4.', 'The answer is $4$.']
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
-from prmkit.generate.prompts import STEP
-from prmkit.verify.base import DomainField
+__all__ = ["STEP", "fenced_answer", "math_answer", "split_steps"]
 
-__all__ = ["EXTRACTORS", "extract_answer", "fenced_answer", "math_answer", "parse_completion", "split_steps"]
+STEP = "[STEP]"
 
 _DOLLAR = re.compile(r"\$\$?([^$\n]{1,80}?)\$\$?")
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
@@ -75,21 +74,7 @@ def math_answer(text: str) -> str | None:
     return _final_value(found[-1]) if found else None
 
 
-EXTRACTORS: Mapping[str, Callable[[str], str | None]] = DomainField("extract")  # domain -> extractor, a view
-
-
-def extract_answer(domain: str, text: str) -> str | None:
-    """The final answer of `text` in the format of `domain` (its `Domain.extract`), None when it has none."""
-    from prmkit.generate.domains import domain as named  # domains is built from this module's extractors
-
-    return named(domain).extract(text)
-
-
 def split_steps(text: str) -> list[str]:
     """Steps r_1..r_N: the non-empty pieces between `[STEP]` delimiters."""
     return [s.strip() for s in text.split(STEP) if s.strip()]
 
-
-def parse_completion(domain: str, text: str) -> tuple[list[str], str | None]:
-    """(steps, answer) of one completion."""
-    return split_steps(text), extract_answer(domain, text)

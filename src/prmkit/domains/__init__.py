@@ -1,0 +1,42 @@
+"""The domains (math, python, sql, choice): each one `Domain` record of template, stop strings, answer format and
+validator in `DOMAINS`, and the step delimiter and answer extraction every sampler and reward reads. It sits above
+`prmkit.verify` (the validators, which know no domain) and below `prmkit.generate` (which prompts and samples)."""
+
+from prmkit.domains.answers import STEP, fenced_answer, math_answer, split_steps
+from prmkit.domains.registry import (
+    DOMAINS,
+    EXTRACTORS,
+    STOP,
+    VALIDATORS,
+    Domain,
+    DomainField,
+    code_stub,
+    domain,
+    extract_answer,
+    get_validator,
+    parse_completion,
+    question_text,
+    verify_answer,
+    verify_answers,
+)
+
+__all__ = [
+    "DOMAINS",
+    "EXTRACTORS",
+    "STEP",
+    "STOP",
+    "VALIDATORS",
+    "Domain",
+    "DomainField",
+    "code_stub",
+    "domain",
+    "extract_answer",
+    "fenced_answer",
+    "get_validator",
+    "math_answer",
+    "parse_completion",
+    "question_text",
+    "split_steps",
+    "verify_answer",
+    "verify_answers",
+]

@@ -1,0 +1,145 @@
+"""What a domain is: one `Domain` record per problem kind (math, python, sql, choice), all in `DOMAINS`.
+
+A domain says how its problems are prompted (the few-shot `template`, what of a problem fills `{question}`), where
+a completion ends (`stop`: the model starting the next few-shot item), how its final answer is read (`extract`)
+and checked (`validator`, V_q(y) of the MCNIG paper, sec. 3.1). Generation, rollouts, verification and the RL
+rewards read these fields through `domain(name)`, the one place an unknown domain is refused. A new domain is one
+`Domain(...)` plus one line `DOMAINS["name"] = ...` (tests/generate/toy_domain.py is one).
+
+The validators are `prmkit.verify`'s, which knows no domain; this registry binds each to its answer format and
+prompt, and `verify_answer` / `extract_answer` dispatch on a problem's domain here. `VALIDATORS`, `EXTRACTORS` and
+`STOP` are read-only views of one field of every domain (`DomainField`): they always agree with `DOMAINS`, a domain
+added there shows in them.
+
+    >>> domain("math").extract("2 + 2 = 4. [STEP] The answer is $4$.")
+    '4'
+    >>> verify_answer(Problem("p", "2+2?", "4"), "$4$")
+    Verdict(ok=True, reason='equal')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from prmkit.data.records import Problem
+from prmkit.data.templates import load_template
+from prmkit.domains.answers import fenced_answer, math_answer, split_steps
+from prmkit.verify.base import Validator, Verdict
+from prmkit.verify.choice import verify_choice
+from prmkit.verify.math import verify_math
+from prmkit.verify.python import verify_python
+from prmkit.verify.sql import verify_sql
+
+__all__ = ["DOMAINS", "EXTRACTORS", "STOP", "VALIDATORS", "Domain", "DomainField", "code_stub", "domain",
+           "extract_answer", "get_validator", "parse_completion", "question_text", "verify_answer", "verify_answers"]
+
+
+def question_text(problem: Problem) -> str:
+    """The question as a prompt shows it: `problem.question` without trailing whitespace."""
+    return problem.question.rstrip()
+
+
+def code_stub(problem: Problem) -> str:
+    """A code problem shows its function stub (`meta["prompt"]`, as HumanEval gives it; else the question),
+    unstripped: the completion continues the stub's indentation."""
+    return problem.meta.get("prompt", problem.question)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One kind of problem. `template`: the few-shot prompt text with `{question}` (and, for SQL, `{schema}`);
+    `stop`: strings that end a completion; `extract`: completion text -> final answer or None; `validator`:
+    (problem, answer) -> Verdict; `prompt_text`: problem -> the text that fills `{question}`."""
+
+    name: str
+    template: str
+    stop: tuple[str, ...]
+    extract: Callable[[str], str | None]
+    validator: Validator
+    prompt_text: Callable[[Problem], str] = question_text
+
+
+_QA_STOP = ("\nQuestion:", "\n\n\n")
+
+DOMAINS: dict[str, Domain] = {d.name: d for d in (
+    Domain("math", load_template("generate_math"), _QA_STOP, math_answer, verify_math),
+    Domain("python", load_template("generate_python"), ("\n### Problem", "\n### Schema"),
+           fenced_answer("python|py"), verify_python, code_stub),
+    Domain("sql", load_template("generate_sql"), ("\n### Schema", "\n### Problem"), fenced_answer("sql|sqlite"),
+           verify_sql),
+    Domain("choice", load_template("generate_math"), _QA_STOP, math_answer, verify_choice),
+)}
+
+
+def domain(name: str) -> Domain:
+    """The registered domain `name`; the one error for an unknown one, listing `DOMAINS`."""
+    try:
+        return DOMAINS[name]
+    except KeyError:
+        raise ValueError(f"unknown domain '{name}': no validator, answer format or prompt template; known: "
+                         f"{', '.join(DOMAINS)}") from None
+
+
+class DomainField(Mapping[str, Any]):
+    """The view `name -> DOMAINS[name].<field>` (looked up on every access: it never disagrees with `DOMAINS`, and
+    a domain added there shows here). `DomainField("validator")["math"]` is `verify_math`."""
+
+    def __init__(self, field: str):
+        self.field = field
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(DOMAINS[name], self.field)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(DOMAINS)
+
+    def __len__(self) -> int:
+        return len(DOMAINS)
+
+    def __repr__(self) -> str:
+        return f"DomainField({self.field!r}, {dict(self)!r})"
+
+
+VALIDATORS: Mapping[str, Validator] = DomainField("validator")
+EXTRACTORS: Mapping[str, Callable[[str], str | None]] = DomainField("extract")
+# where a completion ends (the model starting the next few-shot item)
+STOP: Mapping[str, tuple[str, ...]] = DomainField("stop")
+
+
+def get_validator(name: str) -> Validator:
+    """The validator of domain `name`: its `Domain.validator`."""
+    return domain(name).validator
+
+
+def verify_answer(problem: Problem, answer: str | None) -> Verdict:
+    """V_q(y) with the validator of `problem.domain`; a missing answer is a failed verdict."""
+    if answer is None:
+        return Verdict(False, "no extractable answer")
+    return get_validator(problem.domain)(problem, answer)
+
+
+def verify_answers(pairs: Sequence[tuple[Problem, str | None]], workers: int | None = None) -> list[Verdict]:
+    """Validate many (problem, answer) pairs in parallel threads (code runs in sandboxed subprocesses)."""
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1 or len(pairs) <= 1:
+        return [verify_answer(p, a) for p, a in pairs]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda pa: verify_answer(*pa), pairs))
+
+
+def extract_answer(name: str, text: str) -> str | None:
+    """The final answer of `text` in the format of domain `name` (its `Domain.extract`), None when it has none.
+
+        >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
+        (['2 + 2 = 4.', 'The answer is $4$.'], '4')
+    """
+    return domain(name).extract(text)
+
+
+def parse_completion(name: str, text: str) -> tuple[list[str], str | None]:
+    """(steps, answer) of one completion."""
+    return split_steps(text), extract_answer(name, text)

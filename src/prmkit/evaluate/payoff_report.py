@@ -1,0 +1,167 @@
+"""`prmkit payoff table`: the rows of `prmkit payoff run` side by side. Best-of-K and weighted voting of every row
+against majority voting (`prmkit evaluate bok`'s report: paired by problem, bootstrap intervals), beside each row's
+label and training cost; table.json, table.md, payoff.png, and a summary row per (row, K).
+
+    prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.evaluate.payoff import ROW
+
+__all__ = ["format_payoff", "payoff_table", "summary_rows"]
+
+
+def _read_row(spec: str) -> dict[str, Any]:
+    """A row directory, or DIR@AGGREGATION: the same row's step scores re-aggregated (min, last, ... of
+    `prmkit.models.aggregate`), named NAME/AGGREGATION."""
+    from prmkit.models.aggregate import AGGREGATIONS
+
+    path, _, how = spec.rpartition("@")
+    if not path or how not in AGGREGATIONS:
+        path, how = spec, ""
+    file = Path(path, ROW)
+    if not file.is_file():
+        raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
+    row = {"name": None} | json.loads(file.read_text())
+    row["name"] = row["name"] or row["labeler"]  # a row run without --name is named by its labeler
+    row["aggregation"], row["dir"] = how or None, path
+    if how:
+        row["name"] += f"/{how}"
+    return row
+
+
+def _scores_file(row: dict[str, Any], scratch: Path) -> str:
+    """The row's scores, re-aggregated into `scratch` when the row asks for another aggregation."""
+    source = Path(row["dir"], "scores.jsonl")
+    if not row["aggregation"]:
+        return str(source)
+    from prmkit.models.aggregate import aggregate
+
+    records = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    for r in records:
+        r["score"], r["aggregation"] = aggregate(r.get("step_scores") or [], row["aggregation"]), row["aggregation"]
+    dest = scratch / f"{row['name'].replace('/', '_').replace('@', '_')}.scores.jsonl"
+    dest.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(dest)
+
+
+def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,
+                 bootstrap: int = 1000, seed: int = 0, summary: str | None = None) -> dict[str, Any]:
+    """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
+    bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
+    within-problem AUC of right against wrong samples; written to OUTPUT/table.json, table.md and payoff.png (and
+    payoff_scale.png when the rows train on different numbers of problems) when `output` is given, and a row per
+    (row, K) to `summary` (`summary_rows`)."""
+    from prmkit.evaluate.report import bok_report, read_scores
+    from prmkit.evaluate.run import default_ks
+
+    read = [_read_row(r) for r in rows]
+    names = [r["name"] for r in read]
+    if len(set(names)) < len(names):
+        raise ValueError(f"two rows of one name: {names} (give each `prmkit payoff run` its own --name)")
+    if len({Path(r['fresh']['path']).resolve() for r in read}) > 1:
+        raise ValueError("the rows scored different fresh sets: " + ", ".join(f"{r['labeler']}: {r['fresh']['path']}"
+                                                                              for r in read))
+    inputs = [str(Path(r["dir"], "scores.jsonl")) for r in read]
+    with claim_outputs({"--output": output, "--summary": summary}, {"rows": inputs}, directories=("--output",)), \
+            tempfile.TemporaryDirectory() as scratch:
+        files = {r["name"]: _scores_file(r, Path(scratch)) for r in read}
+        if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
+            sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
+            ks = default_ks(max(sizes))
+        report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed)
+        top = max(ks)
+        diffs = {(d["method"], d["k"]): d for d in report["differences"]}
+        report["costs"] = costs = [_cost_row(r, diffs, report, top) for r in read]
+        if output:
+            from prmkit.evaluate.plot import plot_payoff
+
+            out = Path(output)
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "table.json").write_text(json.dumps(report, indent=1) + "\n")
+            (out / "table.md").write_text(format_payoff(report) + "\n")
+            plot_payoff(costs, out / "payoff.png", f"Best-of-{top} minus majority voting ({report['problems']} "
+                                                   "fresh problems)")
+            if len({c["train_problems"] for c in costs}) > 1:
+                from prmkit.evaluate.plot import plot_payoff_scale
+
+                plot_payoff_scale(costs, out / "payoff_scale.png", f"Best-of-{top} minus majority voting "
+                                                                   f"({report['problems']} fresh problems)")
+        if summary:
+            with atomic_path(summary) as tmp:
+                tmp.write_text(json.dumps(summary_rows(report, read), indent=1) + "\n")
+    return report
+
+
+def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dict[str, Any], top: int
+              ) -> dict[str, Any]:
+    """A row's gain at the largest K beside what its labels and training cost."""
+    tokens = r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"]
+    best, vote = diffs[(r["name"], top)], diffs[(f"weighted:{r['name']}", top)]
+    return {"labeler": r["name"], "labels": r["labeler"] + (f"/{r['aggregation']}" if r["aggregation"] else ""),
+            "kind": r["kind"], "label_tokens": tokens, "train_problems": r.get("train_problems"),
+            "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
+            "label_tokens_generated": r["label_cost"]["tokens_generated"],
+            "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
+            "examples": r["train"]["examples"], "k": top,
+            "best_minus_majority": [best["mean"], best["lo"], best["hi"]],
+            "weighted_minus_majority": [vote["mean"], vote["lo"], vote["hi"]],
+            "points_per_million_tokens": 100 * best["mean"] / (tokens / 1e6) if tokens else None}
+
+
+def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row per (payoff row, K >= 2): best-of-K and weighted voting minus majority voting [point, lo, hi] (fractions),
+    the within-problem AUC, label tokens and training seconds; the machine-readable form of the table."""
+    diffs = {(d["method"], d["k"]): d for d in report["differences"]}
+    out = []
+    for r in read:
+        name = r["name"]
+        for k in report["ks"]:
+            if k < 2:
+                continue
+            best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
+            out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
+                        "aggregation": r["aggregation"] or "as scored",
+                        "train_problems": r.get("train_problems"), "k": k,
+                        "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
+                        "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
+                        "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),
+                        "label_tokens": r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"],
+                        "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
+                        "fresh_problems": report["problems"]})
+    return out
+
+
+def _trained_on(cost: dict[str, Any]) -> str:
+    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows)."""
+    if cost.get("examples") is None:
+        return "?"
+    return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
+
+
+def format_payoff(report: dict[str, Any]) -> str:
+    """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
+    from prmkit.evaluate.report import format_table
+
+    pct = lambda v: f"{100 * v[0]:+.1f} [{100 * v[1]:+.1f}, {100 * v[2]:+.1f}]"  # noqa: E731
+    k = report["costs"][0]["k"] if report["costs"] else 0
+    lines = [format_table(report), "", f"| row | head | best-of-{k} minus majority | weighted minus majority | "
+             "within-problem AUC | label tokens | points per 10^6 label tokens | trained on | training s | "
+             "peak RSS GB |", "|---" * 10 + "|"]
+    for c in report["costs"]:
+        per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
+            f"{c['points_per_million_tokens']:+.2f}"
+        lines.append(f"| {c['labeler']} | {c['kind']} | {pct(c['best_minus_majority'])} | "
+                     f"{pct(c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | {c['label_tokens']:,} | "
+                     f"{per} | "
+                     f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
+                     f"{c['peak_rss_gb']:.2f} |")
+    return "\n".join(lines)

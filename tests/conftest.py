@@ -18,6 +18,7 @@ import pytest
 from helpers import make_tiny_base
 
 _SESSION_CACHE: Path | None = None
+_SHARED_CACHE = "PRMKIT_TEST_SESSION_CACHE"  # the controller's session cache, for the workers of `pytest -n`
 
 
 def _link_tree(source: Path, target: Path) -> None:
@@ -38,11 +39,27 @@ def pytest_configure(config: pytest.Config) -> None:
     global _SESSION_CACHE
     from prmkit.models.loading import cache_dir
 
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(_SHARED_CACHE):
+        # a worker of `pytest -n`: the controller's session cache (a conversion race keeps one copy, convert_once)
+        os.environ["PRMKIT_CACHE"] = os.environ[_SHARED_CACHE]
+        _one_thread_each(config)
+        return
     user_models = cache_dir() / "models"  # the user's cache, read only
     _SESSION_CACHE = Path(tempfile.mkdtemp(prefix="prmkit-test-cache-"))
     for model in user_models.glob("*/config.json"):
         _link_tree(model.parent, _SESSION_CACHE / "models" / model.parent.name)
-    os.environ["PRMKIT_CACHE"] = str(_SESSION_CACHE)
+    os.environ["PRMKIT_CACHE"] = os.environ[_SHARED_CACHE] = str(_SESSION_CACHE)
+
+
+def _one_thread_each(config: pytest.Config) -> None:
+    """Workers of `pytest -n N` share the cores: each torch (and each CLI it launches) gets cores // N threads,
+    so N workers do not oversubscribe the machine."""
+    import torch
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    torch.set_num_threads(threads)
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

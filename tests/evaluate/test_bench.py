@@ -123,6 +123,7 @@ def long_base(tmp_path_factory):
     return str(make_tiny_base(tmp_path_factory.mktemp("long_base"), context=4096))
 
 
+@pytest.mark.slow
 def test_bench_runs_every_labeler_on_the_same_traces_and_resumes(long_base, tmp_path):
     out = tmp_path / "bench"
     settings = dict(output=str(out), problems=4, levels="1,2", policy_k=1, model=long_base, k=2, max_new_tokens=6,

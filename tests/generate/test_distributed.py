@@ -12,6 +12,8 @@ from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.generate import GenerateConfig, RolloutConfig, run_generation, run_rollout
 from prmkit.generate.distributed import LocalExecutor, RayExecutor, Resident, ScaleConfig, make_executor
 
+pytestmark = pytest.mark.xdist_group("ray")  # one local Ray cluster: these tests share one worker of `pytest -n`
+
 
 class _PidSquare:
     """Work whose resident part records the process that built it."""
@@ -43,6 +45,7 @@ def test_ray_flag_alone_or_with_an_address():
     assert config_from_args(ScaleConfig, parser.parse_args(["--ray-actors", "3"])).ray_actors == 3
 
 
+@pytest.mark.slow
 def test_ray_executor_maps_every_item_once_in_actors(ray_cluster):
     out = dict(RayExecutor("local", 2).map(_PidSquare(), list(range(7))))
     assert sorted(out) == list(range(7)) and all(out[i][0] == i * i for i in out)

@@ -113,6 +113,7 @@ def test_mcnig_skips_problems_without_incorrect_answers(tmp_path, tiny_base):
     assert "reference: 'step0' -> 'previous'" in err.value.stderr
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_gives_each_trace_once_and_same_labels(tmp_path, tiny_base):
     pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(150))
     args = ["label", "--method", "mcnig", "--input", pools, "--model", tiny_base, "--quiet", "--output"]

@@ -17,6 +17,8 @@ from prmkit.data.formats import read_pools
 from prmkit.label import InformationConfig, LabelConfig, label_pools
 from tolerances import FLOAT32_REL, MODEL_ABS
 
+pytestmark = pytest.mark.xdist_group("ray")  # one local Ray cluster: these tests share one worker of `pytest -n`
+
 STEPS = ["Tom has 3 apples", "he buys 4 more", "3 + 4 = 7", "the price is 12 dollars", "5 * 6 = 30"]
 
 
@@ -39,6 +41,7 @@ def _by_trace(path) -> dict[str, dict]:
     return {r["trace_id"]: r for r in records}
 
 
+@pytest.mark.slow
 def test_label_on_ray_gives_the_local_records(ray_cluster, tmp_path, tiny_base):
     pools = list(read_pools(write_jsonl(tmp_path / "pools.jsonl", make_pools(8))))
     settings = [InformationConfig(model=tiny_base)]

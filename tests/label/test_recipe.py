@@ -113,6 +113,7 @@ def _env() -> dict[str, str]:
                          "OMP_NUM_THREADS": "1"}
 
 
+@pytest.mark.slow
 def test_kill_9_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     pools = [pool_dict(f"p{k}", f"q{k}", "7", [(["x" * (1 + (k + j) % 5), "yy"], "7", j % 2 == 0) for j in range(4)])
              for k in range(80)]

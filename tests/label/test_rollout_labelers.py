@@ -277,6 +277,7 @@ def _dump(done: list, method: str) -> list[str]:
             + [json.dumps([d.cost.tokens_read, d.cost.tokens_generated, d.cost.paper_tokens]) for d in done])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["math-shepherd", "omegaprm"])
 def test_batches_across_problems_make_the_records_of_pool_by_pool(tiny_base, method):
     from prmkit.label import build_labelers
@@ -293,6 +294,7 @@ def test_batches_across_problems_make_the_records_of_pool_by_pool(tiny_base, met
     assert max(calls) == 8 and len(calls) < len(pools)  # batches hold several problems' prefixes
 
 
+@pytest.mark.slow
 def test_pum_students_batch_across_problems_and_make_the_records_of_pool_by_pool(tiny_base):
     """Each PUM student's prefixes of several problems share its generation batches (up to batch_size rows), with
     the records, ledgers and costs of labeling pool by pool in batches of one prefix."""
@@ -317,6 +319,7 @@ def test_pum_students_batch_across_problems_and_make_the_records_of_pool_by_pool
         assert sum(prompts) == sum(singles[name])  # and each prefix rolled out once, as pool by pool
 
 
+@pytest.mark.slow
 def test_a_crash_mid_batch_keeps_the_problems_written_and_a_rerun_makes_the_same_file(tiny_base, tmp_path):
     from prmkit.label import build_labelers, run_labelers
 

@@ -7,6 +7,7 @@ layer alone (rlimits, process group, namespaces, an unprivileged uid), where the
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -65,16 +66,28 @@ def _os_layer_has(need: str) -> bool:
     return {"always": True, "pidns": iso != "none", "netns": iso != "none", "nobody": os.geteuid() == 0}[need]
 
 
-def _sandbox_procs() -> list[str]:
+def _sandbox_procs(under: Path) -> list[str]:
+    """Processes of sandboxes whose work dir lies in `under` (this test's own: another test's sandbox running at
+    the same time, e.g. under `pytest -n`, is not a stray of this one)."""
     found = []
     for p in Path("/proc").iterdir():
         try:
             cmd = (p / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"prmkit-sandbox-" in cmd:
+        if f"{under}/prmkit-sandbox-".encode() in cmd:
             found.append(f"{p.name}: {cmd[:120]!r}")
     return found
+
+
+@pytest.fixture
+def sandbox_tmp(monkeypatch):
+    """A temp root of this test's own for the sandboxes' work dirs (traversable by the unprivileged uid)."""
+    root = Path(tempfile.mkdtemp(prefix="prmkit-test-sandboxes-"))
+    root.chmod(0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
@@ -105,7 +118,7 @@ def listener():
 
 @pytest.mark.parametrize("guard", [True, False], ids=["audit-hook", "os-layer-only"])
 @pytest.mark.parametrize("name", list(CASES))
-def test_hostile_case_is_contained(name, guard, tmp_path, listener, monkeypatch):
+def test_hostile_case_is_contained(name, guard, tmp_path, listener, monkeypatch, sandbox_tmp):
     body, need = CASES[name]
     if not guard and not _os_layer_has(need):
         pytest.skip(f"the OS layer alone cannot contain '{name}' here (needs {need})")
@@ -122,7 +135,7 @@ def test_hostile_case_is_contained(name, guard, tmp_path, listener, monkeypatch)
     problem = Problem(
         "hostile", "", "", domain="python", meta={"prompt": "", "test": TEST, "entry_point": "f"}
     )
-    before = set(Path(tempfile.gettempdir()).glob("prmkit-sandbox-*"))
+    before = set(sandbox_tmp.glob("prmkit-sandbox-*"))
     limits = SandboxLimits(wall_seconds=WALL, cpu_seconds=2, memory_bytes=512 << 20, audit_guard=guard)
 
     start = time.monotonic()
@@ -135,8 +148,8 @@ def test_hostile_case_is_contained(name, guard, tmp_path, listener, monkeypatch)
     assert victim.read_text() == "precious" and not outside.exists()
     assert hits == [], "a connection reached the host"
     time.sleep(0.05)
-    assert _sandbox_procs() == [], "stray sandbox process"
-    assert set(Path(tempfile.gettempdir()).glob("prmkit-sandbox-*")) == before, "stray temp dir"
+    assert _sandbox_procs(sandbox_tmp) == [], "stray sandbox process"
+    assert set(sandbox_tmp.glob("prmkit-sandbox-*")) == before, "stray temp dir"
 
 
 def test_benign_code_passes_in_both_modes():

@@ -59,7 +59,7 @@ def _one_thread_each(config: pytest.Config) -> None:
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     threads = max(1, (os.cpu_count() or 1) // workers)
     torch.set_num_threads(threads)
-    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    os.environ["OMP_NUM_THREADS"] = str(threads)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -7,7 +7,9 @@
 
 Writes into `--output-dir` (see `prmkit.label.pum.pipeline`): `rollouts-<student>.jsonl` (append-only: a re-run
 resumes), `prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the
-figures `fig6_gain_by_position.png`, `fig7_agreement.png`. Every PumConfig field is a flag and may come from `--config`.
+figures `fig6_gain_by_position.png`, `fig7_agreement.png`. A student is `[BACKEND:]MODEL[@T][#TEMPLATE]`
+(`prmkit.label.pum.students`: a template of its own, else `--template`). Every PumConfig field is a flag and may come
+from `--config`.
 """
 
 from __future__ import annotations

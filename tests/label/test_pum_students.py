@@ -1,18 +1,29 @@
 """PUM's students: a prompt template per student (`MODEL#TEMPLATE`: the prompts it renders, the settings that record
-it, a resume with another one refused)."""
+it, a resume with another one refused) and the students' solve rates per level (`prmkit pum --solve-rates`: counts
+from hand-made records, then end to end on a tiny random student)."""
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from helpers import embedded_tokenizer_or_skip, pool_dict, write_jsonl
 from prmkit.cli.main import main
-from prmkit.data.records import Pool
+from prmkit.data.bench import bench_problems, constructed_pools, constructed_traces
+from prmkit.data.records import Pool, Trace
 from prmkit.data.templates import load_template
 from prmkit.generate.prompts import build_prompt
+from prmkit.generate.rollout_records import Continuation, Rollout
 from prmkit.label import LabelConfig, PumLabelConfig, build_labelers, label_pools
-from prmkit.label.pum import parse_student, parse_students
+from prmkit.label.pum import (
+    format_solve_rates,
+    parse_student,
+    parse_students,
+    right_prefix,
+    solve_rate_counts,
+    solve_rate_requests,
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +109,74 @@ def test_pum_records_each_students_template_and_refuses_another(student, tmp_pat
     assert main([*argv, f"{student}#{b}", student]) == 2
     assert f"student {name}_prompt was rolled out with other settings (template: '{a}' -> '{b}')" in \
         capsys.readouterr().err
+
+
+def _rollout(prefix_id: str, n: int, flags: list[bool]) -> Rollout:
+    return Rollout(prefix_id, prefix_id.split("/")[0].split("@")[0], n, 0, 1,
+                   [Continuation("x", ["x"], None, ok, "", 1) for ok in flags])
+
+
+def test_solve_rate_counts_are_those_of_the_records():
+    p1, p2, p3, p4 = bench_problems(4, seed=3, levels=(1, 2))  # levels 1, 2, 1, 2
+
+    def right(p):
+        return constructed_traces(p, (), random.Random(0))[0].trace
+
+    r2 = right(p2)  # 3 steps; the policy's sample of p2 goes wrong at its second step
+    partial = Trace(f"{p2.id}/s0", p2.id, [r2.steps[0], "5 + 5 = 1234.", "The answer is $1234$."], "1234", False,
+                    "policy")
+    wrong = Trace(f"{p3.id}/s0", p3.id, ["1 + 1 = 99.", "The answer is $99$."], "99", False, "policy")
+    pools = [Pool(p1, [right(p1)]), Pool(p2, [partial, r2]), Pool(p3, [wrong]), Pool(p4, [right(p4)])]
+    assert right_prefix(pools[1]) == (r2.id, 2) and right_prefix(pools[2]) is None
+    assert right_prefix(Pool(p2, [partial])) == (partial.id, 1)
+    requests, chosen = solve_rate_requests(pools)
+    assert chosen == {p1.id: f"{p1.id}/c0@1", p2.id: f"{r2.id}@2", p3.id: None, p4.id: f"{p4.id}/c0@2"}
+    assert [r.prefix_id for r in requests][:4] == [f"{p1.id}@0", f"{p1.id}/c0@1", f"{p2.id}@0", f"{r2.id}@2"]
+    assert requests[3].steps == tuple(r2.steps[:2])
+    rolled = {r.prefix_id: r for r in [  # p4 has no baseline record (a run stopped partway): left out
+        _rollout(f"{p1.id}@0", 0, [True, False, False, False]),
+        _rollout(f"{p1.id}/c0@1", 1, [True, True, False, False]),
+        _rollout(f"{p2.id}@0", 0, [False] * 4), _rollout(f"{r2.id}@2", 2, [True, True, True, False]),
+        _rollout(f"{p3.id}@0", 0, [True, True, False, False]), _rollout(f"{p4.id}/c0@2", 2, [True] * 4)]}
+    counts = solve_rate_counts(pools, chosen, rolled)
+    assert list(counts) == ["1", "2", "all"]
+    assert counts["1"] == {"problems": 2, "question": [3, 8], "prefix": [2, 4], "no_right_prefix": 1,
+                           "prefix_share": 0.5}
+    assert counts["2"] == {"problems": 1, "question": [0, 4], "prefix": [3, 4], "no_right_prefix": 0,
+                           "prefix_share": 0.667}
+    assert counts["all"] == {"problems": 3, "question": [3, 12], "prefix": [5, 8], "no_right_prefix": 1,
+                             "prefix_share": 0.583}
+    table = format_solve_rates({"k": 4, "students": {"s": {"template": None, "levels": counts}}})
+    assert "| s | few-shot | 1 | 2 | 3/8 (37.5%) | 2/4 (50.0%) | 1 | 0.50 |" in table
+    assert "| s | few-shot | all | 3 | 3/12 (25.0%) | 5/8 (62.5%) | 1 | 0.58 |" in table
+
+
+def test_pum_solve_rates_end_to_end(student, tmp_path, capsys):
+    problems = bench_problems(4, seed=5, levels=(1, 2))
+    pools, _ = constructed_pools(problems, ("arithmetic",), seed=5)
+    path = write_jsonl(tmp_path / "pools.jsonl", [p.to_dict() for p in pools])
+    out = tmp_path / "rates"
+    argv = ["pum", "--input", path, "--output-dir", str(out), "--solve-rates", "--students",
+            f"{student}#generate_math_0shot", "--k", "3", "--max-new-tokens", "4", "--no-chat", "--quiet"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    report = json.loads((out / "solve_rates.json").read_text())
+    name = f"{Path(student).name}_generate_math_0shot"
+    lines = [json.loads(x) for x in (out / f"rollouts-{name}.jsonl").read_text().splitlines()]
+    # a baseline and the right trace's longest proper prefix per problem (the constructed right trace wins)
+    assert {r["prefix_id"] for r in lines} == {f"{p.id}@{k}" for p in problems for k in (0,)} | {
+        f"{p.id}/c0@{len(p.meta['graph'])}" for p in problems}
+    levels = report["students"][name]["levels"]
+    solved = sum(c["correct"] for r in lines if r["prefix_steps"] == 0 for c in r["continuations"])
+    assert levels["all"]["question"] == [solved, 12] and levels["all"]["prefix"][1] == 12
+    assert levels["1"]["problems"] == levels["2"]["problems"] == 2 and report["sources"] == {"bench-constructed": 4}
+    assert report["students"][name]["template"] == "generate_math_0shot"
+    assert f"| {name} | generate_math_0shot | all | 4 |" in printed
+    assert not (out / "pairs.jsonl").exists()
+    text = (out / f"rollouts-{name}.jsonl").read_text()
+    assert main(argv) == 0 and (out / f"rollouts-{name}.jsonl").read_text() == text  # resumed: nothing new
+    assert main([*argv, "--no-rollout"]) == 0
+    assert json.loads((out / "solve_rates.json").read_text())["students"] == report["students"]
+    demo = ["pum", "--input", "demo", "--output-dir", str(tmp_path / "demo"), "--solve-rates", "--students", student,
+            "--no-rollout", "--quiet"]
+    assert main(demo) == 2 and "no bench problem" in capsys.readouterr().err

@@ -10,9 +10,13 @@ right constructed trace, as the prompt the bench samples the policy with and the
   (`template`, e.g. `generate_math_0shot`: the instruction and the question alone, a sixth of the tokens a step,
   for a policy that is then sampled with the same template: `prmkit rl grpo --template`).
 - **Completion**: the right trace's steps (one computation each, then "The answer is $N$.") joined by
-  ` [STEP] ` as in the few-shot answers; a prompt left as raw text (no chat template) ends on "Answer:", so its
-  completion starts with a space. TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a
-  chat turn, for SmolLM2).
+  ` [STEP] ` as in the few-shot answers, after the prompt as a rollout's partial answer follows it
+  (`prmkit.generate.rollout.partial_answer`): a space between them unless the prompt ends with whitespace. A chat
+  prompt ends on the assistant turn's newline, and so does a prompt left as raw text (a model without a chat
+  template, Gemma-3-270M; `chat` off): every built-in template ends on "Answer:" and a newline. A student
+  warm-started so reads, after a prefix, the text it was trained on ("Answer:\n3 * 4 = 12. [STEP]", not
+  "Answer:\n 3 * 4 ..."). TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a chat turn,
+  for SmolLM2; `<eos>` for Gemma-3).
 
     >>> rows = sft_rows(warm_start_problems(2, seed=1, levels=(1,)), tokenizer=None)
     >>> rows[0]["completion"].endswith("The answer is $" + rows[0]["answer"] + "$.")
@@ -69,7 +73,7 @@ def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, see
         prompt = in_chat_template(tokenizer, raw, chat) if tokenizer is not None else raw
         (right,) = constructed_traces(p, (), rng)
         completion = f" {STEP} ".join(right.trace.steps)
-        out.append({"prompt": prompt, "completion": completion if prompt != raw else " " + completion,
+        out.append({"prompt": prompt, "completion": completion if prompt[-1:].isspace() else " " + completion,
                     "problem_id": p.id, "question": p.question, "level": p.meta["level"], "answer": p.answer})
     return out
 

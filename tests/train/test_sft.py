@@ -84,6 +84,10 @@ def test_training_problems_never_are_the_benchs():
     assert held_out_questions(0, 1500, (1,), "small") == {p.question for p in bench}
     with pytest.raises(ValueError, match="must differ from the bench"):
         warm_start_problems(4, seed=0, levels=(1,), bench_seed=0)
+    other = {p.question for p in bench_problems(1500, seed=5, levels=(1,))}  # another evaluation set
+    assert overlap(other, [p.question for p in warm_start_problems(1500, seed=1, levels=(1,), holdout=0)])
+    kept = warm_start_problems(1500, seed=1, levels=(1,), holdout=0, exclude=other)
+    assert len(kept) == 1500 and not overlap(other, [p.question for p in kept])
 
 
 @pytest.mark.parametrize(("settings", "message"), [
@@ -104,7 +108,9 @@ def test_cli_errors_before_writing(tmp_path, capsys):
     assert "level(s) [0] outside" in capsys.readouterr().err
     assert main(["sft", "--output", str(tmp_path / "b"), "--model", "no-such-model"]) == 2
     assert "no-such-model" in capsys.readouterr().err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert main(["sft", "--output", str(tmp_path / "c"), "--exclude", str(tmp_path / "none.jsonl")]) == 2
+    assert "--exclude: no such file" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
 
 
 def _settings(chat_base, out, **more):
@@ -265,11 +271,15 @@ def test_a_model_without_a_chat_template_warm_starts_zero_shot_as_its_rollouts_r
     from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefixes
     from prmkit.label import PumLabelConfig, build_labelers
 
-    out = tmp_path / "gemma"
-    record = run_sft(SFTRunConfig(**_settings(gemma_base, out, max_steps=2, template="generate_math_0shot")),
-                     progress=False, log=lambda _: None)
+    out, held = tmp_path / "gemma", tmp_path / "evaluation.jsonl"
+    first = warm_start_problems(6, seed=1, levels=(1, 2), holdout=8)[0]  # left out by --exclude: the others move up
+    held.write_text(json.dumps({"question": first.question}) + "\n")
+    settings = _settings(gemma_base, out, max_steps=2, template="generate_math_0shot", exclude=[str(held)])
+    record = run_sft(SFTRunConfig(**settings), progress=False, log=lambda _: None)
     assert record["done"] and record["steps"] == 2
+    assert json.loads((out / "sft_settings.json").read_text())["exclude"] == [str(held)]
     rows = [json.loads(line) for line in (out / "sft_data.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and first.question not in {r["question"] for r in rows}
     tok = AutoTokenizer.from_pretrained(out)
     for row in rows:
         steps = row["completion"].strip().split(" [STEP] ")  # the trace's steps, as a rollout prefix holds them
@@ -283,7 +293,7 @@ def test_a_model_without_a_chat_template_warm_starts_zero_shot_as_its_rollouts_r
     assert not torch.equal(policy.model.embed_tokens.weight,
                            AutoModelForCausalLM.from_pretrained(gemma_base).model.embed_tokens.weight)
     config = RolloutConfig(model=str(out), template="generate_math_0shot", k=2, max_new_tokens=3)
-    problem = warm_start_problems(6, seed=1, levels=(1, 2), holdout=8)[0]  # the first training problem
+    problem = warm_start_problems(6, seed=1, levels=(1, 2), holdout=8, exclude={first.question})[0]
     assert problem.id == rows[0]["problem_id"]
     request = PrefixRequest(f"{problem.id}@1", problem, (rows[0]["completion"].split(" [STEP] ")[0],))
     (rolled,) = rollout_prefixes([request], config.make_backend(), config.sampling()).records

@@ -60,6 +60,23 @@ def test_student_specs_carry_a_template():
         parse_student("m#", "ct2")
 
 
+def test_the_students_recipe_samples_each_warm_start_with_its_template():
+    """recipes/pum_students.yaml: the solve rates of two zero-shot warm starts, each prompted as it was trained."""
+    from prmkit.data.settings import build_config, read_config_file
+    from prmkit.label.pum import PumConfig
+
+    path = Path(__file__).resolve().parents[2] / "src/prmkit/recipes/pum_students.yaml"
+    config = build_config(PumConfig, read_config_file(str(path), (PumConfig,)), {})
+    specs = parse_students(config.students, config.backend)
+    assert config.solve_rates and config.k == 8 and config.template is None
+    assert [(s.backend, s.model, s.prompt(config.template)) for s in specs] == [
+        ("ct2", "runs/sft/s_smollm2z", "generate_math_0shot"), ("ct2", "runs/sft/s_gemmaz", "generate_math_0shot")]
+    text = path.read_text()
+    for model in ("smollm2-135m", "gemma3-270m"):  # each warm start's command, zero-shot, evaluation sets left out
+        assert f"--model {model} --problems 480 --levels 1,2,3,4,5,6 --seed 3" in text
+    assert text.count("--template generate_math_0shot \\\n#       --exclude runs/bench300f/problems.jsonl") == 2
+
+
 POOL = pool_dict("p0", "Tom has 3 apples and buys 4 more. How many apples?", "7",
                  [(["3 + 4 = 7", "The answer is $7$."], "7", True),
                   (["3 * 4 = 12", "The answer is $12$."], "12", False)])

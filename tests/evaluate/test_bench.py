@@ -206,6 +206,7 @@ def test_a_new_labeler_joins_the_bench_with_one_file_and_one_registry_line(long_
     (["--problems", "3", "--levels", "1,2"], "at least two problems per level"),
     (["--model", "no-such-model"], "no-such-model"),
     (["--labelers", "pum", "--students", "smollm2-135m,no-such-student"], "no-such-student"),
+    (["--labelers", "pum", "--students", "smollm2-135m#no_such_prompt"], "no built-in template 'no_such_prompt'"),
     # a dtype meant for the transformers rollouts that a ct2 student cannot compute on a CPU: before the policy samples
     (["--labelers", "pum", "--students", "ct2:smollm2-135m", "--dtype", "float16"], "cannot compute in float16"),
 ])

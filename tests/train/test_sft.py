@@ -52,8 +52,11 @@ def test_rows_are_right_by_the_checker_and_prompted_as_the_bench_samples(chat_ba
         assert len(steps) == len(p.meta["graph"]) + 1
         assert [v.verdict for v in check_steps(p, steps)] == ["right"] * len(steps), row["completion"]
         assert answer == math_answer(row["completion"]) == p.answer
-    raw = sft_rows(problems[:2], None)  # no chat template: the few-shot text, "Answer:" then a space
-    assert raw[0]["prompt"] == build_prompt(problems[0]) and raw[0]["completion"].startswith(" ")
+    raw = sft_rows(problems[:2], None)  # no chat template: the few-shot text, which ends on "Answer:" and a newline
+    assert raw[0]["prompt"] == build_prompt(problems[0]) and raw[0]["prompt"].endswith("Answer:\n")
+    assert not raw[0]["completion"].startswith(" ")  # as a rollout's partial answer follows it
+    (spaced,) = sft_rows(problems[:1], None, template="Q: {question} A:")  # a prompt ending on no whitespace
+    assert spaced["completion"] == " " + raw[0]["completion"]
 
 
 def test_a_zero_shot_template_prompts_the_question_alone_in_the_chat_turns(chat_base):
@@ -81,6 +84,10 @@ def test_training_problems_never_are_the_benchs():
     assert held_out_questions(0, 1500, (1,), "small") == {p.question for p in bench}
     with pytest.raises(ValueError, match="must differ from the bench"):
         warm_start_problems(4, seed=0, levels=(1,), bench_seed=0)
+    other = {p.question for p in bench_problems(1500, seed=5, levels=(1,))}  # another evaluation set
+    assert overlap(other, [p.question for p in warm_start_problems(1500, seed=1, levels=(1,), holdout=0)])
+    kept = warm_start_problems(1500, seed=1, levels=(1,), holdout=0, exclude=other)
+    assert len(kept) == 1500 and not overlap(other, [p.question for p in kept])
 
 
 @pytest.mark.parametrize(("settings", "message"), [
@@ -101,7 +108,9 @@ def test_cli_errors_before_writing(tmp_path, capsys):
     assert "level(s) [0] outside" in capsys.readouterr().err
     assert main(["sft", "--output", str(tmp_path / "b"), "--model", "no-such-model"]) == 2
     assert "no-such-model" in capsys.readouterr().err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert main(["sft", "--output", str(tmp_path / "c"), "--exclude", str(tmp_path / "none.jsonl")]) == 2
+    assert "--exclude: no such file" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
 
 
 def _settings(chat_base, out, **more):
@@ -219,3 +228,76 @@ def test_a_zero_shot_warm_start_is_sampled_with_its_own_template_everywhere(chat
     assert json.loads((tmp_path / "bench" / "settings.json").read_text())["template"] == "generate_math_0shot"
     with pytest.raises(ValueError, match="no built-in template 'nope'"):
         BenchConfig(**(bench | {"template": "nope"}))
+
+
+@pytest.fixture(scope="module")
+def gemma_base(tmp_path_factory):
+    """A tiny model of Gemma-3-270M's kind: gemma3_text, tied embeddings, a tokenizer that adds <bos> and has <eos>
+    and <pad> of its own, left padding, no chat template (the packaged `gemma3-270m` is a base model)."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
+
+    from helpers import WORDS
+
+    special = ["<pad>", "<eos>", "<bos>", "<unk>"]
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator([WORDS] * 20, trainers.BpeTrainer(vocab_size=300, special_tokens=special,
+                                                              initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.post_processor = processors.TemplateProcessing(single="<bos> $A", special_tokens=[("<bos>", 2)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", bos_token="<bos>",
+                                   unk_token="<unk>", padding_side="left")
+    torch.manual_seed(0)
+    config = Gemma3TextConfig(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=4096,
+                              sliding_window=64, pad_token_id=0, eos_token_id=1, bos_token_id=2,
+                              tie_word_embeddings=True)
+    path = tmp_path_factory.mktemp("gemma_base")
+    Gemma3ForCausalLM(config).save_pretrained(path)
+    fast.save_pretrained(path)
+    return str(path)
+
+
+def test_a_model_without_a_chat_template_warm_starts_zero_shot_as_its_rollouts_read_it(gemma_base, tmp_path):
+    """Gemma-3-270M as a PUM student: `prmkit sft --template generate_math_0shot` on raw text, each completion
+    following the prompt as a rollout's partial answer does; the policy keeps its tied embeddings and is rolled out
+    with its template, and a student spec without the template is refused."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from prmkit.generate.config import RolloutConfig
+    from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefixes
+    from prmkit.label import PumLabelConfig, build_labelers
+
+    out, held = tmp_path / "gemma", tmp_path / "evaluation.jsonl"
+    first = warm_start_problems(6, seed=1, levels=(1, 2), holdout=8)[0]  # left out by --exclude: the others move up
+    held.write_text(json.dumps({"question": first.question}) + "\n")
+    settings = _settings(gemma_base, out, max_steps=2, template="generate_math_0shot", exclude=[str(held)])
+    record = run_sft(SFTRunConfig(**settings), progress=False, log=lambda _: None)
+    assert record["done"] and record["steps"] == 2
+    assert json.loads((out / "sft_settings.json").read_text())["exclude"] == [str(held)]
+    rows = [json.loads(line) for line in (out / "sft_data.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and first.question not in {r["question"] for r in rows}
+    tok = AutoTokenizer.from_pretrained(out)
+    for row in rows:
+        steps = row["completion"].strip().split(" [STEP] ")  # the trace's steps, as a rollout prefix holds them
+        assert row["prompt"].startswith("Solve each problem") and row["prompt"].endswith("Answer:\n")
+        assert (row["prompt"] + row["completion"]).startswith(partial_answer(row["prompt"], steps[:1]))
+        ids = tok(row["prompt"] + row["completion"] + tok.eos_token)["input_ids"]
+        assert ids[0] == tok.bos_token_id and ids.count(tok.bos_token_id) == 1 and ids[-1] == tok.eos_token_id
+    policy = AutoModelForCausalLM.from_pretrained(out)
+    assert policy.config.model_type == "gemma3_text" and policy.config.tie_word_embeddings
+    assert policy.lm_head.weight.data_ptr() == policy.model.embed_tokens.weight.data_ptr()
+    assert not torch.equal(policy.model.embed_tokens.weight,
+                           AutoModelForCausalLM.from_pretrained(gemma_base).model.embed_tokens.weight)
+    config = RolloutConfig(model=str(out), template="generate_math_0shot", k=2, max_new_tokens=3)
+    problem = warm_start_problems(6, seed=1, levels=(1, 2), holdout=8, exclude={first.question})[0]
+    assert problem.id == rows[0]["problem_id"]
+    request = PrefixRequest(f"{problem.id}@1", problem, (rows[0]["completion"].split(" [STEP] ")[0],))
+    (rolled,) = rollout_prefixes([request], config.make_backend(), config.sampling()).records
+    assert len(rolled.continuations) == 2 and rolled.tokens_read > 0
+    with pytest.raises(ValueError, match="warm-started on template 'generate_math_0shot'"):
+        build_labelers(["pum"], [PumLabelConfig(students=[f"transformers:{out}"])])
+    build_labelers(["pum"], [PumLabelConfig(students=[f"transformers:{out}#generate_math_0shot"])])

@@ -4,10 +4,16 @@
     prmkit pum --input ../shared/data/gsm8k/candidates_dev.jsonl --problems-range 0:500 --output-dir runs/pum \\
         --backend ct2 --max-new-tokens 128
     prmkit pum --input runs/bench/pools.jsonl --sources policy --output-dir runs/pum_policy   # the policy's samples
+    prmkit pum --input runs/bench/pools.jsonl --sources policy --output-dir runs/pum_policy --solve-rates \\
+        --students ct2:smollm2-135m 'runs/sft/s_gemma#generate_math_0shot'   # each student's solve rate per level
 
 Writes into `--output-dir` (see `prmkit.label.pum.pipeline`): `rollouts-<student>.jsonl` (append-only: a re-run
 resumes), `prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the
-figures `fig6_gain_by_position.png`, `fig7_agreement.png`. Every PumConfig field is a flag and may come from `--config`.
+figures `fig6_gain_by_position.png`, `fig7_agreement.png`; with `--solve-rates`, instead of prefixes, pairs and
+figures, `solve_rates.json` and a printed table: each student's solved/attempts per level from the question alone
+and after the longest right prefix of a sample (`prmkit.label.pum.solve_rates`), from the same rollout files.
+A student is `[BACKEND:]MODEL[@T][#TEMPLATE]` (`prmkit.label.pum.students`: a template of its own, else
+`--template`). Every PumConfig field is a flag and may come from `--config`.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from prmkit.data.formats import keep_sources, read_pools
-    from prmkit.label.pum import label_pum
+    from prmkit.label.pum import format_solve_rates, label_pum
     from prmkit.train.data import select_range
 
     config = config_from_args(PumConfig, args)  # a bad --config is reported before the input is read
@@ -41,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sources:
         pools = keep_sources(pools, args.sources)
     report = label_pum(pools, config, args.output_dir, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
+    if config.solve_rates:
+        print(format_solve_rates(report))
+        return 0
     summary = {k: v for k, v in report.items() if k not in ("config", "gain_by_position")}
     print(json.dumps(summary, indent=2))
     return 0

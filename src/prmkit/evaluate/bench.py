@@ -90,13 +90,13 @@ class BenchConfig:
         "the model whose samples are labeled, e.g. a warm start of `prmkit sft`; unset: --model."))
     k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd, OmegaPRM and PUM (per student)."))
     students: str = field(default=",".join(DEFAULT_STUDENTS), metadata=_help(
-        "PUM's students, comma-separated [BACKEND:]MODEL[@T] (gemma3-270m: pip install 'prmkit[gemma]')."))
+        "PUM's students, comma-separated [BACKEND:]MODEL[@T][#TEMPLATE] (gemma3-270m: pip install 'prmkit[gemma]')."))
     max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
     temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
     batch_size: int = field(default=32, metadata=_help("rows per sampling batch."))
     dtype: str | None = field(default=None, metadata=_help("rollout and policy weights dtype (e.g. bfloat16)."))
     template: str | None = field(default=None, metadata=_help(
-        "prompt template of every sampler (the policy, the rollouts, PUM's students): a built-in name "
+        "prompt template of every sampler (policy, rollouts, PUM's students unless MODEL#TEMPLATE): a built-in name "
         "(generate_math_0shot) or a file; None: the few-shot prompt. A warm start is sampled with its own."))
     bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
     label: bool = field(default=True, metadata=_help(

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.bench import check_difficulty
+from prmkit.data.bench_sets import excluded_questions
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import keep_settings
@@ -71,6 +72,9 @@ class SFTRunConfig(TrainRunConfig):
                                                       "are left out of the training set."))
     holdout: int = field(default=1000, metadata=_help("the bench's first N problems at --bench-seed (same levels and "
                                                       "size) are left out, by question text."))
+    exclude: list[str] = field(default_factory=list, metadata=_help(
+        "JSONL files whose questions are left out too (a bench's problems.jsonl, prmkit data bench sets, another "
+        "warm start's sft_data.jsonl: lines with `question` or `problem.question`), e.g. every evaluation set."))
     lr: float = field(default=1e-4, metadata=_help("AdamW learning rate."))
     lora_r: int = field(default=0, metadata=_help("LoRA rank via peft (merged into the saved policy); 0 = full "
                                                   "fine-tuning."))
@@ -222,8 +226,11 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
     from prmkit.models.loading import resolve_model
 
     resolve_model(config.model)  # an unknown model is an error before anything is written
+    if missing := [p for p in config.exclude if not Path(p).is_file()]:
+        raise FileNotFoundError(f"--exclude: no such file {missing[0]}")
     out = Path(config.output)
-    with claim_outputs({"--output": out}, {"--model": config.model}, directories=("--output",)):
+    with claim_outputs({"--output": out}, {"--model": config.model, "--exclude": config.exclude},
+                       directories=("--output",)):
         return _run(config, out, progress, log)
 
 
@@ -232,8 +239,8 @@ def _check_settings(config: SFTRunConfig, out: Path) -> None:
     path = out / SETTINGS_FILE
     if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
-    # a warm start made before --template used the domain's few-shot prompt
-    keep_settings(path, mine, "a warm start", upgrade=lambda old: {"template": None} | old)
+    # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
+    keep_settings(path, mine, "a warm start", upgrade=lambda old: {"template": None, "exclude": []} | old)
 
 
 def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
@@ -253,7 +260,7 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     from prmkit.train.sft_data import sft_rows, warm_start_problems
 
     problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
-                                   config.bench_seed, config.holdout)
+                                   config.bench_seed, config.holdout, excluded_questions(list(config.exclude)))
     model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
     rows = sft_rows(problems, tokenizer, config.chat, config.seed, prompt_template(config.template))
     write_records(out / DATA_FILE, rows)

@@ -3,16 +3,21 @@ right constructed trace, as the prompt the bench samples the policy with and the
 
 - **Problems** are drawn with a seed of their own (`seed`), never the bench's (`bench_seed`), and every question of
   the bench's first `holdout` problems at that seed (same levels and size) is left out by its text, so a warm
-  start never trains on what `prmkit bench --seed BENCH_SEED` evaluates. The questions are kept in the output
-  (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them (`overlap`).
+  start never trains on what `prmkit bench --seed BENCH_SEED` evaluates; nor on a question of the `exclude` files
+  (`prmkit sft --exclude`: other evaluation sets). The questions are kept in the output (`sft_data.jsonl`) and
+  `prmkit bench --policy` checks its own problems against them (`overlap`).
 - **Prompt**: the domain's few-shot prompt (`build_prompt`) in the policy's chat template (`in_chat_template`),
   exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders; or another template's
   (`template`, e.g. `generate_math_0shot`: the instruction and the question alone, a sixth of the tokens a step,
   for a policy that is then sampled with the same template: `prmkit rl grpo --template`).
 - **Completion**: the right trace's steps (one computation each, then "The answer is $N$.") joined by
-  ` [STEP] ` as in the few-shot answers; a prompt left as raw text (no chat template) ends on "Answer:", so its
-  completion starts with a space. TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a
-  chat turn, for SmolLM2).
+  ` [STEP] ` as in the few-shot answers, after the prompt as a rollout's partial answer follows it
+  (`prmkit.generate.rollout.partial_answer`): a space between them unless the prompt ends with whitespace. A chat
+  prompt ends on the assistant turn's newline, and so does a prompt left as raw text (a model without a chat
+  template, Gemma-3-270M; `chat` off): every built-in template ends on "Answer:" and a newline. A student
+  warm-started so reads, after a prefix, the text it was trained on ("Answer:\n3 * 4 = 12. [STEP]", not
+  "Answer:\n 3 * 4 ..."). TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a chat turn,
+  for SmolLM2; `<eos>` for Gemma-3).
 
     >>> rows = sft_rows(warm_start_problems(2, seed=1, levels=(1,)), tokenizer=None)
     >>> rows[0]["completion"].endswith("The answer is $" + rows[0]["answer"] + "$.")
@@ -40,15 +45,15 @@ def held_out_questions(bench_seed: int, holdout: int, levels: tuple[int, ...], s
 
 
 def warm_start_problems(n: int, seed: int, levels: tuple[int, ...], size: str = "small", bench_seed: int = 0,
-                        holdout: int = 1000) -> list[Problem]:
+                        holdout: int = 1000, exclude: Iterable[str] = ()) -> list[Problem]:
     """`n` bench problems drawn with `seed`, none of whose questions is one of the held-out bench problems
-    (`held_out_questions`); the same for the same arguments."""
+    (`held_out_questions`) or in `exclude` (questions of other sets); the same for the same arguments."""
     if seed == bench_seed:
         raise ValueError(f"the warm start's seed must differ from the bench's ({bench_seed}): its problems would be "
                          "the bench's own")
     if n < 1:
         raise ValueError("need at least one problem")
-    held = held_out_questions(bench_seed, holdout, levels, size)
+    held = held_out_questions(bench_seed, holdout, levels, size) | set(exclude)
     want = n
     while True:  # bench_problems(m) starts with bench_problems(n) for m > n: draw more until n are left
         kept = [p for p in bench_problems(want, seed, levels, size) if p.question not in held]
@@ -69,7 +74,7 @@ def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, see
         prompt = in_chat_template(tokenizer, raw, chat) if tokenizer is not None else raw
         (right,) = constructed_traces(p, (), rng)
         completion = f" {STEP} ".join(right.trace.steps)
-        out.append({"prompt": prompt, "completion": completion if prompt != raw else " " + completion,
+        out.append({"prompt": prompt, "completion": completion if prompt[-1:].isspace() else " " + completion,
                     "problem_id": p.id, "question": p.question, "level": p.meta["level"], "answer": p.answer})
     return out
 

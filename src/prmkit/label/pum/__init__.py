@@ -13,8 +13,8 @@ a Bradley-Terry value model on the pairs (`prmkit.train.pum_pairs`).
 
 The modules, in pipeline order:
 
-- `students`: the student population (`[BACKEND:]MODEL[@T]`) and each student's append-only rollout file (sec 3.1,
-  A.3);
+- `students`: the student population (`[BACKEND:]MODEL[@T][#TEMPLATE]`) and each student's append-only rollout
+  file (sec 3.1, A.3);
 - `prefix_gain`: prefix cut positions, solve rates, gains, per-student normalisation, intrinsic utility (sec
   3.1-3.2, 4.5, A.2-A.3);
 - `pairs`: vertical and horizontal candidate pairs, the adaptive margin, the conflict filter, labels (sec 3.3,
@@ -22,6 +22,8 @@ The modules, in pipeline order:
 - `plots`: the diagnostics of appendix B (figures 6 and 7);
 - `pipeline`: `label_pum` and `PumConfig`, the run that ties them together (prefixes -> rollouts -> gains ->
   pairs -> report and figures);
+- `solve_rates`: each student's solve rate per level of bench problems, from the question and from a right
+  prefix (`prmkit pum --solve-rates`): whether the students can solve the problems PUM asks them to (sec 3.1);
 - `labeler`: the students' mean gain after every step as step labels (`prmkit label --method pum`, the step-label
   bench), a `Labeler` like Math-Shepherd's.
 """
@@ -68,6 +70,12 @@ from prmkit.label.pum.prefix_gain import (
     prefix_step_counts,
     solve_rate,
 )
+from prmkit.label.pum.solve_rates import (
+    format_solve_rates,
+    right_prefix,
+    solve_rate_counts,
+    solve_rate_requests,
+)
 from prmkit.label.pum.students import StudentSpec, parse_student, parse_students, read_rollouts, roll_student
 
 __all__ = [
@@ -84,6 +92,7 @@ __all__ = [
     "check_settings",
     "conflict_rate",
     "effective_students",
+    "format_solve_rates",
     "gain",
     "gain_by_position",
     "global_margin",
@@ -106,8 +115,11 @@ __all__ = [
     "ranks",
     "read_rollouts",
     "resolution_floor",
+    "right_prefix",
     "roll_student",
     "solve_rate",
+    "solve_rate_counts",
+    "solve_rate_requests",
     "spearman",
     "student_agreement",
 ]

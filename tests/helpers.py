@@ -69,3 +69,19 @@ def tiny_training_inputs(tmp_path: Path) -> list[str]:
                     "problem_id": pid} for t in traces]
     return ["--pools", write_jsonl(tmp_path / "pools.jsonl", pools),
             "--labels", write_jsonl(tmp_path / "labels.jsonl", labels)]
+
+
+def make_embedded_tokenizer_llama(directory: Path) -> Path:
+    """A 2-layer random Llama with the embedded model's tokenizer and a context that holds the few-shot prompt
+    (skipped without the embedded model)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tok = embedded_tokenizer_or_skip()
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    LlamaForCausalLM(cfg).save_pretrained(directory)
+    tok.save_pretrained(directory)
+    return directory

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import embedded_tokenizer_or_skip, pool_dict, write_jsonl
+from helpers import make_embedded_tokenizer_llama, pool_dict, write_jsonl
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools, constructed_traces
 from prmkit.data.records import Pool, Trace
@@ -29,18 +29,7 @@ from prmkit.label.pum import (
 @pytest.fixture(scope="module")
 def student(tmp_path_factory):
     """A 2-layer random Llama with the embedded tokenizer and a context that holds the few-shot prompt."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    tok = embedded_tokenizer_or_skip()
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
-    path = tmp_path_factory.mktemp("pum-student")
-    LlamaForCausalLM(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    return str(make_embedded_tokenizer_llama(tmp_path_factory.mktemp("pum-student")))
 
 
 def test_student_specs_carry_a_template():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import embedded_tokenizer_or_skip, pool_dict, write_jsonl
+from helpers import make_embedded_tokenizer_llama, pool_dict, write_jsonl
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import to_trl
 from prmkit.label import (
@@ -31,18 +31,7 @@ from prmkit.label.export import soft_values
 @pytest.fixture(scope="module")
 def tiny_base(tmp_path_factory):
     """A 2-layer random Llama with the embedded model's tokenizer and a context that holds the few-shot prompt."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    tok = embedded_tokenizer_or_skip()
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=2048,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
-    path = tmp_path_factory.mktemp("tiny-rollout-llama")
-    LlamaForCausalLM(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return str(path)
+    return str(make_embedded_tokenizer_llama(tmp_path_factory.mktemp("tiny-rollout-llama")))
 
 
 def test_mc_estimates_worked_example():

@@ -51,6 +51,18 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["PRMKIT_CACHE"] = os.environ[_SHARED_CACHE] = str(_SESSION_CACHE)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest work first: `pytest -n` hands its workers tests in collection order, so a long run collected last
+    (the wheel's, say) keeps one worker busy while the other idles. The Ray group (one worker, several long tests)
+    goes first, then the `slow` end-to-end runs, then the rest, each in collection order."""
+    def rank(item: pytest.Item) -> int:
+        if any(m.args == ("ray",) for m in item.iter_markers("xdist_group")):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)  # stable: the order within each rank is the collection order
+
+
 def _one_thread_each(config: pytest.Config) -> None:
     """Workers of `pytest -n N` share the cores: each torch (and each CLI it launches) gets cores // N threads,
     so N workers do not oversubscribe the machine."""

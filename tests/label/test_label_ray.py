@@ -65,13 +65,13 @@ def test_label_on_ray_gives_the_local_records(ray_cluster, tmp_path, tiny_base):
 
 
 @pytest.mark.slow
-def test_kill_9_of_the_ray_driver_then_rerun_loses_and_duplicates_nothing(tmp_path, tiny_base):
-    pytest.importorskip("ray")
+def test_kill_9_of_the_ray_driver_then_rerun_loses_and_duplicates_nothing(ray_cluster, tmp_path, tiny_base):
     pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(24))
     args = ["label", "--method", "mcnig", "--input", pools, "--model", tiny_base, "--quiet", "--output"]
     prmkit(*args, str(tmp_path / "clean.jsonl"))
     victim = tmp_path / "killed.jsonl"
-    ray = ["--ray", "--ray-actors", "2"]  # a bare --ray: a local cluster of the driver's own
+    # the drivers join the session's cluster (as on a real one, the cluster outlives the killed driver and its actors)
+    ray = ["--ray", ray_cluster.get_runtime_context().gcs_address, "--ray-actors", "2"]
     proc = subprocess.Popen([sys.executable, "-m", "prmkit.cli.main", *args, str(victim), *ray],
                             env=os.environ | {"OMP_NUM_THREADS": "1"}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)

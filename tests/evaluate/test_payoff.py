@@ -55,6 +55,11 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
     # MCNIG's labels cost the tokens its forward pass read; the checker's truth and the answers cost none
     assert rows["mcnig"]["label_cost"]["tokens_read"] > 0 and rows["mcnig"]["label_cost"]["tokens_generated"] == 0
     assert rows["truth"]["label_cost"]["tokens_read"] == rows["outcome"]["label_cost"]["tokens_read"] == 0
+    # and the seconds of its calls in the bench's seconds ledger, over the traces the row trained on
+    from prmkit.label.recipe import read_clock
+    clock = read_clock(benches[0] / "train" / "labels" / "seconds.jsonl")["mcnig"]
+    assert 0 < rows["mcnig"]["label_cost"]["seconds"] <= round(sum(clock.values()), 1)
+    assert rows["truth"]["label_cost"]["seconds"] == rows["outcome"]["label_cost"]["seconds"] == 0
 
     before = _lines(tmp_path / "mcnig" / "scores.jsonl")
     logs: list[str] = []
@@ -72,7 +77,7 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
     for name in ("table.json", "table.md", "payoff.png"):
         assert (tmp_path / "table" / name).stat().st_size > 0
     md = (tmp_path / "table" / "table.md").read_text()
-    assert "points per 10^6 label tokens" in md and " traces | " in md
+    assert "points per 10^6 label tokens" in md and " traces | " in md and "| labeling s |" in md
     largest = max(len(p["traces"]) for p in fresh)  # 3 constructed traces + 2 policy samples a problem
     assert payoff_table([str(tmp_path / "mcnig")], bootstrap=10)["ks"] == [k for k in (1, 2, 4, 8) if k <= largest]
 

@@ -219,18 +219,25 @@ def outcome_pairs(pools: Sequence[Pool], per_problem: int, seed: int = 0) -> lis
     return out
 
 
-def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, int]:
-    """Tokens the labels cost: the labeler's ledger summed over the label records the row trained on; PUM: its
-    students' rollouts (report.json beside --pairs); truth and outcome cost none."""
+def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
+    """Tokens and seconds the labels cost: the labeler's ledger summed over the label records the row trained on,
+    its seconds from the bench's seconds ledger (`labels/seconds.jsonl`, a batch's seconds counted where the ledger
+    puts them); PUM: its students' rollouts (report.json beside --pairs); truth and outcome cost none."""
+    from prmkit.label.recipe import read_clock
+
     if cfg.labeler == "pum":
         report = Path(cfg.pairs or "").parent / "report.json"
         if not report.is_file():
-            return {"tokens_read": 0, "tokens_generated": 0, "known": False}
-        students = json.loads(report.read_text())["students"].values()
+            return {"tokens_read": 0, "tokens_generated": 0, "seconds": None, "known": False}
+        held = json.loads(report.read_text())
+        students = held["students"].values()
         return {"tokens_read": sum(s["tokens_read"] for s in students),
-                "tokens_generated": sum(s["tokens_generated"] for s in students), "known": True}
+                "tokens_generated": sum(s["tokens_generated"] for s in students),
+                "seconds": held.get("seconds"), "known": True}
+    clock = read_clock(Path(cfg.bench, "labels", "seconds.jsonl")).get(cfg.labeler, {})
     return {"tokens_read": sum(int(r.cost.get("tokens_read", 0)) for r in records),
-            "tokens_generated": sum(int(r.cost.get("tokens_generated", 0)) for r in records), "known": True}
+            "tokens_generated": sum(int(r.cost.get("tokens_generated", 0)) for r in records),
+            "seconds": round(sum(clock.get(r.trace_id, 0.0) for r in records), 1), "known": True}
 
 
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:

@@ -110,6 +110,7 @@ def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dic
             "kind": r["kind"], "label_tokens": tokens, "train_problems": r.get("train_problems"),
             "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
             "label_tokens_generated": r["label_cost"]["tokens_generated"],
+            "label_seconds": r["label_cost"].get("seconds"),
             "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
             "examples": r["train"]["examples"], "k": top,
             "best_minus_majority": [best["mean"], best["lo"], best["hi"]],
@@ -135,6 +136,7 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
                         "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
                         "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),
                         "label_tokens": r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"],
+                        "label_seconds": r["label_cost"].get("seconds"),
                         "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
                         "fresh_problems": report["problems"]})
     return out
@@ -147,6 +149,12 @@ def _trained_on(cost: dict[str, Any]) -> str:
     return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
 
 
+def _seconds(value: float | None) -> str:
+    """A labeling time: '?' where the row does not know it (a row made before rows kept it, or PUM pairs made
+    without a report)."""
+    return "?" if value is None else f"{value:,.0f}"
+
+
 def format_payoff(report: dict[str, Any]) -> str:
     """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
     from prmkit.evaluate.report import format_table
@@ -154,14 +162,14 @@ def format_payoff(report: dict[str, Any]) -> str:
     pct = lambda v: f"{100 * v[0]:+.1f} [{100 * v[1]:+.1f}, {100 * v[2]:+.1f}]"  # noqa: E731
     k = report["costs"][0]["k"] if report["costs"] else 0
     lines = [format_table(report), "", f"| row | head | best-of-{k} minus majority | weighted minus majority | "
-             "within-problem AUC | label tokens | points per 10^6 label tokens | trained on | training s | "
-             "peak RSS GB |", "|---" * 10 + "|"]
+             "within-problem AUC | label tokens | labeling s | points per 10^6 label tokens | trained on | "
+             "training s | peak RSS GB |", "|---" * 11 + "|"]
     for c in report["costs"]:
         per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
             f"{c['points_per_million_tokens']:+.2f}"
         lines.append(f"| {c['labeler']} | {c['kind']} | {pct(c['best_minus_majority'])} | "
                      f"{pct(c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | {c['label_tokens']:,} | "
-                     f"{per} | "
+                     f"{_seconds(c['label_seconds'])} | {per} | "
                      f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
                      f"{c['peak_rss_gb']:.2f} |")
     return "\n".join(lines)

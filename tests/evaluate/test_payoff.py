@@ -9,7 +9,7 @@ import pytest
 from prmkit.cli.main import main
 from prmkit.evaluate.bench import BenchConfig, run_bench
 from prmkit.evaluate.payoff import PayoffConfig, run_payoff
-from prmkit.evaluate.payoff_report import payoff_table
+from prmkit.evaluate.payoff_report import format_payoff, payoff_table
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +78,19 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
         assert (tmp_path / "table" / name).stat().st_size > 0
     md = (tmp_path / "table" / "table.md").read_text()
     assert "points per 10^6 label tokens" in md and " traces | " in md and "| labeling s |" in md
+    # row against row, paired by problem: the same K-subsets, so the mean difference is that of the two rows'
+    # differences to majority voting; an unknown row is an error
+    paired = payoff_table([str(tmp_path / n) for n in rows], None, [1, 2], bootstrap=50, against="truth")
+    to_majority = {(d["method"], d["k"]): d["mean"] for d in paired["differences"]}
+    mine = {(d["method"], d["k"]): d for d in paired["against"]}
+    assert set(mine) == {(m, k) for m in ("weighted:mcnig", "weighted:outcome", "mcnig", "outcome") for k in (1, 2)}
+    for (method, k), d in mine.items():
+        base = "weighted:truth" if method.startswith("weighted:") else "truth"
+        assert d["against"] == base and d["mean"] == pytest.approx(to_majority[method, k] - to_majority[base, k])
+        assert d["lo"] <= d["mean"] <= d["hi"]
+    assert "| paired against truth | K=1 | K=2 |" in format_payoff(paired)
+    with pytest.raises(ValueError, match="--against 'nobody' is none of the rows"):
+        payoff_table([str(tmp_path / n) for n in rows], None, [1, 2], bootstrap=10, against="nobody")
     largest = max(len(p["traces"]) for p in fresh)  # 3 constructed traces + 2 policy samples a problem
     assert payoff_table([str(tmp_path / "mcnig")], bootstrap=10)["ks"] == [k for k in (1, 2, 4, 8) if k <= largest]
 

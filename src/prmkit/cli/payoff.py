@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     table.add_argument("--ks", default="", help="K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest pool)")
     table.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")
     table.add_argument("--seed", type=int, default=0, help="seed of the K-subsets and the bootstrap")
+    table.add_argument("--against", default=None, metavar="NAME",
+                       help="a row's name: every other row's weighted voting and best-of-K minus that row's, paired "
+                            "by problem (95%% intervals)")
     table.add_argument("--summary", default=None, help="JSON file: a row per (row, K >= 2) with best-of-K and weighted "
                                                         "voting minus majority voting [point, lo, hi], within-problem "
                                                         "AUC, label tokens, training seconds")
@@ -44,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.command == "table":
         ks = [int(k) for k in args.ks.split(",") if k.strip()]
-        print(format_payoff(payoff_table(args.rows, args.output, ks, args.bootstrap, args.seed, args.summary)))
+        print(format_payoff(payoff_table(args.rows, args.output, ks, args.bootstrap, args.seed, args.summary,
+                                         args.against)))
         return 0
     cfg = config_from_args(PayoffConfig, args)
     row = run_payoff(cfg, log=lambda m: print(m, flush=True))

@@ -54,12 +54,14 @@ def _scores_file(row: dict[str, Any], scratch: Path) -> str:
 
 
 def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,
-                 bootstrap: int = 1000, seed: int = 0, summary: str | None = None) -> dict[str, Any]:
+                 bootstrap: int = 1000, seed: int = 0, summary: str | None = None, against: str | None = None
+                 ) -> dict[str, Any]:
     """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
     bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
     within-problem AUC of right against wrong samples; written to OUTPUT/table.json, table.md and payoff.png (and
     payoff_scale.png when the rows train on different numbers of problems) when `output` is given, and a row per
-    (row, K) to `summary` (`summary_rows`)."""
+    (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and best-of-K
+    minus that row's, paired by problem, as `report["against"]` (`row_differences`)."""
     from prmkit.evaluate.report import bok_report, read_scores
     from prmkit.evaluate.run import default_ks
 
@@ -81,6 +83,10 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
         top = max(ks)
         diffs = {(d["method"], d["k"]): d for d in report["differences"]}
         report["costs"] = costs = [_cost_row(r, diffs, report, top) for r in read]
+        if against is not None:
+            if against not in files:
+                raise ValueError(f"--against {against!r} is none of the rows: {', '.join(files)}")
+            report["against"] = row_differences(files, against, list(ks), bootstrap, seed)
         if output:
             from prmkit.evaluate.plot import plot_payoff
 
@@ -99,6 +105,23 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
             with atomic_path(summary) as tmp:
                 tmp.write_text(json.dumps(summary_rows(report, read), indent=1) + "\n")
     return report
+
+
+def row_differences(files: dict[str, str], against: str, ks: list[int], bootstrap: int = 1000, seed: int = 0
+                    ) -> list[dict[str, Any]]:
+    """Each row's weighted voting and best-of-K minus row `against`'s at each K, paired by problem: the same
+    K-subsets of the same pools, the 95% interval resampling problems (`prmkit.evaluate.bok.difference_rows`).
+    Rows {method, against, k, mean, lo, hi, problems}, method `weighted:NAME` or `NAME`."""
+    from prmkit.evaluate.bok import difference_rows
+    from prmkit.evaluate.report import candidate_pools, read_scores
+
+    loaded = {name: read_scores(path) for name, path in files.items()}
+    common = [p for p in loaded[against] if all(p in s for s in loaded.values())]
+    out = []
+    for selector, prefix in (("weighted", "weighted:"), ("best", "")):
+        methods = {f"{prefix}{n}": (selector, candidate_pools(s, common)) for n, s in loaded.items()}
+        out += difference_rows(methods, f"{prefix}{against}", ks, n_boot=bootstrap, seed=seed)
+    return out
 
 
 def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dict[str, Any], top: int
@@ -172,4 +195,13 @@ def format_payoff(report: dict[str, Any]) -> str:
                      f"{_seconds(c['label_seconds'])} | {per} | "
                      f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
                      f"{c['peak_rss_gb']:.2f} |")
+    if report.get("against"):
+        base = report["against"][0]["against"].removeprefix("weighted:")
+        lines += ["", f"| paired against {base} | " + " | ".join(f"K={k}" for k in sorted({d['k'] for d in
+                                                                                           report['against']})) + " |",
+                  "|---" * (1 + len({d['k'] for d in report['against']})) + "|"]
+        by: dict[str, list[str]] = {}
+        for d in report["against"]:
+            by.setdefault(d["method"], []).append(pct((d["mean"], d["lo"], d["hi"])))
+        lines += [f"| {m} | " + " | ".join(v) + " |" for m, v in by.items()]
     return "\n".join(lines)

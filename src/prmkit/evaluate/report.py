@@ -42,7 +42,7 @@ def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
     return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
 
 
-def _pools(scores: dict[str, list[dict]], problems: list[str], aggregation: str | None = None
+def candidate_pools(scores: dict[str, list[dict]], problems: list[str], aggregation: str | None = None
            ) -> list[list[Candidate]]:
     """Candidates per problem; `aggregation` re-aggregates the stored step scores instead of using `score`."""
     value = (lambda r: aggregate(r["step_scores"], aggregation)) if aggregation else (lambda r: float(r["score"]))
@@ -66,10 +66,10 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
         for p in common:
             if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:
                 raise ValueError(f"score file '{name}': traces of problem {p} differ from the first file")
-    base = _pools(first, common)
+    base = candidate_pools(first, common)
     capped, warnings = check_ks(ks, [len(c) for c in base])
     methods: dict[str, tuple[str, list[list[Candidate]]]] = {"single": ("single", base), "majority": ("majority", base)}
-    scored = {n: _pools(s, common, aggregation) for n, s in loaded.items()}
+    scored = {n: candidate_pools(s, common, aggregation) for n, s in loaded.items()}
     if weighted:
         methods |= {f"weighted:{n}": ("weighted", pools) for n, pools in scored.items()}
     methods |= {n: ("best", pools) for n, pools in scored.items()}

@@ -332,13 +332,15 @@ def payoff(log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any
 
 
 def payoff_table(rows: Sequence[PathLike], output: PathLike | None = None, ks: Sequence[int] = (),
-                 bootstrap: int = 1000, seed: int = 0, summary: PathLike | None = None) -> dict[str, Any]:
+                 bootstrap: int = 1000, seed: int = 0, summary: PathLike | None = None, against: str | None = None
+                 ) -> dict[str, Any]:
     """`prmkit payoff table`: every row's best-of-K and weighted voting minus majority voting (paired bootstrap
-    intervals) beside its label and training cost; `summary` a JSON file of a row per (row, K)."""
+    intervals) beside its label and training cost; `summary` a JSON file of a row per (row, K); `against` a row's
+    name: every other row minus that row, paired by problem."""
     from prmkit.evaluate.payoff_report import payoff_table as table
 
     return table([str(r) for r in rows], None if output is None else str(output), list(ks), bootstrap, seed,
-                 None if summary is None else str(summary))
+                 None if summary is None else str(summary), against)
 
 
 def bok_table(report: Mapping[str, Any]) -> str:

@@ -30,7 +30,7 @@ from prmkit.label import PumLabelConfig
 def run_settings(run: Path) -> dict:
     """The run's settings: its report's, or while it still labels (no report yet) its `settings.json`, with the
     bench's default students where that file does not name them."""
-    from prmkit.evaluate.bench import BenchConfig
+    from prmkit.experiments.bench import BenchConfig
 
     if (run / "report.json").exists():
         return json.loads((run / "report.json").read_text())["settings"]

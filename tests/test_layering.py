@@ -1,6 +1,7 @@
 """The package layout reads as the pipeline, and imports only run forwards along it (docs/architecture.md):
 
-    data -> models -> verify -> domains -> generate -> label -> train -> evaluate / search -> rewards / rl -> cli
+    data -> models -> verify -> domains -> generate -> label -> train -> evaluate / search -> rewards / rl
+    -> experiments -> cli
 
 A module may import from its own layer and from earlier ones, never from a later one. Imports are read with
 `ast` (module level and inside functions alike), so a lazy import cannot hide a backward edge.
@@ -15,7 +16,7 @@ import pytest
 
 LAYERS: dict[str, int] = {
     "data": 0, "models": 1, "verify": 2, "domains": 3, "generate": 4, "label": 5, "train": 6,
-    "evaluate": 7, "search": 7, "rewards": 8, "rl": 8, "cli": 9,
+    "evaluate": 7, "search": 7, "rewards": 8, "rl": 8, "experiments": 9, "cli": 10,
 }
 TOP = max(LAYERS.values()) + 1  # prmkit/__init__.py: the Python API that mirrors the verbs
 SRC = Path(__file__).resolve().parents[1] / "src" / "prmkit"

@@ -44,20 +44,12 @@ PathLike = str | os.PathLike[str]
 
 def _configs(classes: Sequence[type], settings: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
              ) -> list[Any]:
-    """One instance of each dataclass, as the CLI builds them (`prmkit.data.settings`): defaults <- the YAML
-    file `settings["config"]` (as `--config`) <- the other keyword `settings` <- `fixed`. A name no class has is
-    an error; a field's deprecated name (e.g. `rollouts` for `k`) sets it, with a note on stderr."""
-    from prmkit.data.settings import build_config, known_fields, read_config_file, resolve_aliases
+    """One instance of each dataclass, by the CLI's builder (`prmkit.data.settings.build_configs`): defaults <- the
+    YAML file `settings["config"]` (as `--config`) <- the other keyword `settings` <- `fixed`."""
+    from prmkit.data.settings import build_configs
 
     settings = dict(settings)
-    config = settings.pop("config", None)
-    settings = resolve_aliases(settings, classes)
-    if unknown := set(settings) - known_fields(classes):
-        raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes))}")
-    file_values = read_config_file(None if config is None else str(config), tuple(classes))
-    return [build_config(cls, file_values, settings, **{k: v for k, v in (fixed or {}).items()
-                                                         if k in known_fields([cls])})
-            for cls in classes]
+    return build_configs(classes, settings, settings.pop("config", None), fixed)
 
 
 class _Verb:
@@ -295,7 +287,7 @@ def bench_set(**settings: Any) -> dict[str, Any]:
     """`prmkit data bench`: bench problems for training or held-out use, none of whose questions is in the
     `exclude` files; settings are BenchSetConfig fields (output, problems, levels, seed, exclude, ...). Returns the
     summary."""
-    from prmkit.data.bench_sets import BenchSetConfig, write_bench_set
+    from prmkit.experiments.bench_sets import BenchSetConfig, write_bench_set
 
     (config,) = _configs([BenchSetConfig], settings)
     return write_bench_set(config)
@@ -305,7 +297,7 @@ def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:
     """`prmkit bench`: the step-label bench (problems with exact step truth, constructed and policy traces, every
     labeler scored against the truth with its cost); settings are BenchConfig fields (output, problems, levels,
     labelers, ...). Returns the report (also written to OUTPUT/report.json)."""
-    from prmkit.evaluate.bench import BenchConfig, run_bench
+    from prmkit.experiments.bench import BenchConfig, run_bench
 
     (config,) = _configs([BenchConfig], settings)
     return run_bench(config, progress=progress)
@@ -315,7 +307,7 @@ def sft(progress: bool = True, log: Callable[[str], None] = print, **settings: A
     """`prmkit sft`: a supervised warm start of the bench's policy on right traces of bench problems (TRL
     SFTTrainer) into `output`, a model directory for `prmkit.bench(policy=...)`; settings are SFTRunConfig fields
     (output, model, problems, levels, lr, max_steps, ...). Returns the run's record (also OUTPUT/sft_run.json)."""
-    from prmkit.train.sft import SFTRunConfig, run_sft
+    from prmkit.experiments.sft import SFTRunConfig, run_sft
 
     (config,) = _configs([SFTRunConfig], settings)
     return run_sft(config, progress=progress, log=log)
@@ -325,7 +317,7 @@ def payoff(log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any
     """`prmkit payoff run`: one labeler's row (its labels of a bench's training traces -> a reward model -> scores
     of the policy's samples of fresh problems); settings are PayoffConfig fields (bench, labeler, fresh, output,
     train_config, ...). Returns the row (also OUTPUT/row.json)."""
-    from prmkit.evaluate.payoff import PayoffConfig, run_payoff
+    from prmkit.experiments.payoff import PayoffConfig, run_payoff
 
     (config,) = _configs([PayoffConfig], settings)
     return run_payoff(config, log=log)
@@ -337,7 +329,7 @@ def payoff_table(rows: Sequence[PathLike], output: PathLike | None = None, ks: S
     """`prmkit payoff table`: every row's best-of-K and weighted voting minus majority voting (paired bootstrap
     intervals) beside its label and training cost; `summary` a JSON file of a row per (row, K); `against` a row's
     name: every other row minus that row, paired by problem."""
-    from prmkit.evaluate.payoff_report import payoff_table as table
+    from prmkit.experiments.payoff_report import payoff_table as table
 
     return table([str(r) for r in rows], None if output is None else str(output), list(ks), bootstrap, seed,
                  None if summary is None else str(summary), against)

@@ -2,7 +2,7 @@
 
     prmkit bench --output runs/bench --problems 24 --levels 1,2,3 --labelers ig,mcnig,math-shepherd
 
-Writes OUTPUT/report.json, table.md and f1_tokens.png (see `prmkit.evaluate.bench`) and prints the table; a re-run
+Writes OUTPUT/report.json, table.md and f1_tokens.png (see `prmkit.experiments.bench`) and prints the table; a re-run
 into the same directory resumes.
 """
 
@@ -12,8 +12,8 @@ import argparse
 import sys
 
 from prmkit.cli.common import add_config_arguments, config_from_args
-from prmkit.evaluate.bench import BenchConfig, run_bench
-from prmkit.evaluate.bench_report import format_bench
+from prmkit.experiments.bench import BenchConfig, run_bench
+from prmkit.experiments.bench_report import format_bench
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

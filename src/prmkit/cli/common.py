@@ -17,9 +17,9 @@ import sys
 import types
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from prmkit.data.settings import build_config, known_fields, read_config_file
+from prmkit.data.settings import build_configs, known_fields
 
-__all__ = ["DEMO_INPUT", "add_config_arguments", "config_from_args", "given_settings", "read_config_file"]
+__all__ = ["DEMO_INPUT", "add_config_arguments", "config_from_args", "configs_from_args", "given_settings"]
 
 # the end of the help of an --input that takes pools (`prmkit.data.formats.read_pools` reads the name `demo`)
 DEMO_INPUT = ("; or `demo`: the built-in demo pools (20 small arithmetic problems, each with one right trace and "
@@ -116,9 +116,16 @@ def given_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
+def configs_from_args(args: argparse.Namespace, **fixed: Any) -> list[Any]:
+    """One instance of each config dataclass of the verb (`add_config_arguments`), by the builder the Python API
+    uses (`prmkit.data.settings.build_configs`): defaults <- `--config` YAML (read once) <- flags given <- `fixed`."""
+    return build_configs(getattr(args, "_config_classes", ()), given_settings(args), getattr(args, "config", None),
+                         fixed, getattr(args, "_config_skip", ()), where=getattr(args, "config", None) or "prmkit")
+
+
 def config_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:
-    """An instance of `cls`: defaults <- YAML file <- flags given on the command line <- `fixed`."""
-    classes = getattr(args, "_config_classes", (cls,))
-    file_values = read_config_file(getattr(args, "config", None), classes, getattr(args, "_config_skip", ()))
-    given = {name: getattr(args, name) for name in known_fields([cls]) if getattr(args, name, None) is not None}
-    return build_config(cls, file_values, given, **fixed)
+    """The instance of `cls` among the verb's configs (`configs_from_args`)."""
+    classes = getattr(args, "_config_classes", ())
+    if cls not in classes:
+        raise TypeError(f"{cls.__name__} is not a config of this verb (add_config_arguments gave {classes})")
+    return configs_from_args(args, **fixed)[classes.index(cls)]

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from prmkit.cli.common import add_config_arguments, config_from_args
-from prmkit.data.bench_sets import BenchSetConfig, write_bench_set
 from prmkit.data.corrupt import CorruptConfig, write_benchmark
 from prmkit.data.synthetic import SynthConfig, write_synthetic
+from prmkit.experiments.bench_sets import BenchSetConfig, write_bench_set
 
 # name -> (settings dataclass, the command, one line of help)
 COMMANDS: dict[str, tuple[type, Callable[[Any], dict[str, Any]], str]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from prmkit.cli.common import DEMO_INPUT, add_config_arguments, config_from_args
+from prmkit.cli.common import DEMO_INPUT, add_config_arguments, configs_from_args
 from prmkit.data.formats import read_pools
 from prmkit.label import LABELERS, LabelConfig, label_pools, labeler_configs
 
@@ -29,8 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_from_args(LabelConfig, args)
-    settings = [config_from_args(cls, args) for cls in labeler_configs()]
+    config, *settings = configs_from_args(args)  # LabelConfig, then each labeler's (add_arguments' order)
     pools = read_pools(args.input, args.format, args.allow_duplicates)
     reports = label_pools(pools, config, args.output, settings, progress=not args.quiet)
     print("\n".join(json.dumps(report.to_dict(), indent=2) for report in reports.values()))

@@ -4,7 +4,7 @@ the policy's samples of fresh problems); `prmkit payoff table`: every row agains
     prmkit payoff run --bench runs/bench_train --labeler mcnig --fresh runs/fresh/pools.jsonl --output runs/payoff/mcnig
     prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
 
-A re-run of `run` into the same directory resumes (`prmkit.evaluate.payoff`); every PayoffConfig field is a flag and
+A re-run of `run` into the same directory resumes (`prmkit.experiments.payoff`); every PayoffConfig field is a flag and
 may come from `--config row.yaml`.
 """
 
@@ -18,7 +18,7 @@ COMMANDS = ("run", "table")  # light to import: `prmkit --help` lists them (prmk
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from prmkit.evaluate.payoff import PayoffConfig
+    from prmkit.experiments.payoff import PayoffConfig
 
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     row = sub.add_parser("run", help="one labeler's row: train its reward model, score the fresh samples",
@@ -42,8 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prmkit.evaluate.payoff import PayoffConfig, run_payoff
-    from prmkit.evaluate.payoff_report import format_payoff, payoff_table
+    from prmkit.experiments.payoff import PayoffConfig, run_payoff
+    from prmkit.experiments.payoff_report import format_payoff, payoff_table
 
     if args.command == "table":
         ks = [int(k) for k in args.ks.split(",") if k.strip()]

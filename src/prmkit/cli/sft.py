@@ -4,7 +4,7 @@
     prmkit bench --policy runs/sft --output runs/bench_sft
 
 Writes the policy (a Hugging Face model directory), its checkpoints, sft_data.jsonl and sft_run.json into --output
-(see `prmkit.train.sft`); a re-run continues from the last checkpoint. Every SFTRunConfig field is a flag and may
+(see `prmkit.experiments.sft`); a re-run continues from the last checkpoint. Every SFTRunConfig field is a flag and may
 come from `--config sft.yaml`.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from prmkit.cli.common import add_config_arguments, config_from_args
-from prmkit.train.sft import SFTRunConfig
+from prmkit.experiments.sft import SFTRunConfig
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prmkit.train.sft import run_sft
+    from prmkit.experiments.sft import run_sft
 
     cfg = config_from_args(SFTRunConfig, args)
     result = run_sft(cfg, progress=not args.quiet, log=lambda m: print(m, flush=True))

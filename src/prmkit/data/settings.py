@@ -24,7 +24,7 @@ import numbers
 import os
 import sys
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -329,3 +329,21 @@ def build_config(cls: type, file_values: Mapping[str, Any], given: Mapping[str, 
         if e.name in where and not str(e).startswith(where[e.name]):
             raise SettingError(e.name, f"{where[e.name]}: {e}") from None
         raise
+
+
+def build_configs(classes: Sequence[type], settings: Mapping[str, Any], config: str | None = None,
+                  fixed: Mapping[str, Any] | None = None, skip: Sequence[str] = (), where: str = "prmkit"
+                  ) -> list[Any]:
+    """The one settings path of every verb, CLI and API alike: one instance of each dataclass of `classes`,
+    defaults <- the YAML file `config` (read once; its keys may be fields of any of `classes`) <- `settings` (flags
+    given, or keyword arguments) <- `fixed` (each value only for the classes that have the field). A deprecated
+    name in `settings` sets its field, with a note on stderr; a name no class has is a TypeError (a flag parser
+    never passes one)."""
+    classes = tuple(classes)
+    settings = resolve_aliases(settings, classes, where)
+    if unknown := set(settings) - known_fields(classes, skip):
+        raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes, skip))}")
+    file_values = read_config_file(None if config is None else str(config), classes, tuple(skip))
+    return [build_config(cls, file_values, settings, **{k: v for k, v in (fixed or {}).items()
+                                                         if k in known_fields([cls])})
+            for cls in classes]

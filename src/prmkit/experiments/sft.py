@@ -5,7 +5,7 @@ see a signal; the papers' policies are fine-tuned before their rollouts label an
     run_sft(SFTRunConfig(output="runs/sft", problems=960, levels="1,2,3,4,5,6"))
     # then: prmkit bench --policy runs/sft --output runs/bench_sft
 
-The data (`prmkit.train.sft_data`): bench problems drawn with a seed other than the bench's, each the prompt the
+The data (`prmkit.experiments.sft_data`): bench problems drawn with a seed other than the bench's, each the prompt the
 bench samples the policy with and its right trace as the completion; the loss is on the completion only.
 
 Written into OUTPUT:
@@ -33,12 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.bench import check_difficulty
-from prmkit.data.bench_sets import excluded_questions
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
+from prmkit.experiments.bench_sets import excluded_questions
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
@@ -256,8 +256,8 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     from datasets import Dataset
     from trl import SFTTrainer
 
+    from prmkit.experiments.sft_data import sft_rows, warm_start_problems
     from prmkit.models.loading import load_trainable
-    from prmkit.train.sft_data import sft_rows, warm_start_problems
 
     problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
                                    config.bench_seed, config.holdout, excluded_questions(list(config.exclude)))

@@ -9,9 +9,9 @@ import pytest
 import prmkit
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems
-from prmkit.data.bench_sets import BenchSetConfig, excluded_questions, write_bench_set
 from prmkit.data.jsonl import DataError, write_records
 from prmkit.data.outputs import OutputPathError
+from prmkit.experiments.bench_sets import BenchSetConfig, excluded_questions, write_bench_set
 from prmkit.generate.sources import load_problems
 
 

@@ -1,5 +1,5 @@
 """`prmkit bench`: the step-label bench. Every labeler run on the same traces of problems with exact step truth, and
-scored against it (`prmkit.evaluate.bench_metrics`), with what its labels cost.
+scored against it (`prmkit.experiments.bench_metrics`), with what its labels cost.
 
     prmkit bench --output runs/bench --problems 24 --levels 1,2,3 --labelers ig,mcnig,math-shepherd
 
@@ -11,13 +11,13 @@ so a training set is sampled in chunks; `--labelers ''` samples and judges the p
    levels (number of operations) at one number size;
 2. `pools.jsonl`: per problem, the constructed traces (one right, one per slip kind, process-only slips included)
    and `--policy-k` samples of the policy (`policy.raw.jsonl`, sampled as `prmkit generate` does); the policy is
-   `--model` unless `--policy` names another one, e.g. a warm start of `prmkit sft` (`prmkit.train.sft`), whose
+   `--model` unless `--policy` names another one, e.g. a warm start of `prmkit sft` (`prmkit.experiments.sft`), whose
    training problems are checked against the bench's (none may be one of them) and whose prompt template must be
    `--template` (a zero-shot warm start is sampled zero-shot; every sampler of the bench gets that template);
 3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
    error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
-5. `report.json`, `table.md` and `f1_tokens.png` (`prmkit.evaluate.bench_report`): per labeler and level,
+5. `report.json`, `table.md` and `f1_tokens.png` (`prmkit.experiments.bench_report`): per labeler and level,
    first-error F1 with its interval, step and CoT balanced accuracy, process-only recall, tokens, F1 per 1,000
    tokens per trace and the seconds of its own calls (`labels/seconds.jsonl`, each call's seconds appended after
    its records: summed over every run that labeled the traces); the policy's solve rate and pass@K per level; what
@@ -47,8 +47,10 @@ from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, paired_differences
-from prmkit.evaluate.bench_report import format_bench, plot_f1_tokens
+from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
+from prmkit.experiments.bench_report import format_bench, plot_f1_tokens
+from prmkit.experiments.sft import trained_questions
+from prmkit.experiments.sft_data import overlap
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS
@@ -57,8 +59,6 @@ from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shar
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.models.scored_steps import pool_traces, scorer_labels_file
 from prmkit.models.scorer_spec import parse_named_specs
-from prmkit.train.sft import trained_questions
-from prmkit.train.sft_data import overlap
 from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["BenchConfig", "pass_at_k", "run_bench"]

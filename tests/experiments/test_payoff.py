@@ -7,9 +7,9 @@ import json
 import pytest
 
 from prmkit.cli.main import main
-from prmkit.evaluate.bench import BenchConfig, run_bench
-from prmkit.evaluate.payoff import PayoffConfig, run_payoff
-from prmkit.evaluate.payoff_report import format_payoff, payoff_table
+from prmkit.experiments.bench import BenchConfig, run_bench
+from prmkit.experiments.payoff import PayoffConfig, run_payoff
+from prmkit.experiments.payoff_report import format_payoff, payoff_table
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_a_learning_curve_trains_on_nested_problem_sets_and_the_summary_has_a_ro
 
 def test_outcome_pairs_train_a_bradley_terry_head_on_right_and_wrong_samples_of_a_problem(benches, tmp_path):
     from prmkit.data.records import Pool
-    from prmkit.evaluate.payoff import outcome_pairs
+    from prmkit.experiments.payoff import outcome_pairs
 
     def trace(i, ok):
         return {"id": f"p/{i}", "problem_id": "p", "steps": [f"step {i}", f"answer {int(ok)}"], "answer": str(int(ok)),

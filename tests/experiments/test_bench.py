@@ -10,9 +10,9 @@ import pytest
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools
 from prmkit.data.records import StepLabels
-from prmkit.evaluate.bench import BenchConfig, pass_at_k, run_bench
-from prmkit.evaluate.bench_metrics import bench_rows, cost_scaling, f1_per_ktokens, paired_differences
-from prmkit.evaluate.bench_report import LABELER_COLUMNS, format_bench
+from prmkit.experiments.bench import BenchConfig, pass_at_k, run_bench
+from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, f1_per_ktokens, paired_differences
+from prmkit.experiments.bench_report import LABELER_COLUMNS, format_bench
 from prmkit.label.registry import LABELERS
 
 

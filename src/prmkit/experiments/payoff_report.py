@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.evaluate.payoff import ROW
+from prmkit.experiments.payoff import ROW
 
 __all__ = ["format_payoff", "payoff_table", "summary_rows"]
 

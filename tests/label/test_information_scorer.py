@@ -85,10 +85,10 @@ def test_many_problems_per_forward_pass_score_as_one_problem_per_pass(tiny_lm):
     items = [(p, {m: {t.id for t in p.traces[k % 2:]} for m in methods}) for k, p in enumerate(pools)]
 
     def labeler(max_batch_tokens):
-        config = InformationConfig(model="unused", max_batch_tokens=max_batch_tokens)
+        config = InformationConfig(model="unused", max_batch_tokens=max_batch_tokens, forward_tokens=max_batch_tokens)
         lab = InformationLabeler(config, methods, scorer=make_scorer(model, tok, config))
         passes, run = [], lab.scorer.run
-        lab.scorer.run = lambda segs: passes.append(len(segs)) or run(segs)
+        lab.scorer.run = lambda segs, rows=None: passes.append(len(segs)) or run(segs, rows)
         return lab, passes
 
     one, one_passes = labeler(16384)
@@ -112,3 +112,45 @@ def _same(alone, together, methods):
             for ra, rb in zip(a.records[m], b.records[m], strict=True):
                 assert rb.scores == pytest.approx(ra.scores, abs=1e-5)
                 assert {**ra.to_dict(), "scores": None} == {**rb.to_dict(), "scores": None}
+
+
+def test_pack_rows_places_every_sequence_once_within_capacity():
+    from prmkit.label.information_scorer import pack_rows
+
+    lengths = [50, 132, 61, 70, 49, 80, 130, 12, 200]
+    rows = pack_rows(lengths, 132)
+    assert sorted(i for row in rows for i in row) == list(range(len(lengths)))
+    for row in rows:
+        assert len(row) == 1 or sum(lengths[i] for i in row) <= 132  # 200 alone: longer than a row
+    assert len(rows) < len(lengths)  # short ones share rows
+
+
+def test_sequences_sharing_a_row_score_as_one_a_row(scorer):
+    """Several packed sequences side by side in a row, each under its own block mask, score as if alone."""
+    segs = scorer.pool_segments(QUESTION, [STEPS, STEPS[:1], STEPS[:2]], ANSWERS)
+    alone = scorer.run(segs)
+    shared = scorer.run(segs, rows=[[0, 2], [3, 1]])
+    flat = lambda tables: [v for table in tables for row in table for v in row]  # noqa: E731
+    assert flat(shared) == pytest.approx(flat(alone), abs=1e-5)
+    assert flat(scorer.run_batched(segs)) == pytest.approx(flat(alone), abs=1e-5)
+
+
+def test_a_cpu_forward_pass_holds_at_most_its_token_budget(scorer):
+    """On a CPU (forward_tokens 0) a pass holds at most CPU_FORWARD_TOKENS padded tokens; the scores are the same."""
+    from prmkit.label import information_scorer as mod
+
+    segs = scorer.pool_segments(QUESTION, [STEPS, STEPS[:1], STEPS[:2]] * 8, ANSWERS)
+    shapes, run = [], scorer.run
+    scorer.run = lambda s, rows=None: shapes.append(len(rows) * max(sum(len(s[i].ids) for i in r) for r in rows)) \
+        or run(s, rows)
+    wide = scorer.run_batched(segs)
+    scorer.max_tokens, scorer.forward_tokens = 16384, 0
+    old, mod.CPU_FORWARD_TOKENS = mod.CPU_FORWARD_TOKENS, 300
+    try:
+        shapes.clear()
+        narrow = scorer.run_batched(segs)
+    finally:
+        mod.CPU_FORWARD_TOKENS = old
+    assert len(shapes) > 1 and max(shapes) <= max(300, max(len(s.ids) for s in segs))
+    flat = lambda tables: [v for table in tables for row in table for v in row]  # noqa: E731
+    assert flat(narrow) == pytest.approx(flat(wide), abs=1e-5)

@@ -82,6 +82,7 @@ LIMITS: dict[str, Range] = {
     "max_traces": _at_least(1),
     "max_step_tokens": _at_least(1),
     "max_batch_tokens": _at_least(1),
+    "forward_tokens": _at_least(0, "0: the device's default"),
     "max_tokens": _at_least(1),
     "max_batch": _at_least(1),
     "threads": Range(0, 4096, note="0: torch's default"),

@@ -42,12 +42,16 @@ class InformationConfig(LabelerModelConfig):
     sep: str = field(default="\n", metadata={"help": "text appended after every step (own tokens)"})
     max_step_tokens: int | None = field(default=None, metadata={"help": "a step longer than this (tokens) is "
                                                                         "too long; default: the model's context"})
-    max_batch_tokens: int = field(default=16384, metadata={"help": "packed tokens per forward pass (bounds "
+    max_batch_tokens: int = field(default=16384, metadata={"help": "packed tokens of the problems gathered for "
+                                                                    "one labeling window and per forward pass (bounds "
                                                                     "memory; one sequence at least)"})
+    forward_tokens: int = field(default=0, metadata={"help": "padded tokens per forward pass, at most "
+                                                              "max_batch_tokens (0: 2048 on a CPU, where larger "
+                                                              "batches spill its caches, max_batch_tokens on a GPU)"})
 
 
 # settings that change no score: not stored in `params`, so a re-run may change them
-_RUNTIME_KEYS = ("max_step_tokens", "max_batch_tokens")
+_RUNTIME_KEYS = ("max_step_tokens", "max_batch_tokens", "forward_tokens")
 
 
 def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> InformationScorer:
@@ -57,7 +61,7 @@ def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> Inform
 
     scorer = InformationScorer(model, tokenizer, load_template("label_prompt", config.prompt_template),
                                load_template("answer_cue", config.cue_template), config.sep)
-    scorer.max_tokens = config.max_batch_tokens
+    scorer.max_tokens, scorer.forward_tokens = config.max_batch_tokens, config.forward_tokens
     return scorer
 
 

@@ -43,7 +43,7 @@ from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
 
-__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "outcome_pairs", "run_payoff"]
+__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "outcome_fill", "outcome_pairs", "run_payoff"]
 
 # labelers that are not a file of the bench's labels/: the head each trains, and its label cost
 SOURCES = {"truth": "prm", "outcome": "orm", "outcome-pairs": "bt", "pum": "bt"}
@@ -80,6 +80,10 @@ class PayoffConfig:
         "evenly over its levels, so the rows of a learning curve train on nested sets"))
     name: str | None = field(default=None, metadata=_help(
         "the row's name in the table (default: the labeler; e.g. truth@300 for a learning curve's point)"))
+    fill: str | None = field(default=None, metadata=_help(
+        "outcome: a training trace the labeler left without labels (MCNIG: a problem whose samples are all right, "
+        "with no wrong answer to gain information against) gets the outcome's, every step the answer's verdict; "
+        "default: such traces are left out"))
     soft: bool = field(default=False, metadata=_help(
         "soft targets for IG/MCNIG labels: sigmoid(score - tau) (prmkit train --soft)"))
     threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)"))
@@ -103,6 +107,12 @@ class PayoffConfig:
                                  "its --pairs")
         elif self.pairs:
             raise ValueError(f"--pairs is for labeler pum, not {self.labeler!r}")
+        if self.fill not in (None, "outcome"):
+            raise ValueError(f"unknown --fill {self.fill!r}; choose outcome (or leave it out)")
+        if self.fill and self.labeler in SOURCES:
+            raise ValueError(f"--fill completes a labeler's step labels; {self.labeler!r} has none to complete")
+        if self.fill and self.soft:
+            raise ValueError("--fill with --soft: the outcome's labels have no score to soften; use one of them")
 
     @property
     def kind(self) -> str:
@@ -175,6 +185,9 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
     records = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else []
     problems = {p.problem.id for p in pools}
     records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
+    if cfg.fill and (filled := outcome_fill(pools, records)):
+        records, labels_path = records + filled, out / "train_labels.jsonl"
+        write_records(labels_path, records)
     if cfg.traces == "all" and not cfg.train_problems:
         return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records, pools
     truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
@@ -195,6 +208,17 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
         return str(out / "train_pools.jsonl"), None, records, pools
     write_records(out / "train_labels.jsonl", records)
     return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records, pools
+
+
+def outcome_fill(pools: Sequence[Pool], records: Sequence[StepLabels]) -> list[StepLabels]:
+    """Outcome labels for the verified traces of `pools` that `records` leave unlabelled: every step labelled with
+    the trace's answer verdict (1 right, 0 wrong), as an outcome reward model reads it at each step; method
+    `outcome-fill`, no cost (the answer's check)."""
+    method = next((r.method for r in records), "")
+    have = {r.trace_id for r in records}
+    return [StepLabels(t.id, method, [float(t.correct)] * len(t.steps), [int(t.correct)] * len(t.steps), 0.5,
+                       {"method": "outcome-fill"}, t.correct, p.problem.id)
+            for p in pools for t in p.traces if t.id not in have and t.correct is not None and t.steps]
 
 
 def outcome_pairs(pools: Sequence[Pool], per_problem: int, seed: int = 0) -> list[PrefixPair]:

@@ -7,7 +7,7 @@ import os
 
 from prmkit.data.outputs import save_figure
 
-__all__ = ["plot_bok", "plot_payoff", "plot_payoff_scale"]
+__all__ = ["plot_bok", "plot_payoff", "plot_payoff_scale", "plot_payoff_tokens"]
 
 
 def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
@@ -63,6 +63,35 @@ def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: st
     ax.set_xscale("log")
     ax.set_xlabel("training problems")
     ax.set_ylabel("best-of-K minus majority voting (points, 95% interval)")
+    _finish(fig, ax, title, path)
+
+
+def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
+    """`prmkit payoff table`'s rows against the tokens their labels cost (symmetric log scale: labels that cost no
+    tokens, the checker's or the answers', sit at 0): best-of-K and weighted voting minus majority voting with their
+    95% intervals, each point named by its row; a labeler pays where it sits high and left."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, colour, name, shift in (("best_minus_majority", "C0", "best-of-K", 0.97),
+                                     ("weighted_minus_majority", "C1", "weighted vote", 1.03)):
+        xs = [c["label_tokens"] * shift or 1e4 * (shift - 1) for c in costs]  # apart, also at 0 (linear there)
+        mean, lo, hi = ([100 * c[key][j] for c in costs] for j in range(3))
+        ax.errorbar(xs, mean, yerr=[[m - a for m, a in zip(mean, lo, strict=True)],
+                                    [b - m for m, b in zip(mean, hi, strict=True)]],
+                    fmt="o", capsize=3, color=colour, label=name)
+        if key == "weighted_minus_majority":
+            for i, (c, x, m) in enumerate(zip(costs, xs, mean, strict=True)):
+                ax.annotate(c["labeler"], (x, m), textcoords="offset points", xytext=(5, 8 if i % 2 else -10),
+                            fontsize=7)
+    ax.axhline(0, color="grey", lw=1)
+    ax.set_xscale("symlog", linthresh=1e4)
+    ax.set_xlim(-3e3, 3 * max(c["label_tokens"] for c in costs) + 1e4)
+    ax.set_xlabel("label tokens (read + generated; 0: the checker's or the answers' labels)")
+    ax.set_ylabel("minus majority voting (points, 95% interval)")
     _finish(fig, ax, title, path)
 
 

@@ -1,6 +1,7 @@
 """`prmkit payoff table`: the rows of `prmkit payoff run` side by side. Best-of-K and weighted voting of every row
 against majority voting (`prmkit evaluate bok`'s report: paired by problem, bootstrap intervals), beside each row's
-label and training cost; table.json, table.md, payoff.png, and a summary row per (row, K).
+label and training cost; table.json, table.md, payoff.png (payoff_tokens.png: gain against label tokens),
+and a summary row per (row, K).
 
     prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
 """
@@ -59,7 +60,8 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
     bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
     within-problem AUC of right against wrong samples; written to OUTPUT/table.json, table.md and payoff.png (and
-    payoff_scale.png when the rows train on different numbers of problems) when `output` is given, and a row per
+    payoff_tokens.png when a row's labels cost tokens, payoff_scale.png when the rows train on different numbers of
+    problems) when `output` is given, and a row per
     (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and best-of-K
     minus that row's, paired by problem, as `report["against"]` (`row_differences`)."""
     from prmkit.evaluate.report import bok_report, read_scores
@@ -96,6 +98,11 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
             (out / "table.md").write_text(format_payoff(report) + "\n")
             plot_payoff(costs, out / "payoff.png", f"Best-of-{top} minus majority voting ({report['problems']} "
                                                    "fresh problems)")
+            if any(c["label_tokens"] for c in costs):
+                from prmkit.evaluate.plot import plot_payoff_tokens
+
+                plot_payoff_tokens(costs, out / "payoff_tokens.png", f"Gain against label cost, K = {top} "
+                                                                     f"({report['problems']} fresh problems)")
             if len({c["train_problems"] for c in costs}) > 1:
                 from prmkit.evaluate.plot import plot_payoff_scale
 

@@ -215,8 +215,8 @@ def test_the_recipes_differ_only_in_the_labels():
 
 
 def test_fill_gives_the_traces_a_labeler_skipped_their_outcome_labels(benches, tmp_path):
-    """A problem without labels (as MCNIG leaves one whose samples are all right) is left out of a row by default;
-    with --fill outcome its traces train on their answers' verdicts, every step alike."""
+    """A problem without labels (as MCNIG leaves one whose samples are all right): with --fill outcome its traces
+    train on their answers' verdicts, every step alike, and cost no label tokens."""
     import shutil
 
     root = benches[0]
@@ -228,7 +228,6 @@ def test_fill_gives_the_traces_a_labeler_skipped_their_outcome_labels(benches, t
         "".join(json.dumps(r) + "\n" for r in labels if r["problem_id"] != skipped))
     config = dict(bench=str(bench), labeler="mcnig", fresh=str(root / "fresh" / "pools.jsonl"), train_config=benches[2],
                   model=benches[1])
-    plain = run_payoff(PayoffConfig(output=str(tmp_path / "plain"), **config), log=lambda _: None)
     filled = run_payoff(PayoffConfig(output=str(tmp_path / "filled"), fill="outcome", **config), log=lambda _: None)
     pools = {t["id"]: t for line in _lines(bench / "pools.jsonl") for t in json.loads(line)["traces"]}
     written = [json.loads(line) for line in _lines(tmp_path / "filled" / "train_labels.jsonl")]
@@ -236,7 +235,8 @@ def test_fill_gives_the_traces_a_labeler_skipped_their_outcome_labels(benches, t
     assert fills and {r["problem_id"] for r in fills} == {skipped}
     for r in fills:
         assert r["labels"] == [int(pools[r["trace_id"]]["correct"])] * len(pools[r["trace_id"]]["steps"])
-    assert len(written) == len(labels) and filled["train"]["examples"] > plain["train"]["examples"]
-    assert filled["label_cost"]["tokens_read"] == plain["label_cost"]["tokens_read"]  # a fill costs no tokens
+    assert len(written) == len(labels) and filled["train"]["examples"] == len(written)  # no trace left out
+    kept = sum(r["cost"]["tokens_read"] for r in labels if r["problem_id"] != skipped)
+    assert filled["label_cost"]["tokens_read"] == kept  # a fill costs no tokens
     with pytest.raises(ValueError, match="--fill completes a labeler's step labels"):
         PayoffConfig(output=str(tmp_path / "x"), **{**config, "labeler": "truth"}, fill="outcome")

@@ -75,7 +75,7 @@ def _assert_scores_like_prmkit(ckpt: Path, out: Path, tmp_path: Path, kind: str,
     print(f"{kind}{' (custom code)' if load else ''}: max |delta| export vs prmkit score = {max(deltas):.2e}")
     assert max(deltas) <= MODEL_ABS
     spread = [s for r in records for s in r["step_scores"]]
-    assert max(spread) - min(spread) > 100 * MODEL_ABS  # the comparison sees a wrong head
+    assert max(spread) - min(spread) > 20 * MODEL_ABS  # the comparison sees a wrong head (ORM: two scores, ~1e-3 apart)
 
 
 @pytest.mark.parametrize("kind,config", [("prm", {}), ("orm", {}), ("prm3", {}), ("bt", {"value_head": "linear"})])

@@ -120,7 +120,7 @@ def configs_from_args(args: argparse.Namespace, **fixed: Any) -> list[Any]:
     """One instance of each config dataclass of the verb (`add_config_arguments`), by the builder the Python API
     uses (`prmkit.data.settings.build_configs`): defaults <- `--config` YAML (read once) <- flags given <- `fixed`."""
     return build_configs(getattr(args, "_config_classes", ()), given_settings(args), getattr(args, "config", None),
-                         fixed, getattr(args, "_config_skip", ()), where=getattr(args, "config", None) or "prmkit")
+                         fixed, getattr(args, "_config_skip", ()))
 
 
 def config_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:

@@ -179,18 +179,18 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
 
 def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
                     ) -> tuple[str, str | None, list[StepLabels], list[Pool]]:
-    """(pools, labels) files the row trains on, written into `out` when `--traces` keeps a part of the bench, and
-    the label records used (for their cost)."""
+    """(pools, labels) files the row trains on, written into `out` (once each) when `--traces`, `--train-problems`
+    or `--fill` change what the bench holds, and the label records used (for their cost)."""
     labels_path = cfg.labels_path()
     records = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else []
     problems = {p.problem.id for p in pools}
     records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
-    if cfg.fill and (filled := outcome_fill(pools, records)):
-        records, labels_path = records + filled, out / "train_labels.jsonl"
-        write_records(labels_path, records)
-    if cfg.traces == "all" and not cfg.train_problems:
+    filled = outcome_fill(pools, records) if cfg.fill else []
+    records += filled
+    if cfg.traces == "all" and not cfg.train_problems and not filled:  # the bench's own files, as they are
         return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records, pools
-    truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
+    truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)
+             } if cfg.traces != "all" else {}
 
     def kept(trace_id: str) -> bool:
         if cfg.traces == "all":

@@ -201,7 +201,7 @@ class InformationScorer:
         bounded by the longest sequence, not by the number of traces; results in input order."""
         out: list[list[list[float]]] = [[] for _ in segs]
         lengths = [len(s.ids) for s in segs]
-        cpu = self.model is None or self.model.device.type == "cpu"
+        cpu = self.model.device.type == "cpu"
         budget = min(self.max_tokens, self.forward_tokens or (CPU_FORWARD_TOKENS if cpu else self.max_tokens))
         packed = pack_rows(lengths, min(max(max(lengths, default=1), self.row_tokens), budget))
         for batch in length_batches([sum(lengths[i] for i in row) for row in packed], budget, len(packed)):

@@ -85,3 +85,49 @@ def make_embedded_tokenizer_llama(directory: Path) -> Path:
     LlamaForCausalLM(cfg).save_pretrained(directory)
     tok.save_pretrained(directory)
     return directory
+
+
+QUIET_VARIABLES = ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS", "TRANSFORMERS_VERBOSITY")
+
+
+def cli(*args: str, cwd: Path | None = None, check: bool = False):
+    """`prmkit ARGS` run by the console script's function (`prmkit.cli.main.main`) in this process: its exit code
+    (argparse's exit included), stdout and stderr, as a launch gives them (a traceback is an exception here and fails
+    the test). An interpreter start costs ~4 s of torch and transformers imports, more than most cases; the cases
+    about the process itself (kill -9, two writers, quiet before the imports, the installed script) launch one.
+    `--quiet`'s environment variables and transformers' verbosity are put back afterwards. `check`: a non-zero
+    exit raises CalledProcessError."""
+    import contextlib
+    import io
+    import os
+    import subprocess
+
+    from transformers.utils import logging as hf_logging
+
+    import label.step_length  # noqa: F401  (registers the test labeler "length")
+    from prmkit.cli.main import main
+
+    saved = {k: os.environ.get(k) for k in QUIET_VARIABLES}
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else int(e.code is not None)
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        hf_logging.set_verbosity(verbosity)
+        (hf_logging.enable_progress_bar if bars else hf_logging.disable_progress_bar)()
+    done = subprocess.CompletedProcess(["prmkit", *args], code, out.getvalue(), err.getvalue())
+    if check and code:
+        raise subprocess.CalledProcessError(code, done.args, done.stdout, done.stderr)
+    return done

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from helpers import pool_dict, write_jsonl
+from helpers import cli, pool_dict, write_jsonl
 from tolerances import FLOAT32_REL, MODEL_ABS
 
 WORDS = ["Tom has 3 apples", "he buys 4 more", "3 + 4 = 7", "the price is 12 dollars", "5 * 6 = 30", "Sam eats one"]
@@ -24,10 +24,9 @@ def make_pools(n: int) -> list[dict]:
     return pools
 
 
-def prmkit(*args: str, **kw) -> subprocess.CompletedProcess:
-    env = os.environ | {"OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-m", "prmkit.cli.main", *args], capture_output=True, text=True,
-                          env=env, check=True, **kw)
+def prmkit(*args: str) -> subprocess.CompletedProcess:
+    """`prmkit ARGS` by the CLI's `main` in this process (`helpers.cli`); a non-zero exit raises."""
+    return cli(*args, check=True)
 
 
 def read(path) -> list[dict]:
@@ -63,12 +62,11 @@ def test_label_mcnig_and_ig_end_to_end(tmp_path, tiny_base):
     assert (tmp_path / "mcnig.sweep.png").stat().st_size > 1000
     # tau chosen on one file, applied to another: an IG tau means nothing for MCNIG scores unless forced
     before = (tmp_path / "mcnig.jsonl").read_text()
-    cmd = [sys.executable, "-m", "prmkit.cli.main", "threshold", "--choose-on", str(tmp_path / "ig.jsonl"),
-           "--apply-to", str(tmp_path / "mcnig.jsonl")]
-    refused = subprocess.run(cmd, capture_output=True, text=True, env=os.environ | {"OMP_NUM_THREADS": "1"})
+    cmd = ["threshold", "--choose-on", str(tmp_path / "ig.jsonl"), "--apply-to", str(tmp_path / "mcnig.jsonl")]
+    refused = cli(*cmd)
     assert refused.returncode == 2 and "method 'ig' vs 'mcnig'" in refused.stderr and "--force" in refused.stderr
     assert (tmp_path / "mcnig.jsonl").read_text() == before
-    out = prmkit(*cmd[3:], "--force")
+    out = prmkit(*cmd, "--force")
     assert "prmkit threshold: warning: tau of" in out.stderr
     assert json.loads(out.stdout.splitlines()[1])["warnings"][0].endswith("(forced)")
     ig_tau = read(tmp_path / "ig.jsonl")[0]["threshold"]

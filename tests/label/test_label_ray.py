@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import pool_dict, write_jsonl
+from helpers import cli, pool_dict, write_jsonl
 from prmkit.data.formats import read_pools
 from prmkit.label import InformationConfig, LabelConfig, label_pools
 from tolerances import FLOAT32_REL, MODEL_ABS
@@ -71,7 +71,7 @@ def test_label_on_ray_gives_the_local_records(ray_cluster, tmp_path, tiny_base):
 def test_kill_9_of_the_ray_driver_then_rerun_loses_and_duplicates_nothing(ray_cluster, tmp_path, tiny_base):
     pools = write_jsonl(tmp_path / "pools.jsonl", make_pools(24))
     args = ["label", "--method", "mcnig", "--input", pools, "--model", tiny_base, "--quiet", "--output"]
-    prmkit(*args, str(tmp_path / "clean.jsonl"))
+    cli(*args, str(tmp_path / "clean.jsonl"), check=True)  # the clean run in this process, without Ray
     victim = tmp_path / "killed.jsonl"
     # the drivers join the session's cluster (as on a real one, the cluster outlives the killed driver and its actors)
     ray = ["--ray", ray_cluster.get_runtime_context().gcs_address, "--ray-actors", "2"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import pool_dict, write_jsonl
+from helpers import cli, pool_dict, write_jsonl
 from label.step_length import StepLengthConfig
 from prmkit.data.records import Pool
 from prmkit.label import LABELERS, LabelConfig, label_pools, output_paths
@@ -119,7 +119,7 @@ def test_kill_9_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
              for k in range(80)]
     path = write_jsonl(tmp_path / "pools.jsonl", pools)
     args = ["label", "--method", "length", "--input", path, "--quiet", "--delay", "0.05", "--output"]
-    subprocess.run(_cli(*args, str(tmp_path / "clean.jsonl")), env=_env(), check=True, capture_output=True)
+    cli(*args, str(tmp_path / "clean.jsonl"), check=True)  # the clean run and the re-run in this process
     victim = tmp_path / "killed.jsonl"
     proc = subprocess.Popen(_cli(*args, str(victim)), env=_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -130,8 +130,7 @@ def test_kill_9_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     proc.wait()
     written = victim.read_text().count("\n")  # whole lines; a half-written one is cut on reopening
     assert 40 <= written < 320, "the kill must land mid-run"
-    done = subprocess.run(_cli(*args, str(victim)), env=_env(), check=True, capture_output=True, text=True)
-    report = json.loads(done.stdout)
+    report = json.loads(cli(*args, str(victim), check=True).stdout)
     assert report["traces"] == 320 - written and report["resumed"] == written // 4
     clean, resumed = read(tmp_path / "clean.jsonl"), read(victim)
     assert len(resumed) == len({r["trace_id"] for r in resumed}) == 320

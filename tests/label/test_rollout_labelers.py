@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import make_embedded_tokenizer_llama, pool_dict, write_jsonl
+from helpers import cli, make_embedded_tokenizer_llama, pool_dict, write_jsonl
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import to_trl
 from prmkit.label import (
@@ -160,11 +160,12 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
                        [([f"{k} + 4 = {k + 4}", "3 * 4 = 12", f"{k + 4}"], str(k + 4), j == 0) for j in range(2)])
              for k in range(12)]
     path = write_jsonl(tmp_path / "pools.jsonl", pools)
-    args = [sys.executable, "-m", "prmkit.cli.main", "label", "--method", "math-shepherd", "--input", path, "--quiet",
-            "--model", tiny_base, "--rollouts", "2", "--max-new-tokens", "3", "--no-chat", "--output"]
-    subprocess.run([*args, str(tmp_path / "clean.jsonl")], env=_env(), check=True, capture_output=True)
+    args = ["label", "--method", "math-shepherd", "--input", path, "--quiet", "--model", tiny_base, "--rollouts", "2",
+            "--max-new-tokens", "3", "--no-chat", "--output"]
+    cli(*args, str(tmp_path / "clean.jsonl"), check=True)  # the clean run and the re-run in this process
     victim = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen([*args, str(victim)], env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "prmkit.cli.main", *args, str(victim)], env=_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300  # model loading alone takes long on a loaded machine
     while time.time() < deadline and (not victim.exists() or victim.read_text().count("\n") < 2):
         time.sleep(0.01)
@@ -172,8 +173,7 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
     proc.wait()
     written = victim.read_text().count("\n")
     assert 2 <= written < 24, "the kill must land mid-run"
-    done = subprocess.run([*args, str(victim)], env=_env(), check=True, capture_output=True, text=True)
-    assert json.loads(done.stdout)["traces"] == 24 - written
+    assert json.loads(cli(*args, str(victim), check=True).stdout)["traces"] == 24 - written
     # seeded per prefix: the same labels; the ledgers may differ only where the kill fell between the two traces
     # of a problem, which share every prefix: the resumed trace paid for them alone
     def labels(path):

@@ -1,6 +1,7 @@
 """Hostile and malformed inputs through the real CLI: each case asserts the message, the exit
 code and that no record is lost or duplicated. The labeler is the test labeler `length` (tests/label) or the
-tiny model; concurrency runs two real processes."""
+tiny model. The verbs run by the CLI's `main` in this process (an interpreter start per case would cost more
+than the case); concurrency runs two real processes."""
 
 import json
 import os
@@ -11,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from helpers import pool_dict, write_jsonl
+from helpers import cli, pool_dict, write_jsonl
 
 TESTS = str(Path(__file__).parents[1])
 
 
 def prmkit(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """`prmkit ARGS` with the test labeler `length` registered; never raises on a non-zero exit."""
-    return subprocess.run(_cmd(*args), env=_env(), capture_output=True, text=True, cwd=cwd, timeout=300)
+    """`prmkit ARGS` with the test labeler `length` registered, by the CLI's `main` in this process
+    (`helpers.cli`); never raises on a non-zero exit."""
+    return cli(*args, cwd=cwd)
 
 
 def _cmd(*args: str) -> list[str]:

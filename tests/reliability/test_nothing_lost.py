@@ -7,8 +7,6 @@ unchanged. Nearly every case stops before a model loads (the tiny random model w
 run `main` in this process (an interpreter start per case would cost more than the case); a real `prmkit`
 launch checks that a linked name writes, and tests/reliability/test_cli_faults.py launches every verb."""
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -18,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import pool_dict, write_jsonl
+from helpers import cli, pool_dict, write_jsonl
 
 TESTS = str(Path(__file__).parents[1])
 LOCK_HOLDER = ("import sys, time; from prmkit.data.locks import output_lock\n"
@@ -34,25 +32,6 @@ def prmkit(cwd: Path, *args: str, timeout: int = 300) -> subprocess.CompletedPro
     code = "import label.step_length; from prmkit.cli.main import main; raise SystemExit(main())"
     return subprocess.run([sys.executable, "-c", code, *args], env=_env(), capture_output=True, text=True, cwd=cwd,
                           timeout=timeout)
-
-
-def in_process(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    """`prmkit ARGS` run by the CLI's `main` in this process, in `cwd`: its exit code (argparse's exit included),
-    stdout and stderr as a launch gives them; a traceback would be an exception here and fail the test."""
-    import label.step_length  # noqa: F401  (registers the "length" labeler, as the launched code does)
-    from prmkit.cli.main import main
-
-    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else int(e.code is not None)
-    finally:
-        os.chdir(here)
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 def _pools(n: int = 3) -> list[dict]:
@@ -93,7 +72,7 @@ def refused(work: Path, args: list[str], *words: str) -> subprocess.CompletedPro
     """Run `prmkit ARGS` in `work`: exit 2, one `prmkit <verb>: error:` line holding every one of `words`, no
     traceback, and every file that was there keeps its bytes."""
     before = snapshot(work)
-    done = in_process(work, *args)
+    done = cli(*args, cwd=work)
     assert done.returncode == 2, (args, done.stdout, done.stderr)
     assert "Traceback" not in done.stderr, done.stderr
     assert f"prmkit {args[0]}: error: " in done.stderr, done.stderr

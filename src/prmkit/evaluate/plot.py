@@ -85,7 +85,7 @@ def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: s
                     fmt="o", capsize=3, color=colour, label=name)
         if key == "weighted_minus_majority":
             for i, (c, x, m) in enumerate(zip(costs, xs, mean, strict=True)):
-                ax.annotate(c["labeler"], (x, m), textcoords="offset points", xytext=(5, 8 if i % 2 else -10),
+                ax.annotate(c["labeler"], (x, m), textcoords="offset points", xytext=(5, _label_offset(i, xs, mean)),
                             fontsize=7)
     ax.axhline(0, color="grey", lw=1)
     ax.set_xscale("symlog", linthresh=1e4)
@@ -93,6 +93,13 @@ def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: s
     ax.set_xlabel("label tokens (read + generated; 0: the checker's or the answers' labels)")
     ax.set_ylabel("minus majority voting (points, 95% interval)")
     _finish(fig, ax, title, path)
+
+
+def _label_offset(i: int, xs: list[float], ys: list[float]) -> float:
+    """The vertical offset (points) of point i's name: the points at about its x (within 10%) are named in the order
+    of their y, 9 points apart around their own, so names of rows with the same label cost do not overprint."""
+    near = sorted((j for j, x in enumerate(xs) if abs(x - xs[i]) <= 0.1 * max(abs(xs[i]), 1e3)), key=lambda j: -ys[j])
+    return 9 * (len(near) - 1) / 2 - 9 * near.index(i) - 3
 
 
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:

@@ -20,27 +20,11 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gpu_check import WORDS, make_model, make_tokenizer
+from gpu_check import WORDS, make_model, make_tokenizer, sync, timed
 
 DEV = os.environ.get("DEV", "cuda")
 NEW = int(os.environ.get("NEW", "128"))
 ROWS = tuple(int(r) for r in os.environ.get("ROWS", "128,1024").split(","))
-
-
-def sync() -> None:
-    if DEV == "cuda":
-        torch.cuda.synchronize()
-
-
-def timed(fn, n: int = 1) -> float:
-    """Seconds of one call of `fn` (the mean of n), after one untimed call."""
-    fn()
-    sync()
-    start = time.perf_counter()
-    for _ in range(n):
-        fn()
-    sync()
-    return (time.perf_counter() - start) / n
 
 
 def launches() -> None:

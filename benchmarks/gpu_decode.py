@@ -58,6 +58,10 @@ def _generate(model, ids, extra: dict):
                               top_k=0, max_new_tokens=NEW, min_new_tokens=NEW, pad_token_id=2, **extra)
 
 
+def _decode_into(done: list, backend, prompts: list[str], cfg, seeds: list[int]) -> None:
+    done.append(backend.generate_rendered(prompts, cfg, seeds))
+
+
 def prmkit_decode(model, tok) -> None:
     from prmkit.generate.backends import BackendOptions, SamplingConfig
     from prmkit.generate.backends.hf import TransformersBackend
@@ -71,8 +75,9 @@ def prmkit_decode(model, tok) -> None:
             prompts = [" ".join(rng.choice(WORDS) for _ in range(60)) for _ in range(rows // 8)]
             backend = TransformersBackend((model, tok), BackendOptions(batch_size=rows))
             cfg, seeds = SamplingConfig(n=8, max_new_tokens=NEW, seed=0), list(range(len(prompts)))
-            seconds = timed(functools.partial(backend.generate_rendered, prompts, cfg, seeds))
-            tokens = sum(c.tokens for cs in backend.generate_rendered(prompts, cfg, seeds) for c in cs)
+            done: list = []  # each call's completions: the timed one's tokens are counted, not decoded again
+            seconds = timed(functools.partial(_decode_into, done, backend, prompts, cfg, seeds))
+            tokens = sum(c.tokens for cs in done[-1] for c in cs)
             with torch.inference_mode():
                 ids = tok(prompts[:1], return_tensors="pt")["input_ids"].to(DEV).repeat(rows, 1)
                 logits = model(input_ids=ids, logits_to_keep=1).logits[:, -1]

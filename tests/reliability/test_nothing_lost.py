@@ -5,7 +5,8 @@ config files name `file:line`; a text far beyond the model's context is refused 
 checkpoint must be what its config declares. Each case: the exit code, the message, and every input's bytes
 unchanged. Nearly every case stops before a model loads (the tiny random model where one is needed). The refusals
 run `main` in this process (an interpreter start per case would cost more than the case); a real `prmkit`
-launch checks that a linked name writes, and tests/reliability/test_cli_faults.py launches every verb."""
+launch checks that a linked name writes (tests/cli/test_main.py launches `python -m prmkit.cli.main`,
+tests/test_wheel.py the installed `prmkit`)."""
 
 import json
 import os

@@ -33,7 +33,8 @@ from prmkit.models.scorer import one_question
 from prmkit.models.stepwise import encode_steps
 from prmkit.models.weight_files import check_weight_files
 
-__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches"]
+__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches",
+           "load"]
 
 CONFIG_NAME = "prmkit_reward.json"
 HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own
@@ -325,3 +326,17 @@ class RewardModel:
 
 
 PRM = RewardModel  # the class's former name, kept as an alias
+
+
+def load(path: str, **options: Any) -> RewardModel:
+    """The `reward-model` scorer (`prmkit.models.scorer.SCORERS`): a `prmkit train` checkpoint directory, any head
+    (prm, orm, prm3, bt for a PUM value model); it takes no options, its checkpoint holds its step format."""
+    if options:
+        raise ValueError(f"scorer 'reward-model' takes no options (got {', '.join(options)}): its checkpoint holds "
+                         "its step format")
+    folder = Path(path)
+    if not (folder / CONFIG_NAME).is_file():
+        why = f"no {CONFIG_NAME} in it" if folder.is_dir() else "not a directory" if folder.exists() else "not found"
+        raise FileNotFoundError(f"{path} is not a reward-model checkpoint ({why}): give a directory written by "
+                                "`prmkit train`")
+    return RewardModel.from_pretrained(folder)

@@ -24,7 +24,6 @@ import os
 from collections.abc import Callable, Iterator
 from importlib import import_module
 from itertools import groupby
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
@@ -76,22 +75,6 @@ def score_traces(scorer: StepScorer, question: str, step_lists: list[list[str]],
     return [aggregate(scores, aggregation) for scores in scorer.score_steps(question, step_lists)]
 
 
-def _reward_model(path: str, **options: Any) -> StepScorer:
-    """A `prmkit train` checkpoint directory (any head: prm, orm, prm3, bt for a PUM value model)."""
-    from prmkit.models.reward import CONFIG_NAME, RewardModel
-
-    if options:
-        raise ValueError(f"scorer 'reward-model' takes no options (got {', '.join(options)}): its checkpoint holds "
-                         "its step format")
-
-    folder = Path(path)
-    if not (folder / CONFIG_NAME).is_file():
-        why = f"no {CONFIG_NAME} in it" if folder.is_dir() else "not a directory" if folder.exists() else "not found"
-        raise FileNotFoundError(f"{path} is not a reward-model checkpoint ({why}): give a directory written by "
-                                "`prmkit train`")
-    return RewardModel.from_pretrained(folder)
-
-
 def _lazy(module: str) -> Callable[..., StepScorer]:
     """The `load` of `prmkit.models.<module>`, imported on first call (torch and transformers load only then)."""
     def load(path: str, **options: Any) -> StepScorer:
@@ -103,7 +86,7 @@ def _lazy(module: str) -> Callable[..., StepScorer]:
 
 # scorer kind -> loader of a `StepScorer` from a path and options (the path's meaning is the loader's)
 SCORERS: dict[str, Callable[..., StepScorer]] = {
-    "reward-model": _reward_model,  # PRM, ORM, prm3 and the PUM value model (`bt` head) alike
+    "reward-model": _lazy("reward"),  # PRM, ORM, prm3 and the PUM value model (`bt` head) alike
     "token-classification": _lazy("token_classification"),  # a separator's class probabilities (Qwen2.5-Math-PRM)
     "step-tag": _lazy("step_tag"),  # a causal LM's good/bad token at a step tag (Math-Shepherd's PRM)
     "openai-pooling": _lazy("pooling_client"),  # a vLLM server's /pooling endpoint, task token_classify

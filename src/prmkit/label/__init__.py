@@ -10,10 +10,10 @@
 `run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
 `apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
 The paper formulas have their own modules: `information_gain`, `mcnig`, `threshold`, `complexity`; the rollout
-labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) sample with `prmkit.generate.rollout` through
-`rollout_labeling`. PUM (pum_paper) is its own pipeline in the subpackage `pum`, `pum.label_pum` (pairs, not step
-labels): formulas in `pum.prefix_gain` and `pum.pairs`, the students in `pum.students`, figures in `pum.plots`, the
-run in `pum.pipeline`.
+labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) are `rollout_labeling`'s subclasses, their
+prefixes rolled out through `rollout_batches` (shared within a pool, batched across pools). PUM (pum_paper) is its
+own pipeline in the subpackage `pum`, `pum.label_pum` (pairs, not step labels): formulas in `pum.prefix_gain` and
+`pum.pairs`, the students in `pum.students`, figures in `pum.plots`, the run in `pum.pipeline`.
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler
@@ -56,7 +56,8 @@ from prmkit.label.recipe import (
     run_labelers,
 )
 from prmkit.label.registry import LABELERS, labeler_configs
-from prmkit.label.rollout_labeling import PrefixRoller, RolloutLabelConfig
+from prmkit.label.rollout_batches import PrefixRoller
+from prmkit.label.rollout_labeling import RolloutLabelConfig
 from prmkit.label.threshold import balanced_accuracy, cot_scores, missing_classes, soft_labels, sweep_threshold
 from prmkit.label.threshold_files import (
     ThresholdConfig,

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from prmkit.data.records import Pool, StepLabels
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import omegaprm_tokens
-from prmkit.label.rollout_labeling import PoolRollouts, RolloutLabeler
+from prmkit.label.rollout_batches import PoolRollouts
+from prmkit.label.rollout_labeling import RolloutLabeler
 
 if TYPE_CHECKING:
     from prmkit.label.rollout_batches import Plan

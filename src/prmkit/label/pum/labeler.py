@@ -37,8 +37,8 @@ from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
 from prmkit.label.pum.students import StudentSpec, parse_students
-from prmkit.label.rollout_batches import Plan, label_stream, run_plan
-from prmkit.label.rollout_labeling import PoolRollouts, PrefixRoller, RolloutLabelConfig, rollout_skip_reason
+from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream, run_plan
+from prmkit.label.rollout_labeling import RolloutLabelConfig, rollout_skip_reason
 from prmkit.models.loading import resolve_model
 
 __all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]

@@ -160,6 +160,35 @@ def test_outcome_pairs_train_a_bradley_terry_head_on_right_and_wrong_samples_of_
     assert row["kind"] == "bt" and 0 < len(written) <= 2 * mixed and row["train"]["examples"] == 2 * len(written)
 
 
+def test_pum_pairs_are_picked_by_the_training_problems_and_traces_like_step_labels(benches, tmp_path):
+    """A PUM row trains on the pairs between prefixes of the traces `--train-problems` and `--traces` keep."""
+    from prmkit.data.jsonl import write_records
+    from prmkit.data.records import Pool, PrefixPair
+
+    root = benches[0]
+    pools = [Pool.from_dict(json.loads(line)) for line in _lines(root / "train" / "pools.jsonl")]
+    truth = {json.loads(line)["trace_id"]: json.loads(line) for line in _lines(root / "train" / "truth.jsonl")}
+    pairs = []  # each problem: every two traces' 1-step prefixes, either way round
+    for pool in pools:
+        traces = [t for t in pool.traces if t.steps]
+        for i, (a, b) in enumerate((a, b) for n, a in enumerate(traces) for b in traces[n + 1:]):
+            pairs.append(PrefixPair(pool.problem.id, pool.problem.question, a.steps[:1], b.steps[:1],
+                                    1 if i % 2 else -1, f"{a.id}@1", f"{b.id}@1", kind="horizontal"))
+    write_records(tmp_path / "pairs.jsonl", pairs)
+    row = run_payoff(_row(benches, "pum", tmp_path / "pum", pairs=str(tmp_path / "pairs.jsonl"), train_problems=2,
+                          traces="policy", name="pum@2"), log=lambda _: None)
+    kept = [json.loads(line) for line in _lines(tmp_path / "pum" / "train_pairs.jsonl")]
+    first_two = {p.problem.id for p in pools[:2]}
+    expected = [p for p in pairs if p.problem_id in first_two and
+                all(truth[i.rsplit("@", 1)[0]]["params"]["slip"] == "policy" for i in (p.id_a, p.id_b))]
+    assert [(p["id_a"], p["id_b"]) for p in kept] == [(p.id_a, p.id_b) for p in expected]
+    assert expected and row["kind"] == "bt" and row["train_problems"] == 2
+    other = tmp_path / "other.jsonl"
+    write_records(other, [PrefixPair("x", "q?", ["a"], ["b"], 1, "x/0@1", "x/1@1")])
+    with pytest.raises(ValueError, match="none of its 1 pairs"):
+        run_payoff(_row(benches, "pum", tmp_path / "pum2", pairs=str(other)), log=lambda _: None)
+
+
 def test_within_problem_auc_counts_pairs_inside_each_problem():
     from prmkit.evaluate.bok import Candidate
     from prmkit.evaluate.rank import within_problem_auc

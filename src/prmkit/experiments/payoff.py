@@ -14,7 +14,8 @@ MCNIG sec 4.3 (table 2: PRMs trained on automatic step labels pick better CoTs t
    (`labels/NAME.jsonl`), `truth` (the bench's exact checker: the upper bound), `outcome` (an ORM on the answers:
    the baseline), `outcome-pairs` (a Bradley-Terry head on pairs of a right and a wrong sample of one problem:
    it learns to rank the samples of a problem, which is what best-of-K asks) or `pum` (the Bradley-Terry head
-   on the pairs of `prmkit pum`, `--pairs`);
+   on the pairs of `prmkit pum`, `--pairs`, between prefixes of the traces `--traces` and `--train-problems`
+   keep);
 2. `model/`: the reward model, by `prmkit train` with the one recipe every row shares (`--train-config`);
 3. `scores.jsonl`: `prmkit score` of the policy's K samples of fresh problems (`--fresh`, `prmkit generate`; none
    of its questions may be a training problem's);
@@ -43,7 +44,8 @@ from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
 
-__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "outcome_fill", "outcome_pairs", "run_payoff"]
+__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "outcome_fill", "outcome_pairs", "pum_pairs",
+           "run_payoff"]
 
 # labelers that are not a file of the bench's labels/: the head each trains, and its label cost
 SOURCES = {"truth": "prm", "outcome": "orm", "outcome-pairs": "bt", "pum": "bt"}
@@ -67,8 +69,9 @@ class PayoffConfig:
         "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate`), none of them a bench problem"))
     output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json"))
     pairs: str | None = field(default=None, metadata=_help(
-        "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools (its report.json beside it gives "
-        "the students' token cost)"))
+        "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the "
+        "pairs between the traces --train-problems and --traces keep (its report.json beside it gives the "
+        "students' token cost)"))
     train_config: str = field(default="cpu_verifier", metadata=_help(
         "the reward-model recipe every row shares: a name under recipes/ or a YAML file of `prmkit train`"))
     model: str | None = field(default=None, metadata=_help(
@@ -102,9 +105,6 @@ class PayoffConfig:
         if self.labeler == "pum":
             if not self.pairs:
                 raise ValueError("labeler pum trains on the pairs of `prmkit pum`: give --pairs")
-            if self.traces != "all" or self.train_problems:
-                raise ValueError("--traces and --train-problems pick step-labelled traces; the pum row's data are "
-                                 "its --pairs")
         elif self.pairs:
             raise ValueError(f"--pairs is for labeler pum, not {self.labeler!r}")
         if self.fill not in (None, "outcome"):
@@ -210,6 +210,18 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
     return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records, pools
 
 
+def pum_pairs(path: str, pools: Sequence[Pool]) -> list[PrefixPair]:
+    """The pairs of `prmkit pum` (`path`) between prefixes of the training traces in `pools` (the bench's first
+    `--train-problems`, its `--traces`: the rule every step-labelled row trains by)."""
+    traces = {t.id for p in pools for t in p.traces}
+    pairs = list(read_records(path, PrefixPair.from_dict))
+    kept = [q for q in pairs if q.id_a.rsplit("@", 1)[0] in traces and q.id_b.rsplit("@", 1)[0] in traces]
+    if not kept:
+        raise ValueError(f"--pairs {path}: none of its {len(pairs)} pairs is between prefixes of the bench's "
+                         f"training traces ({len(traces)} traces of {len(pools)} problems)")
+    return kept
+
+
 def outcome_fill(pools: Sequence[Pool], records: Sequence[StepLabels]) -> list[StepLabels]:
     """Outcome labels for the verified traces of `pools` that `records` leave unlabelled: every step labelled with
     the trace's answer verdict (1 right, 0 wrong), as an outcome reward model reads it at each step; method
@@ -278,7 +290,11 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
                       skip={"threads"})
         pool_file, label_file, records, kept = _training_files(cfg, pools, out)
-        pairs = cfg.pairs
+        pairs, problems = cfg.pairs, len({p.problem.id for p in pools})
+        if cfg.labeler == "pum":
+            chosen = pum_pairs(cfg.pairs or "", kept)
+            pairs, problems = str(out / "train_pairs.jsonl"), len({q.problem_id for q in chosen})
+            write_records(pairs, chosen)
         if cfg.labeler == "outcome-pairs":
             pairs = str(out / "train_pairs.jsonl")
             write_records(pairs, outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed))
@@ -306,7 +322,7 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         start = time.perf_counter()
         scored = score_file(model, cfg.fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))
         row = {"name": cfg.name or cfg.labeler, "labeler": cfg.labeler, "kind": cfg.kind, "traces": cfg.traces,
-               "train_problems": len({p.problem.id for p in pools}),
+               "train_problems": problems,
                "label_cost": _label_cost(cfg, records), "train": json.loads(trained.read_text()),
                "fresh": {"path": cfg.fresh, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
                "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},

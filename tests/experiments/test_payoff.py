@@ -189,6 +189,35 @@ def test_pum_pairs_are_picked_by_the_training_problems_and_traces_like_step_labe
         run_payoff(_row(benches, "pum", tmp_path / "pum2", pairs=str(other)), log=lambda _: None)
 
 
+def test_balance_repeats_the_rarer_verdict_of_each_problem_with_its_labels(benches, tmp_path):
+    from prmkit.data.records import Pool, StepLabels
+    from prmkit.experiments.payoff import balance_pools
+
+    def trace(i, ok, problem="p"):
+        return {"id": f"{problem}/{i}", "problem_id": problem, "steps": [f"s{i}", "a"], "answer": "1", "correct": ok}
+    pool = Pool.from_dict({"problem": {"id": "p", "question": "q?", "answer": "1"},
+                           "traces": [trace(i, ok) for i, ok in enumerate([True, False, True, True, True, None])]})
+    alone = Pool.from_dict({"problem": {"id": "r", "question": "r?", "answer": "1"}, "traces": [trace(9, True, "r")]})
+    records = [StepLabels(t.id, "truth", [1.0, 0.0], [1, 0], 0.5, {}, t.correct, t.problem_id) for t in pool.traces]
+    pools, labels = balance_pools([pool, alone], records)
+    assert [t.id for t in pools[0].traces[6:]] == ["p/1#b1", "p/1#b2", "p/1#b3"] and pools[1] == alone
+    assert sum(t.correct is True for t in pools[0].traces) == sum(t.correct is False for t in pools[0].traces) == 4
+    assert [r.trace_id for r in labels[6:]] == ["p/1#b1", "p/1#b2", "p/1#b3"] and labels[6].labels == [1, 0]
+
+    plain = run_payoff(_row(benches, "truth", tmp_path / "plain"), log=lambda _: None)
+    row = run_payoff(_row(benches, "truth", tmp_path / "bal", balance=True), log=lambda _: None)
+    pools = [json.loads(line) for line in _lines(tmp_path / "bal" / "train_pools.jsonl")]
+    for p in pools:
+        verdicts = [t["correct"] for t in p["traces"]]
+        assert True not in verdicts or False not in verdicts or verdicts.count(True) == verdicts.count(False)
+    ids = {t["id"] for p in pools for t in p["traces"]}
+    assert any("#b" in i for i in ids) and {json.loads(line)["trace_id"] for line in
+                                            _lines(tmp_path / "bal" / "train_labels.jsonl")} == ids
+    assert row["train"]["examples"] > plain["train"]["examples"] and row["label_cost"] == plain["label_cost"]
+    with pytest.raises(ValueError, match="trains on pairs"):
+        _row(benches, "outcome-pairs", tmp_path / "x", balance=True)
+
+
 def test_within_problem_auc_counts_pairs_inside_each_problem():
     from prmkit.evaluate.bok import Candidate
     from prmkit.evaluate.rank import within_problem_auc

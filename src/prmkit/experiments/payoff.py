@@ -15,7 +15,7 @@ MCNIG sec 4.3 (table 2: PRMs trained on automatic step labels pick better CoTs t
    the baseline), `outcome-pairs` (a Bradley-Terry head on pairs of a right and a wrong sample of one problem:
    it learns to rank the samples of a problem, which is what best-of-K asks) or `pum` (the Bradley-Terry head
    on the pairs of `prmkit pum`, `--pairs`, between prefixes of the traces `--traces` and `--train-problems`
-   keep);
+   keep); `--balance` repeats each problem's samples of the rarer verdict until right and wrong count alike;
 2. `model/`: the reward model, by `prmkit train` with the one recipe every row shares (`--train-config`);
 3. `scores.jsonl`: `prmkit score` of the policy's K samples of fresh problems (`--fresh`, `prmkit generate`; none
    of its questions may be a training problem's);
@@ -33,7 +33,7 @@ import json
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +44,8 @@ from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
 
-__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "outcome_fill", "outcome_pairs", "pum_pairs",
-           "run_payoff"]
+__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "balance_pools", "outcome_fill", "outcome_pairs",
+           "pum_pairs", "run_payoff"]
 
 # labelers that are not a file of the bench's labels/: the head each trains, and its label cost
 SOURCES = {"truth": "prm", "outcome": "orm", "outcome-pairs": "bt", "pum": "bt"}
@@ -87,6 +87,9 @@ class PayoffConfig:
         "outcome: a training trace the labeler left without labels (MCNIG: a problem whose samples are all right, "
         "with no wrong answer to gain information against) gets the outcome's, every step the answer's verdict; "
         "default: such traces are left out"))
+    balance: bool = field(default=False, metadata=_help(
+        "per problem, repeat the training samples of the rarer verdict (right or wrong) until both verdicts count "
+        "alike, with their labels (copies `<id>#bN`); a problem of one verdict is kept as it is"))
     soft: bool = field(default=False, metadata=_help(
         "soft targets for IG/MCNIG labels: sigmoid(score - tau) (prmkit train --soft)"))
     threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)"))
@@ -111,6 +114,8 @@ class PayoffConfig:
             raise ValueError(f"unknown --fill {self.fill!r}; choose outcome (or leave it out)")
         if self.fill and self.labeler in SOURCES:
             raise ValueError(f"--fill completes a labeler's step labels; {self.labeler!r} has none to complete")
+        if self.balance and self.kind == "bt":
+            raise ValueError(f"--balance repeats training traces; the {self.labeler!r} row trains on pairs")
         if self.fill and self.soft:
             raise ValueError("--fill with --soft: the outcome's labels have no score to soften; use one of them")
 
@@ -187,7 +192,7 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
     records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
     filled = outcome_fill(pools, records) if cfg.fill else []
     records += filled
-    if cfg.traces == "all" and not cfg.train_problems and not filled:  # the bench's own files, as they are
+    if cfg.traces == "all" and not cfg.train_problems and not filled and not cfg.balance:  # the bench's files
         return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records, pools
     truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)
              } if cfg.traces != "all" else {}
@@ -202,12 +207,36 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
     pools = [p for p in pools if p.traces]
     if not pools:
         raise ValueError(f"the bench {cfg.bench} has no {cfg.traces} traces")
-    write_records(out / "train_pools.jsonl", pools)
     records = [r for r in records if kept(r.trace_id)]
+    used = records  # what the labels cost: the copies of --balance cost nothing more
+    if cfg.balance:
+        pools, records = balance_pools(pools, records)
+    write_records(out / "train_pools.jsonl", pools)
     if labels_path is None:
-        return str(out / "train_pools.jsonl"), None, records, pools
+        return str(out / "train_pools.jsonl"), None, used, pools
     write_records(out / "train_labels.jsonl", records)
-    return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), records, pools
+    return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), used, pools
+
+
+def balance_pools(pools: Sequence[Pool], records: Sequence[StepLabels]) -> tuple[list[Pool], list[StepLabels]]:
+    """Per problem, the traces of the rarer verdict repeated in turn (copies `<id>#b1`, `#b2`, ... with their
+    trace's label records) until right and wrong count alike: each problem's two verdicts weigh the same in the
+    loss, as they do in the within-problem ranking best-of-K asks for. A problem of one verdict is kept as it is."""
+    by_trace: dict[str, list[StepLabels]] = {}
+    for r in records:
+        by_trace.setdefault(r.trace_id, []).append(r)
+    out_pools, out_records = [], list(records)
+    for pool in pools:
+        right = [t for t in pool.traces if t.correct]
+        wrong = [t for t in pool.traces if t.correct is False]
+        few, many = sorted((right, wrong), key=len)
+        copies = []
+        for k in range(len(many) - len(few) if few else 0):
+            trace = few[k % len(few)]
+            copies.append(replace(trace, id=f"{trace.id}#b{k // len(few) + 1}"))
+            out_records += [replace(r, trace_id=copies[-1].id) for r in by_trace.get(trace.id, ())]
+        out_pools.append(Pool(pool.problem, [*pool.traces, *copies]))
+    return out_pools, out_records
 
 
 def pum_pairs(path: str, pools: Sequence[Pool]) -> list[PrefixPair]:

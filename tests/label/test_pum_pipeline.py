@@ -57,6 +57,12 @@ def test_pum_pipeline_end_to_end(students, tmp_path, capsys):
         assert ledger["prefixes"] == len(lines) == 8 and ledger["rollouts"] == 24  # 6 prefixes + 2 baselines, K=3
         assert ledger["tokens_generated"] == sum(c["tokens_generated"] for r in lines for c in r["continuations"]) > 0
     assert report["rollouts"] == 48
+    clock = [json.loads(line) for line in (out / "seconds.jsonl").read_text().splitlines()]  # a line per batch
+    assert {e["student"] for e in clock} == set(names) and sum(e["prefixes"] for e in clock) == 16
+    for name in names:
+        spent = sum(e["seconds"] for e in clock if e["student"] == name)
+        assert report["students"][name]["seconds"] == pytest.approx(spent, abs=0.051) and spent > 0
+    assert report["seconds"] == pytest.approx(sum(report["students"][n]["seconds"] for n in names), abs=0.11)
     row = prefixes[0]
     for s in names:  # the gain is q(p) - q(empty) for every student
         assert row["gain"][s] == pytest.approx(row["q"][s] - row["q0"][s])

@@ -10,17 +10,18 @@ the previous file, or none.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
-__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "read_records", "write_records"]
+__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "open_ledger", "read_records", "write_records"]
 
 T = TypeVar("T")
 
@@ -132,3 +133,14 @@ class AppendOnlyWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_ledger(path: str | os.PathLike[str]) -> IO[str]:
+    """A JSON-lines ledger (a run's seconds, say) opened to append; a torn last line (a crash while writing) is ended
+    first, so the next line stands on its own and a reader skips only the torn one."""
+    file = open(path, "a+b")  # noqa: SIM115 (the caller closes it)
+    if file.tell():  # appending: the position is the end
+        file.seek(-1, os.SEEK_END)
+        if file.read(1) != b"\n":
+            file.write(b"\n")
+    return io.TextIOWrapper(file, encoding="utf-8")

@@ -20,7 +20,6 @@ the same records as `label` gives pool by pool.
 from __future__ import annotations
 
 import functools
-import io
 import json
 import os
 import time
@@ -30,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from prmkit.data.jsonl import AppendOnlyWriter, iter_json
+from prmkit.data.jsonl import AppendOnlyWriter, iter_json, open_ledger
 from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
@@ -256,7 +255,7 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
         tasks = [(pool, k, owed) for pool, owing in todo for k, owed in owing.items()]
         local = executor is None or isinstance(executor, LocalExecutor)
         results = _streamed(tasks, labelers) if local else executor.map(work, tasks)
-        timing = held.enter_context(_open_clock(clock)) if clock else None
+        timing = held.enter_context(open_ledger(clock)) if clock else None
         if timing and (restarted := [m for m in served if outputs[m] in fresh]):
             timing.write(json.dumps({"methods": restarted, "reset": True}) + "\n")  # seconds of a deleted file
         for i, done in _progress(results, len(tasks), progress, ",".join(served)):
@@ -279,16 +278,6 @@ def _nothing_labeled(report: LabelReport) -> str:
     skips = ", ".join(f"{why} ({n})" for why, n in report.skipped.items()) or "none"
     return (f"{report.output}: {report.method} labeled no trace (skipped: {skips}), so no tau is chosen and the file "
             "is empty")
-
-
-def _open_clock(path: str | os.PathLike[str]) -> IO[str]:
-    """The seconds ledger, opened to append; a torn last line (a crash while writing) is ended first."""
-    file = open(path, "a+b")  # noqa: SIM115 (closed by the caller's ExitStack)
-    if file.tell():  # appending: the position is the end
-        file.seek(-1, os.SEEK_END)
-        if file.read(1) != b"\n":
-            file.write(b"\n")
-    return io.TextIOWrapper(file, encoding="utf-8")
 
 
 def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.jsonl import write_records
+from prmkit.data.jsonl import open_ledger, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
@@ -68,6 +69,7 @@ __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_po
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
+SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_Clock`)
 
 
 @dataclass
@@ -289,8 +291,12 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     write_records(out / "prefixes.jsonl", rows)
     write_records(out / "pairs.jsonl", pairs)
     ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template)
+    clock = student_seconds(out / SECONDS)
+    for name, student in ledger.items():
+        student["seconds"] = round(clock[name], 1) if name in clock else None
+    known = [s["seconds"] for s in ledger.values()]
     report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
-              "baselines": len(pools), "students": ledger,
+              "baselines": len(pools), "students": ledger, "seconds": None if None in known else round(sum(known), 1),
               "pairs": len(pairs), "pair_counts": counts}
     report["tokens_generated"] = sum(s["tokens_generated"] for s in report["students"].values())
     report["rollouts"] = sum(s["rollouts"] for s in report["students"].values())
@@ -309,8 +315,9 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
         if config.rollout:
-            roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec), config.backend_options(),
-                         backends.get(spec.name), _bar(progress, len(requests), spec.name))
+            with _Clock(out / SECONDS, spec.name, _bar(progress, len(requests), spec.name)) as clock:
+                roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec),
+                             config.backend_options(), backends.get(spec.name), clock.tick)
         backends.pop(spec.name, None)
         rolled[spec.name] = read_rollouts(out / spec.rollout_file)
     return rolled
@@ -330,6 +337,43 @@ def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Seq
                                     "levels": solve_rate_counts(pools, chosen, rolled[s.name])} for s in specs}}
     (out / SOLVE_RATES).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+class _Clock:
+    """A student's seconds ledger (`seconds.jsonl`, appended and flushed after each generation batch, so a killed run
+    keeps what it spent): a line {student, prefixes, seconds} per batch, the seconds since the last line (the
+    first: since the call began, the model's loading included); `tick` also advances the progress bar."""
+
+    def __init__(self, path: Path, student: str, bar: Callable[[int], None] | None):
+        self.path, self.student, self.bar = path, student, bar
+
+    def __enter__(self) -> _Clock:
+        self.file, self.last = open_ledger(self.path), time.perf_counter()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.file.close()
+
+    def tick(self, prefixes: int) -> None:
+        now = time.perf_counter()
+        self.file.write(json.dumps({"student": self.student, "prefixes": prefixes,
+                                    "seconds": round(now - self.last, 3)}) + "\n")
+        self.file.flush()
+        self.last = now
+        if self.bar:
+            self.bar(prefixes)
+
+
+def student_seconds(path: str | Path) -> dict[str, float]:
+    """{student: seconds} summed over a seconds ledger (`_Clock`); a torn line (a crash while writing) is skipped."""
+    out: dict[str, float] = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines() if Path(path).is_file() else []:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        out[entry["student"]] = out.get(entry["student"], 0.0) + entry["seconds"]
+    return out
 
 
 def _backend(spec: StudentSpec, config: PumConfig) -> Any:

@@ -68,19 +68,19 @@ def test_a_step_longer_than_the_context_is_an_error_before_the_model_or_a_counte
     path = write_jsonl(tmp_path / "long.jsonl", pools)
     start = time.time()
     bad = cli("label", "--method", "ig", "--input", path, "--output", str(tmp_path / "l.jsonl"), "--model",
-                 tiny_base, "--quiet")
+              tiny_base, "--quiet")
     assert bad.returncode == 2, bad.stderr
     assert f"{path}:2: trace p1/0: step 2 has " in bad.stderr and "--skip-too-long" in bad.stderr
     assert time.time() - start < 60 and not (tmp_path / "l.jsonl").exists()
     ok = cli("label", "--method", "ig", "--input", path, "--output", str(tmp_path / "l.jsonl"), "--model",
-                tiny_base, "--quiet", "--skip-too-long")
+             tiny_base, "--quiet", "--skip-too-long")
     assert ok.returncode == 0, ok.stderr
     report = json.loads(ok.stdout)
     assert report["skipped"] == {"traces too long": 1} and report["traces"] == 2
     assert [r["trace_id"] for r in lines(tmp_path / "l.jsonl")] == ["p0/0", "p0/1"]
     short = write_jsonl(tmp_path / "short.jsonl", pools[:1])  # under the character guard: the token limit speaks
     small = cli("label", "--method", "ig", "--input", short, "--output", str(tmp_path / "m.jsonl"), "--model",
-                   tiny_base, "--quiet", "--max-step-tokens", "3")
+                tiny_base, "--quiet", "--max-step-tokens", "3")
     assert small.returncode == 2 and "more than the limit of 3" in small.stderr
 
 
@@ -127,7 +127,7 @@ def test_duplicates_are_errors_with_both_lines_unless_allowed(tmp_path):
         done = cli(*verb)
         assert done.returncode == 2 and f"{repeated}:7: problem id 'p0' repeats {repeated}:1" in done.stderr
     done = cli("export", "--pools", str(repeated), "--labels", str(labels), "--output", str(tmp_path / "t.jsonl"),
-                  "--allow-duplicates")
+               "--allow-duplicates")
     assert done.returncode == 0 and len(lines(tmp_path / "t.jsonl")) == 24  # the copy is not written twice
 
 

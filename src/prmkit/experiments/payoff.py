@@ -324,7 +324,7 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
             chosen = pum_pairs(cfg.pairs or "", kept)
             pairs, problems = str(out / "train_pairs.jsonl"), len({q.problem_id for q in chosen})
             write_records(pairs, chosen)
-        if cfg.labeler == "outcome-pairs":
+        elif cfg.labeler == "outcome-pairs":
             pairs = str(out / "train_pairs.jsonl")
             write_records(pairs, outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed))
         model = out / "model"

@@ -48,6 +48,7 @@ from prmkit.generate.rollout_records import Rollout
 
 __all__ = ["Plan", "PoolRollouts", "PrefixRoller", "label_stream", "run_plan"]
 
+
 class PrefixRoller:
     """M validated continuations after step prefixes, with the per-trace ledger (see the module doc).
 

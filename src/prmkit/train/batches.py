@@ -102,6 +102,19 @@ class PlannedBatchSampler:
     def __len__(self) -> int:
         return len(self.plan(self.epoch)) * self.accumulation
 
+    def rows(self, item: int) -> tuple[int, ...]:
+        """The dataset rows of one item of a plan (here the item itself)."""
+        return (item,)
+
+    def __iter__(self) -> Iterator[list[Key]]:
+        """Each step's `accumulation` micro-batches of whole items, every row keyed with the rows of its step; an
+        empty micro-batch holds the step's first item at zero weight."""
+        for step in self.plan(self.epoch):
+            members = tuple(r for i in step for r in self.rows(i))
+            for g in range(self.accumulation):
+                part = step[g * len(step) // self.accumulation: (g + 1) * len(step) // self.accumulation]
+                yield [(r, members) for i in part for r in self.rows(i)] or [(r, ()) for r in self.rows(step[0])]
+
 
 class ProblemBatchSampler(PlannedBatchSampler):
     """Batch sampler of micro-batches of `Key`s: steps of whole problems, shortest traces first."""
@@ -115,13 +128,6 @@ class ProblemBatchSampler(PlannedBatchSampler):
         steps = problem_batches(list(range(len(self.problems))), self.batch_traces, self.rng,
                                 key=self.problems.__getitem__)
         return [sorted(s, key=self.lengths.__getitem__) for s in steps]
-
-    def __iter__(self) -> Iterator[list[Key]]:
-        for step in self.plan(self.epoch):
-            members = tuple(step)
-            for g in range(self.accumulation):
-                part = step[g * len(step) // self.accumulation: (g + 1) * len(step) // self.accumulation]
-                yield [(i, members) for i in part] or [(step[0], ())]
 
 
 class TraceDataset(torch.utils.data.Dataset):

@@ -15,20 +15,18 @@ reward-model Trainer's (`prmkit.train.trainer`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-
-import torch
 
 from prmkit.data.jsonl import read_records
 from prmkit.data.records import PrefixPair
 from prmkit.label.pum.pairs import BT_TARGETS
 from prmkit.models.reward import RewardModel
-from prmkit.train.arguments import accumulation_steps, training_arguments
 from prmkit.train.batches import Encoded, PlannedBatchSampler
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import parse_range
-from prmkit.train.trainer import RewardModelTrainer, prepare_parameters, trainable_parameters
+from prmkit.train.recipe import setup_trainer
+from prmkit.train.trainer import RewardModelTrainer, trainable_parameters
 
 __all__ = ["PairBatchSampler", "PairExample", "build_pair_trainer", "encode_pairs", "read_pair_examples"]
 
@@ -89,42 +87,27 @@ class PairBatchSampler(PlannedBatchSampler):
         self.rng.shuffle(order)
         return [order[i: i + self.batch_pairs] for i in range(0, len(order), self.batch_pairs)]
 
-    def __iter__(self) -> Iterator[list[tuple[int, tuple[int, ...]]]]:
-        for step in self.plan(self.epoch):
-            members = tuple(r for p in step for r in (2 * p, 2 * p + 1))
-            for g in range(self.accumulation):
-                part = step[g * len(step) // self.accumulation: (g + 1) * len(step) // self.accumulation]
-                rows = [r for p in part for r in (2 * p, 2 * p + 1)]
-                yield [(r, members) for r in rows] or [(2 * step[0], ()), (2 * step[0] + 1, ())]
+    def rows(self, item: int) -> tuple[int, ...]:
+        """Pair i is rows 2i (p_a) and 2i + 1 (p_b)."""
+        return 2 * item, 2 * item + 1
 
 
 def build_pair_trainer(prm: RewardModel, train: list[PairExample], held: list[PairExample], config: TrainConfig,
                        output: str | os.PathLike[str], log: Callable[[str], None] = print) -> RewardModelTrainer:
     """`prmkit.train.recipe.build_trainer` for pairs: encode, prepare the parameters, the pair sampler."""
-    from transformers.trainer_callback import ProgressCallback
-
-    from prmkit.train.progress import LossProgress
-
     if config.micro_batch % 2:
         raise ValueError(f"micro_batch counts rows and a pair is two rows: give an even number, not "
                          f"{config.micro_batch}")
-    if config.threads:
-        torch.set_num_threads(config.threads)
-    torch.manual_seed(config.seed)
-    prepare_parameters(prm, config)
-    enc_train, skipped = encode_pairs(prm, train, config.max_length)
-    enc_held, _ = encode_pairs(prm, held, config.max_length)
-    if not enc_train:
-        raise ValueError("no training pair fits max_length")
-    accumulation = accumulation_steps(config)
-    sampler = PairBatchSampler(len(enc_train) // 2, max(1, config.batch_traces // 2), accumulation, config.seed)
-    steps = config.max_steps or sampler.total_steps(config.epochs)
-    args = training_arguments(config, output, steps, accumulation, evaluate=bool(enc_held))
-    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, config.batch_traces, config.seed, sampler=sampler)
-    trainer.remove_callback(ProgressCallback)
-    trainer.add_callback(LossProgress())
-    trainer.skipped = skipped
-    log(f"bt: {len(enc_train) // 2} pairs ({skipped} skipped as too long), {sum(len(e.ids) for e in enc_train)} "
-        f"tokens; held-out {len(enc_held) // 2} pairs; {trainable_parameters(prm)} trainable "
-        f"parameters; {args.max_steps} steps of ~{config.batch_traces // 2} pairs ({accumulation} micro-batches each)")
+
+    def sampler(rows: list[Encoded], accumulation: int) -> PairBatchSampler:
+        if not rows:
+            raise ValueError("no training pair fits max_length")
+        return PairBatchSampler(len(rows) // 2, max(1, config.batch_traces // 2), accumulation, config.seed)
+
+    trainer = setup_trainer(prm, train, held, config, output, encode_pairs, sampler)
+    rows, steps = trainer.train_dataset.items, trainer.args.max_steps
+    log(f"bt: {len(rows) // 2} pairs ({trainer.skipped} skipped as too long), {sum(len(e.ids) for e in rows)} "
+        f"tokens; held-out {len(trainer.held_out) // 2} pairs; {trainable_parameters(prm)} trainable "
+        f"parameters; {steps} steps of ~{config.batch_traces // 2} pairs ({trainer.sampler.accumulation} "
+        "micro-batches each)")
     return trainer

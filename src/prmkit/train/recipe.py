@@ -20,13 +20,14 @@ import torch
 from prmkit.data.outputs import check_output_path
 from prmkit.models.reward import RewardModel, RewardModelConfig
 from prmkit.train.arguments import accumulation_steps, training_arguments
-from prmkit.train.batches import ProblemBatchSampler, encode_examples
+from prmkit.train.batches import Encoded, PlannedBatchSampler, ProblemBatchSampler, encode_examples
 from prmkit.train.config import TrainConfig
 from prmkit.train.data import Example
 from prmkit.train.progress import LossProgress
 from prmkit.train.trainer import RewardModelTrainer, prepare_parameters, trainable_parameters
 
-__all__ = ["build_trainer", "default_held_out", "last_checkpoint", "split_held_out", "train_reward_model"]
+__all__ = ["build_trainer", "default_held_out", "last_checkpoint", "setup_trainer", "split_held_out",
+           "train_reward_model"]
 
 
 def default_held_out(examples: list[Any], fraction: float = 0.05) -> int:
@@ -42,30 +43,45 @@ def split_held_out(examples: list[Any], problems: int) -> tuple[list[Any], list[
     return [ex for ex in examples if ex.problem_id not in held], [ex for ex in examples if ex.problem_id in held]
 
 
-def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], config: TrainConfig,
-                  output: str | os.PathLike[str], log: Callable[[str], None] = print) -> RewardModelTrainer:
-    """Encode, prepare the parameters (LoRA / frozen layers) and set up the Trainer of one run."""
+def setup_trainer(prm: RewardModel, train: list[Any], held: list[Any], config: TrainConfig,
+                  output: str | os.PathLike[str], encode: Callable[..., tuple[list[Encoded], int]],
+                  sampler: Callable[[list[Encoded], int], PlannedBatchSampler]) -> RewardModelTrainer:
+    """What every run sets up: threads and seed, the parameters (LoRA / frozen layers), the rows of `train` and
+    `held` (`encode(prm, items, max_length)`), the batch sampler (`sampler(rows, accumulation)`) and the Trainer
+    with prmkit's progress bar; `trainer.skipped` counts the training items too long to keep."""
     from transformers.trainer_callback import ProgressCallback
 
     if config.threads:
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)  # LoRA's initial adapters
     prepare_parameters(prm, config)
-    enc_train, skipped = encode_examples(prm, train, config.max_length)
-    enc_held, _ = encode_examples(prm, held, config.max_length)
+    enc_train, skipped = encode(prm, train, config.max_length)
+    enc_held, _ = encode(prm, held, config.max_length)
     accumulation = accumulation_steps(config)
-    probe = ProblemBatchSampler([e.problem_id for e in enc_train], [len(e.ids) for e in enc_train],
-                                config.batch_traces, accumulation, config.seed)
-    steps = config.max_steps or probe.total_steps(config.epochs)
+    batches = sampler(enc_train, accumulation)
+    steps = config.max_steps or batches.total_steps(config.epochs)
     args = training_arguments(config, output, steps, accumulation, evaluate=bool(enc_held))
-    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, config.batch_traces, config.seed)
+    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, config.batch_traces, config.seed, sampler=batches)
     trainer.remove_callback(ProgressCallback)
     trainer.add_callback(LossProgress())
     trainer.skipped = skipped
-    log(f"{prm.config.kind}: {len(enc_train)} traces ({skipped} skipped as too long), "
-        f"{sum(len(e.positions) for e in enc_train)} targets, {sum(len(e.ids) for e in enc_train)} tokens; "
-        f"held-out {len(enc_held)} traces; {trainable_parameters(prm)} trainable parameters; "
-        f"{args.max_steps} steps of ~{config.batch_traces} traces ({accumulation} micro-batches each)")
+    return trainer
+
+
+def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], config: TrainConfig,
+                  output: str | os.PathLike[str], log: Callable[[str], None] = print) -> RewardModelTrainer:
+    """Encode, prepare the parameters (LoRA / frozen layers) and set up the Trainer of one run."""
+    def sampler(rows: list[Encoded], accumulation: int) -> ProblemBatchSampler:
+        return ProblemBatchSampler([e.problem_id for e in rows], [len(e.ids) for e in rows], config.batch_traces,
+                                   accumulation, config.seed)
+
+    trainer = setup_trainer(prm, train, held, config, output, encode_examples, sampler)
+    rows, steps = trainer.train_dataset.items, trainer.args.max_steps
+    log(f"{prm.config.kind}: {len(rows)} traces ({trainer.skipped} skipped as too long), "
+        f"{sum(len(e.positions) for e in rows)} targets, {sum(len(e.ids) for e in rows)} tokens; "
+        f"held-out {len(trainer.held_out)} traces; {trainable_parameters(prm)} trainable parameters; "
+        f"{steps} steps of ~{config.batch_traces} traces ({trainer.sampler.accumulation} micro-batches "
+        "each)")
     return trainer
 
 

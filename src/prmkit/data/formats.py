@@ -23,38 +23,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
-from prmkit.data.jsonl import DataError, iter_json
-from prmkit.data.labeled import LABELED_READERS, iter_records
-from prmkit.data.records import Pool, Problem, RecordError
+from prmkit.data.jsonl import DataError, parsed_lines
+from prmkit.data.labeled import LABELED_READERS, LABELED_SIGNATURES, iter_records
+from prmkit.data.records import Pool, Problem
 
 __all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "unique_pools"]
 
+
 def _read_pool_lines(path: str | os.PathLike[str], to_pool: Callable[[dict], Pool]) -> Iterator[Pool]:
     """Every line of `path` as a Pool (`to_pool`), its origin `file:line`; a bad line is a DataError naming it."""
-    for lineno, obj in iter_json(path):
-        try:
-            pool = to_pool(obj)
-        except (RecordError, KeyError, TypeError, ValueError) as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
+    for lineno, pool in parsed_lines(path, to_pool):
         pool.origin = f"{path}:{lineno}"
         yield pool
 
 
-def _read_pool_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
-    return _read_pool_lines(path, Pool.from_dict)
-
-
-def _read_problem_file(path: str | os.PathLike[str]) -> Iterator[Pool]:
-    """A Problem file (`prmkit data bench`, a Pool's `problem` alone) as pools without traces: what search,
-    generate and RL read from it is the problems."""
-    return _read_pool_lines(path, lambda obj: Pool(Problem.from_dict(obj), []))
-
-
 POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {
-    "pool": _read_pool_file,
-    "problem": _read_problem_file,
+    "pool": partial(_read_pool_lines, to_pool=Pool.from_dict),
+    # a Problem file (`prmkit data bench`, a Pool's `problem` alone) as pools without traces: what search, generate
+    # and RL read from it is the problems
+    "problem": partial(_read_pool_lines, to_pool=lambda obj: Pool(Problem.from_dict(obj), [])),
     "gsm8k-candidates": read_gsm8k_candidates,
     "gsm8k": read_gsm8k,
     **{name: (lambda path, read=read: (pool for pool, _ in read(path))) for name, read in LABELED_READERS.items()},
@@ -63,10 +53,7 @@ _SIGNATURES: list[tuple[str, set[str]]] = [
     ("pool", {"problem", "traces"}),
     ("problem", {"id", "question", "answer", "domain"}),
     ("gsm8k-candidates", {"question", "ground_truth", "6b_finetuning"}),
-    ("trl", {"prompt", "completions", "labels"}),
-    ("omegaprm", {"question", "reasoning_steps"}),
-    ("prm800k", {"question", "label"}),
-    ("math-shepherd", {"input", "label"}),
+    *LABELED_SIGNATURES,
     ("gsm8k", {"question", "answer"}),
 ]
 

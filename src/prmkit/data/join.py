@@ -15,8 +15,8 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 
-from prmkit.data.jsonl import DataError, iter_json
-from prmkit.data.records import Pool, RecordError, StepLabels, Trace
+from prmkit.data.jsonl import DataError, parsed_lines
+from prmkit.data.records import Pool, StepLabels, Trace
 
 __all__ = ["JoinReport", "join_labels", "read_labels"]
 
@@ -41,11 +41,7 @@ def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) ->
     `allow_duplicates`, the first record is kept); an empty file is a DataError."""
     seen: dict[str, int] = {}
     out = []
-    for lineno, obj in iter_json(path):
-        try:
-            rec = StepLabels.from_dict(obj)
-        except (RecordError, KeyError, TypeError, ValueError) as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
+    for lineno, rec in parsed_lines(path, StepLabels.from_dict):
         if rec.trace_id in seen:
             if allow_duplicates:
                 continue

@@ -21,7 +21,8 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
-__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "open_ledger", "read_records", "write_records"]
+__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "open_ledger", "parsed_lines", "read_records",
+           "write_records"]
 
 T = TypeVar("T")
 
@@ -55,13 +56,20 @@ def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any
             yield lineno, obj
 
 
-def read_records(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Iterator[T]:
-    """Parse every line with `parse` (e.g. `Trace.from_dict`); a bad record raises DataError with file:line."""
+def parsed_lines(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Iterator[tuple[int, T]]:
+    """(line number, `parse(object)`) of every line; a record that `parse` refuses raises DataError with
+    file:line."""
     for lineno, obj in iter_json(path):
         try:
-            yield parse(obj)
+            record = parse(obj)
         except (RecordError, KeyError, TypeError, ValueError) as e:
             raise DataError(f"{path}:{lineno}: {e}") from None
+        yield lineno, record
+
+
+def read_records(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Iterator[T]:
+    """Parse every line with `parse` (e.g. `Trace.from_dict`); a bad record raises DataError with file:line."""
+    return (record for _, record in parsed_lines(path, parse))
 
 
 def write_records(path: str | os.PathLike[str], records: Any) -> int:

@@ -35,7 +35,7 @@ from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
-from prmkit.data.steplevel import prm800k_step, shepherd_steps
+from prmkit.data.steplevel import prm800k_trajectory, shepherd_steps
 from prmkit.data.trl import read_trl, read_trl_parquet
 
 __all__ = ["LABELED_READERS", "LABELED_SIGNATURES", "detect_labeled_format", "iter_records", "read_labeled",
@@ -83,20 +83,12 @@ def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
     """PRM800K lines with every step's rating (-1/0/1) as its score; label 0 for -1, else 1."""
     for lineno, obj in iter_json(path):
         where = f"{path}:{lineno}"
-        question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
-        if not (isinstance(question, dict) and isinstance(question.get("problem"), str)):
-            raise DataError(f"{where}: field 'question.problem' missing")
-        if not (isinstance(steps, list) and steps):
-            raise DataError(f"{where}: field 'label.steps' missing or empty")
-        try:
-            texts, ratings = zip(*(prm800k_step(s) for s in steps), strict=True)
-        except (IndexError, KeyError, TypeError) as e:
-            raise DataError(f"{where}: malformed label.steps ({e})") from None
+        question, texts, ratings = prm800k_trajectory(path, lineno, obj)
         bad = [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]
         if bad:
             raise DataError(f"{where}: step {bad[0]} has rating {ratings[bad[0]]!r}; ratings are -1, 0 or 1")
         yield _pair("prm800k", where, f"prm800k-{lineno}", question["problem"],
-                    str(question.get("ground_truth_answer") or ""), list(texts), [float(r) for r in ratings],
+                    str(question.get("ground_truth_answer") or ""), texts, [float(r) for r in ratings],
                     [0 if r == -1 else 1 for r in ratings], question.get("pre_generated_answer"),
                     {"finish_reason": obj["label"].get("finish_reason")})
 

@@ -21,8 +21,9 @@ from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json, write_records
 
-__all__ = ["STEP_READERS", "STEP_WRITERS", "StepRecord", "prm800k_step", "read_math_shepherd", "read_prm800k",
-           "read_processbench", "read_step_records", "shepherd_steps", "write_math_shepherd", "write_processbench"]
+__all__ = ["STEP_READERS", "STEP_WRITERS", "StepRecord", "prm800k_step", "prm800k_trajectory", "read_math_shepherd",
+           "read_prm800k", "read_processbench", "read_step_records", "shepherd_steps", "write_math_shepherd",
+           "write_processbench"]
 
 SHEPHERD_TAG = "ки"
 
@@ -81,21 +82,29 @@ def prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
     return c["text"], c.get("rating")
 
 
+def prm800k_trajectory(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any]
+                       ) -> tuple[dict[str, Any], list[str], list[int | None]]:
+    """(question, step texts, ratings) of a PRM800K line: the rated trajectory, a step's text and rating those of
+    `prm800k_step`; a line without `question.problem` or steps is a DataError naming `file:line`."""
+    question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
+    _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
+           "field 'question.problem' missing")
+    _check(path, lineno, isinstance(steps, list) and bool(steps), "field 'label.steps' missing or empty")
+    try:
+        texts, ratings = zip(*(prm800k_step(s) for s in steps), strict=True)
+    except (IndexError, KeyError, TypeError) as e:
+        raise DataError(f"{path}:{lineno}: malformed label.steps ({e})") from None
+    return question, list(texts), list(ratings)
+
+
 def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
     """PRM800K lines: the step texts of the rated trajectory; the first error is converted here from the ratings
     (1/0/-1 per step) to the 0-based index of the first step rated -1, -1 when none is."""
     for k, (lineno, obj) in enumerate(iter_json(path)):
-        question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
-        _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
-               "field 'question.problem' missing")
-        _check(path, lineno, isinstance(steps, list) and bool(steps), "field 'label.steps' missing or empty")
-        try:
-            texts, ratings = zip(*(prm800k_step(s) for s in steps), strict=True)
-        except (IndexError, KeyError, TypeError) as e:
-            raise DataError(f"{path}:{lineno}: malformed label.steps ({e})") from None
+        question, texts, ratings = prm800k_trajectory(path, lineno, obj)
         first = next((i for i, r in enumerate(ratings) if r == -1), -1)
-        meta = {"ratings": list(ratings), "finish_reason": obj["label"].get("finish_reason")}
-        yield StepRecord(f"prm800k-{k}", question["problem"], list(texts), first, None, f"prm800k-{k}",
+        meta = {"ratings": ratings, "finish_reason": obj["label"].get("finish_reason")}
+        yield StepRecord(f"prm800k-{k}", question["problem"], texts, first, None, f"prm800k-{k}",
                          question.get("ground_truth_answer"), question.get("pre_generated_answer"), meta)
 
 

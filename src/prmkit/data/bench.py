@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from prmkit.data.demo_problems import demo_problems
+from prmkit.data.demo_problems import APPLY, demo_problems
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
 __all__ = [
@@ -59,7 +59,6 @@ _NAMES = ("Ana", "Ben", "Carla", "Dev", "Emma", "Farid", "Grace", "Hugo", "Ines"
           "Noah", "Olga", "Pablo")
 _ITEMS = ("apples", "pencils", "stickers", "marbles", "cookies", "books", "stamps", "shells", "coins", "cards")
 _FACTOR_WORDS = {2: "doubles", 3: "triples", 4: "quadruples"}
-_APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
 
 Row = tuple[str, int, int, int]  # (op, a, b, value): one computation a op b = value
 
@@ -259,16 +258,16 @@ def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
     op, a, b, v = rows[k]
     new = [op, a, b, _wrong_value(rng, v, avoid)]  # an arithmetic slip, and the fallback of the two others
     if slip == "operation":
-        choices = [o for o in "+-*" if o != op and _APPLY[o](a, b) >= 0 and _APPLY[o](a, b) not in avoid]
+        choices = [o for o in "+-*" if o != op and APPLY[o](a, b) >= 0 and APPLY[o](a, b) not in avoid]
         if choices:
             o2 = rng.choice(choices)
-            new = [o2, a, b, _APPLY[o2](a, b)]
+            new = [o2, a, b, APPLY[o2](a, b)]
     elif slip == "operand":
         misread = [b + d for d in (-3, -2, 2, 3, 5) if b + d > 0 and (op != "-" or a >= b + d)
-                   and (op != "/" or a % (b + d) == 0) and _APPLY[op](a, b + d) not in avoid]
+                   and (op != "/" or a % (b + d) == 0) and APPLY[op](a, b + d) not in avoid]
         if misread:
             b2 = rng.choice(misread)
-            new = [op, a, b2, _APPLY[op](a, b2)]
+            new = [op, a, b2, APPLY[op](a, b2)]
     out[k] = new
     subst = {rows[k][3]: new[3]}  # right value -> the wrong one written instead, carried to later rows
     for j in range(k + 1, len(rows)):
@@ -276,7 +275,7 @@ def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
         a2, b2 = subst.get(a2, a2), subst.get(b2, b2)
         if op2 == "/" and (b2 == 0 or a2 % b2):
             op2 = "-" if a2 > b2 else "+"
-        out[j] = [op2, a2, b2, _APPLY[op2](a2, b2)]
+        out[j] = [op2, a2, b2, APPLY[op2](a2, b2)]
         subst[v2] = out[j][3]
     return [tuple(r) for r in out], None, k  # type: ignore[misc]
 

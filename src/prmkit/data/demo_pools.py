@@ -13,52 +13,27 @@ external data and no generation run.
 from __future__ import annotations
 
 import random
-import re
 
 from prmkit.data.demo_problems import demo_problems
 from prmkit.data.records import Pool, Trace
+from prmkit.data.synthetic import demo_operations, solve_with_slip
 
 __all__ = ["demo_pools"]
 
-_APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "//": lambda x, y: x // y}
-_SWAP = {"+": "-", "-": "+", "*": "+", "//": "-"}
-
-
-def _solve(expression: str, slip: tuple[int, str] | None, rng: random.Random) -> tuple[list[str], int]:
-    """Steps computing `expression` left to right (the demo shapes put `*` first); `slip` = (step, kind).
-
-    A sharing problem (its expression is the quotient alone) is computed as `total // count`.
-    """
-    tokens = expression.split()
-    acc = int(tokens[0])
-    pairs = list(zip(tokens[1::2], map(int, tokens[2::2]), strict=True)) or [("+", 0)]
-    steps = []
-    for k, (op, y) in enumerate(pairs):
-        if slip and slip[0] == k and slip[1] == "operation":
-            op = _SWAP[op]
-        result = _APPLY[op](acc, y)
-        if slip and slip[0] == k and (slip[1] == "arithmetic" or result == _APPLY[pairs[k][0]](acc, y)):
-            result += rng.choice([-2, -1, 1, 2, 10])
-        steps.append(f"We compute {acc} {op.replace('//', '/')} {y} = {result}.")
-        acc = result
-    return steps, acc
-
 
 def demo_pools(n: int = 20, seed: int = 0, wrong: int = 3) -> list[Pool]:
-    """`n` demo problems, each with one correct trace and `wrong` traces with one seeded slip."""
+    """`n` demo problems, each with one correct trace and `wrong` traces with one seeded slip (`solve_with_slip`:
+    an arithmetic error or the wrong operation, the demo's expression computed left to right, one operation a
+    step; a sharing problem is `total / count`)."""
     rng = random.Random(seed)
     pools = []
     for problem in demo_problems(n, seed):
-        expression = problem.meta["expression"]
-        if len(expression.split()) == 1:  # a sharing problem: its question holds the total and the count
-            total, count = re.findall(r"\d+", problem.question)[:2]
-            expression = f"{total} // {count}"
-        n_ops = max(1, len(expression.split()) // 2)
+        first, ops = demo_operations(problem.question, problem.meta["expression"])
         traces = []
         for j in range(1 + wrong):
-            slip = None if j == 0 else (rng.randrange(n_ops), rng.choice(["arithmetic", "operation"]))
-            steps, result = _solve(expression, slip, rng)
-            steps.append(f"The answer is {result}.")
+            slip = None if j == 0 else (rng.randrange(len(ops)), rng.choice(["arithmetic", "operation"]))
+            rows, _, result = solve_with_slip(first, ops, slip, rng)
+            steps = [f"We compute {a} {o} {b} = {r}." for a, o, b, r in rows] + [f"The answer is {result}."]
             answer = str(result)
             traces.append(Trace(f"{problem.id}/t{j}", problem.id, steps, answer, answer == problem.answer, "demo"))
         pools.append(Pool(problem, traces))

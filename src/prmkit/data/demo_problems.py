@@ -11,6 +11,7 @@ them: a set on which generation, filtering and labeling all have something to do
 from __future__ import annotations
 
 import json
+import operator
 import random
 from collections.abc import Iterator
 from functools import cache
@@ -18,9 +19,10 @@ from importlib import resources
 
 from prmkit.data.records import Problem
 
-__all__ = ["demo_problems", "iter_demo_problems"]
+__all__ = ["APPLY", "demo_problems", "iter_demo_problems"]
 
-_OPS = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}
+# an operation of the arithmetic data sets (demo, synth, bench) on whole numbers; "/" keeps the quotient
+APPLY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.floordiv}
 
 
 @cache
@@ -42,7 +44,7 @@ def _evaluate(expr: str, values: dict[str, int]) -> int:
             ops.append(op)
     total = terms[0]
     for op, term in zip(ops, terms[1:], strict=True):
-        total = _OPS[op](total, term)
+        total = APPLY[op](total, term)
     return total
 
 

@@ -46,22 +46,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from prmkit.data.demo_problems import demo_problems, iter_demo_problems
+from prmkit.data.demo_problems import APPLY, demo_problems, iter_demo_problems
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 
-__all__ = ["MAX_PROBLEMS", "SLIPS", "STYLES", "SynthConfig", "build_synthetic", "iter_synthetic", "render_policy_style",
-           "solve_with_slip",
-           "write_synthetic"]
+__all__ = ["MAX_PROBLEMS", "SLIPS", "STYLES", "SynthConfig", "build_synthetic", "demo_operations", "iter_synthetic",
+           "render_policy_style", "solve_with_slip", "write_synthetic"]
 
 SLIPS = ("arithmetic", "operation", "operand", "answer", "extra", "drop", "pairing")
 _ROW_SLIPS = ("arithmetic", "operation", "operand")
 STYLES = ("plain", "policy")
 MAX_PROBLEMS = 1_000_000  # problems one run writes (streamed: memory does not grow with the count)
 MAX_WRONG = 1000  # wrong traces per problem
-_APPLY = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x // y}
 _SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
 _PHRASES = (
     "We compute {e}.",
@@ -105,8 +103,7 @@ class SynthConfig:
             raise ValueError(f"unknown style '{self.style}'; choose from {', '.join(STYLES)}")
 
 
-
-def _operations(question: str, expression: str) -> tuple[int, list[tuple[str, int]]]:
+def demo_operations(question: str, expression: str) -> tuple[int, list[tuple[str, int]]]:
     """(first value, [(op, operand), ...]) of a demo expression; a sharing problem is `total / count`."""
     tokens = expression.split()
     if len(tokens) == 1:  # a sharing problem: its question holds the total and the count
@@ -118,7 +115,7 @@ def _operations(question: str, expression: str) -> tuple[int, list[tuple[str, in
 def _wrong_operation(op: str, a: int, b: int, rng: random.Random, any_op: bool) -> str:
     if not any_op:
         return _SWAP[op]
-    return rng.choice([o for o in _APPLY if o != op and (o != "/" or (b and a % b == 0))])
+    return rng.choice([o for o in APPLY if o != op and (o != "/" or (b and a % b == 0))])
 
 
 def _slipped_result(result: int, rng: random.Random, wide: bool) -> int:
@@ -151,8 +148,8 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
             o = _wrong_operation(op, a, b, rng, wide)
         elif kind == "operand":
             b = max(1, b + rng.choice([-3, -2, 2, 3, 5, 7]))
-        result = _APPLY[o](a, b)
-        if kind == "arithmetic" or (kind and result == _APPLY[op](acc, ops[k][1])):
+        result = APPLY[o](a, b)
+        if kind == "arithmetic" or (kind and result == APPLY[op](acc, ops[k][1])):
             result = _slipped_result(result, rng, wide)
         wrong = wrong or kind is not None
         rows.append((a, o, b, result))
@@ -176,16 +173,16 @@ def _restructure(first: int, ops: list[tuple[str, int]], rows: list[tuple[int, s
     if slip[1] == "pairing" and len(rows) > 1:
         k = max(1, slip[0])
         _, op, b, _ = rows[k]
-        paired = [*rows[:k], (first, op, b, _APPLY[op](first, b))]
+        paired = [*rows[:k], (first, op, b, APPLY[op](first, b))]
         acc = paired[-1][3]
         for _, op2, b2, _ in rows[k + 1:]:
-            paired.append((acc, op2, b2, _APPLY[op2](acc, b2)))
+            paired.append((acc, op2, b2, APPLY[op2](acc, b2)))
             acc = paired[-1][3]
         if acc != right:
             return paired, [*labels[:k], *[0] * (len(paired) - k)], acc
     numbers = [b for _, b in ops] + [first]
     for op, b in [(rng.choice(["*", "+", "-"]), rng.choice(numbers)), ("*", 2), ("+", 1)]:
-        result = _APPLY[op](right, b)
+        result = APPLY[op](right, b)
         if result != right:
             return [*rows, (right, op, b, result)], [*labels, 0], result
     raise AssertionError("unreachable: right + 1 differs from right")
@@ -261,7 +258,7 @@ def iter_synthetic(cfg: SynthConfig, report: dict[str, Any]) -> Iterator[tuple[P
         if problem.question in held:
             skipped += 1
             continue
-        first, ops = _operations(problem.question, problem.meta["expression"])
+        first, ops = demo_operations(problem.question, problem.meta["expression"])
         item = re.findall(r"[a-z]+(?= does| do| in each|\?)", problem.question)
         words = {"name": problem.question.split()[0], "item": item[0] if item else "items"}
         traces, labels = [], []

@@ -29,40 +29,12 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from prmkit.api import (
-    bench,
-    bench_set,
-    best_of_k,
-    bok_table,
-    corrupt,
-    export,
-    export_hf,
-    generate,
-    label,
-    payoff,
-    payoff_table,
-    processbench,
-    pum,
-    read_pools,
-    rl,
-    rl_compare,
-    rollout,
-    score,
-    search,
-    sft,
-    synth,
-    threshold,
-    to_dataset,
-    train,
-    verify,
-    view,
-)
+from prmkit import api as _api
+from prmkit.api import *  # noqa: F403 (the verbs, listed once: prmkit.api.__all__)
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "bench", "bench_set", "best_of_k", "bok_table", "corrupt", "export", "export_hf",
-           "generate", "label", "payoff", "payoff_table", "processbench", "pum", "read_pools", "rl", "rl_compare",
-           "rollout", "score", "search", "sft", "synth", "threshold", "to_dataset", "train", "verify", "view"]
+__all__ = ["__version__", *_api.__all__]
 
 
 class _Verb:

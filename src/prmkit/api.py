@@ -34,6 +34,11 @@ def _configs(classes: Sequence[type], settings: Mapping[str, Any], fixed: Mappin
     return build_configs(classes, settings, settings.pop("config", None), fixed)
 
 
+def _config(cls: type, settings: Mapping[str, Any], fixed: Mapping[str, Any] | None = None) -> Any:
+    """The instance of the one dataclass `cls` (`_configs`)."""
+    return _configs([cls], settings, fixed)[0]
+
+
 def read_pools(source: PathLike, format: str = "auto") -> list[Pool]:
     """The pools of a file (prmkit Pool JSONL, GSM8K, GSM8K candidates, TRL JSONL or parquet, Math-Shepherd,
     PRM800K, OpenR OmegaPRM; detected) or of `"demo"`."""
@@ -46,8 +51,7 @@ def generate(output: PathLike, raw: PathLike | None = None, progress: bool = Tru
     """`prmkit generate`: K CoTs per problem, validated and filtered; settings are GenerateConfig fields."""
     from prmkit.generate import GenerateConfig, run_generation
 
-    (config,) = _configs([GenerateConfig], settings)
-    return run_generation(config, output, raw, progress=progress)
+    return run_generation(_config(GenerateConfig, settings), output, raw, progress=progress)
 
 
 def label(pools: PathLike | Iterable[Pool], output: PathLike | Mapping[str, str], method: str = "mcnig",
@@ -71,9 +75,8 @@ def threshold(choose_on: PathLike, apply_to: Sequence[PathLike] = (), **settings
     """`prmkit threshold`: tau chosen on one label file (ThresholdConfig fields: tau, include_final, force)."""
     from prmkit.label import ThresholdConfig, threshold_files
 
-    (config,) = _configs([ThresholdConfig], settings, {"choose_on": str(choose_on),
-                                                       "apply_to": [str(p) for p in apply_to]})
-    return threshold_files(config)
+    return threshold_files(_config(ThresholdConfig, settings, {"choose_on": str(choose_on),
+                                                               "apply_to": [str(p) for p in apply_to]}))
 
 
 def to_dataset(pools: PathLike | Iterable[Pool], labels: PathLike | Iterable[StepLabels], soft: bool = False):
@@ -100,8 +103,7 @@ def export_hf(model: PathLike, output: PathLike, **settings: Any) -> dict[str, A
     from prmkit.models.hf_export import ExportHFConfig
     from prmkit.models.hf_export import export_hf as run
 
-    (config,) = _configs([ExportHFConfig], settings, {"model": str(model), "output": str(output)})
-    return run(config)
+    return run(_config(ExportHFConfig, settings, {"model": str(model), "output": str(output)}))
 
 
 def train(kind: str, output: PathLike, config: PathLike | None = None, log: Callable[[str], None] = print,
@@ -121,8 +123,7 @@ def score(model: PathLike, pools: PathLike, output: PathLike, **settings: Any) -
     resumable); settings are ScoreConfig fields (problems_range, aggregation, ...)."""
     from prmkit.evaluate.score import ScoreConfig, score_file
 
-    (config,) = _configs([ScoreConfig], settings)
-    return score_file(model, pools, output, config)
+    return score_file(model, pools, output, _config(ScoreConfig, settings))
 
 
 def best_of_k(scores: Mapping[str, PathLike] | Sequence[str] | PathLike, ks: str | Sequence[int] = "",
@@ -135,8 +136,7 @@ def best_of_k(scores: Mapping[str, PathLike] | Sequence[str] | PathLike, ks: str
     files = named_files(scores if isinstance(scores, Mapping | Sequence) and not isinstance(scores, str)
                         else [str(scores)])
     ks_text = ks if isinstance(ks, str) else ",".join(map(str, ks))
-    (config,) = _configs([BokConfig], settings, {"scores": [f"{n}={p}" for n, p in files.items()], "ks": ks_text})
-    return run(config)
+    return run(_config(BokConfig, settings, {"scores": [f"{n}={p}" for n, p in files.items()], "ks": ks_text}))
 
 
 def processbench(**settings: Any) -> dict[str, Any]:
@@ -146,8 +146,7 @@ def processbench(**settings: Any) -> dict[str, Any]:
     from prmkit.evaluate.run import ProcessBenchConfig
     from prmkit.evaluate.run import processbench as run
 
-    (config,) = _configs([ProcessBenchConfig], settings)
-    return run(config)
+    return run(_config(ProcessBenchConfig, settings))
 
 
 def rollout(output: PathLike, progress: bool = True, log: Callable[[str], None] = print,
@@ -156,8 +155,7 @@ def rollout(output: PathLike, progress: bool = True, log: Callable[[str], None] 
     (append-only, resumable); settings are RolloutConfig fields (input, k, max_new_tokens, ...)."""
     from prmkit.generate import RolloutConfig, run_rollout
 
-    (config,) = _configs([RolloutConfig], settings)
-    return run_rollout(config, output, progress=progress, log=log)
+    return run_rollout(_config(RolloutConfig, settings), output, progress=progress, log=log)
 
 
 def verify(pools: PathLike, log: Callable[[str], None] = print, **settings: Any) -> int:
@@ -165,7 +163,7 @@ def verify(pools: PathLike, log: Callable[[str], None] = print, **settings: Any)
     VerifyConfig fields. Returns the number of changed verdicts."""
     from prmkit.generate import VerifyConfig, reverify_file
 
-    (cfg,) = _configs([VerifyConfig], settings)
+    cfg = _config(VerifyConfig, settings)
     return reverify_file(pools, cfg.output, show=cfg.show, reextract=cfg.reextract, log=log,
                          allow_duplicates=cfg.allow_duplicates)
 
@@ -178,7 +176,7 @@ def pum(pools: PathLike, output_dir: PathLike, problems_range: str | None = None
     from prmkit.label.pum import PumConfig, label_pum
     from prmkit.train.data import select_range
 
-    (config,) = _configs([PumConfig], settings)
+    config = _config(PumConfig, settings)
     chosen = select_range(list(read(pools, allow_duplicates=allow_duplicates)), problems_range)
     return label_pum(chosen, config, output_dir, progress=progress, log=log)
 
@@ -189,7 +187,7 @@ def search(methods: str | Sequence[str], output: PathLike, progress: bool = True
     several); settings are BeamConfig fields (input, prm, k, width, ...). Returns one report per method."""
     from prmkit.search import BeamConfig, run_search
 
-    (config,) = _configs([BeamConfig], settings)
+    config = _config(BeamConfig, settings)
     names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
     return run_search(config, names, str(output), progress=progress, log=log)
 
@@ -199,8 +197,7 @@ def view(**settings: Any) -> dict[str, Any]:
     ViewConfig fields (pools, labels, scores, output, ...). Returns what the page holds."""
     from prmkit.evaluate import ViewConfig, write_view
 
-    (config,) = _configs([ViewConfig], settings)
-    return write_view(config)
+    return write_view(_config(ViewConfig, settings))
 
 
 def corrupt(**settings: Any) -> dict[str, Any]:
@@ -208,8 +205,7 @@ def corrupt(**settings: Any) -> dict[str, Any]:
     are CorruptConfig fields. Returns the report."""
     from prmkit.data.corrupt import CorruptConfig, write_benchmark
 
-    (config,) = _configs([CorruptConfig], settings)
-    return write_benchmark(config)
+    return write_benchmark(_config(CorruptConfig, settings))
 
 
 def synth(**settings: Any) -> dict[str, Any]:
@@ -217,8 +213,7 @@ def synth(**settings: Any) -> dict[str, Any]:
     settings are SynthConfig fields (problems, style, output, labels, ...). Returns the report."""
     from prmkit.data.synthetic import SynthConfig, write_synthetic
 
-    (config,) = _configs([SynthConfig], settings)
-    return write_synthetic(config)
+    return write_synthetic(_config(SynthConfig, settings))
 
 
 def bench_set(**settings: Any) -> dict[str, Any]:
@@ -227,8 +222,7 @@ def bench_set(**settings: Any) -> dict[str, Any]:
     summary."""
     from prmkit.experiments.bench_sets import BenchSetConfig, write_bench_set
 
-    (config,) = _configs([BenchSetConfig], settings)
-    return write_bench_set(config)
+    return write_bench_set(_config(BenchSetConfig, settings))
 
 
 def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:
@@ -237,8 +231,7 @@ def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:
     labelers, ...). Returns the report (also written to OUTPUT/report.json)."""
     from prmkit.experiments.bench import BenchConfig, run_bench
 
-    (config,) = _configs([BenchConfig], settings)
-    return run_bench(config, progress=progress)
+    return run_bench(_config(BenchConfig, settings), progress=progress)
 
 
 def sft(progress: bool = True, log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
@@ -247,8 +240,7 @@ def sft(progress: bool = True, log: Callable[[str], None] = print, **settings: A
     (output, model, problems, levels, lr, max_steps, ...). Returns the run's record (also OUTPUT/sft_run.json)."""
     from prmkit.experiments.sft import SFTRunConfig, run_sft
 
-    (config,) = _configs([SFTRunConfig], settings)
-    return run_sft(config, progress=progress, log=log)
+    return run_sft(_config(SFTRunConfig, settings), progress=progress, log=log)
 
 
 def payoff(log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
@@ -257,8 +249,7 @@ def payoff(log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any
     train_config, ...). Returns the row (also OUTPUT/row.json)."""
     from prmkit.experiments.payoff import PayoffConfig, run_payoff
 
-    (config,) = _configs([PayoffConfig], settings)
-    return run_payoff(config, log=log)
+    return run_payoff(_config(PayoffConfig, settings), log=log)
 
 
 def payoff_table(rows: Sequence[PathLike], output: PathLike | None = None, ks: Sequence[int] = (),
@@ -292,8 +283,7 @@ def rl(algorithm: str, output: PathLike, scorers: Mapping[str, Any] | None = Non
 
     if algorithm != "grpo":
         raise ValueError(f"unknown RL algorithm '{algorithm}'; prmkit has grpo (TRL 1.16 has no PPO trainer)")
-    (config,) = _configs([RLConfig], settings)
-    return run_grpo(config, output, Scorers(scorers or {}), log=log)
+    return run_grpo(_config(RLConfig, settings), output, Scorers(scorers or {}), log=log)
 
 
 def rl_compare(runs: Mapping[str, Sequence[str]] | Sequence[str], output: PathLike | None = None,

@@ -12,11 +12,6 @@ from typing import Any
 
 from prmkit.train.config import TrainConfig
 
-__all__ = ["LABEL_SOURCES", "Encoded", "Example", "PairBatchSampler", "PairExample", "ProblemBatchSampler",
-           "RewardCollator", "RewardModelTrainer", "TrainConfig", "build_examples", "build_pair_trainer",
-           "build_trainer", "encode_examples", "encode_pairs", "load_recipe", "problem_batches",
-           "read_pair_examples", "read_training_set", "recipe_path", "train_reward_model", "training_arguments"]
-
 _LAZY = {"LABEL_SOURCES": "data", "Example": "data", "build_examples": "data", "read_training_set": "data",
          "Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
          "encode_examples": "batches", "problem_batches": "batches", "RewardModelTrainer": "trainer",
@@ -24,6 +19,7 @@ _LAZY = {"LABEL_SOURCES": "data", "Example": "data", "build_examples": "data", "
          "load_recipe": "recipe_files", "recipe_path": "recipe_files", "PairBatchSampler": "pum_pairs",
          "PairExample": "pum_pairs", "build_pair_trainer": "pum_pairs", "encode_pairs": "pum_pairs",
          "read_pair_examples": "pum_pairs"}
+__all__ = ["TrainConfig", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -22,10 +22,6 @@ from prmkit.evaluate.report import format_table
 from prmkit.evaluate.run import BokConfig, ProcessBenchConfig, best_of_k, processbench
 
 
-def _print_bok(report: dict[str, Any], cfg: BokConfig) -> None:
-    print(format_table(report))  # its first line says what the cells are
-
-
 def _print_processbench(report: dict[str, Any], cfg: ProcessBenchConfig) -> None:
     print(f"first-error identification (ProcessBench protocol): tau chosen on problems {cfg.choose_on} "
           f"({report['choose_records']} records), reported on {cfg.report_on} ({report['report_records']} records), %")
@@ -35,7 +31,7 @@ def _print_processbench(report: dict[str, Any], cfg: ProcessBenchConfig) -> None
 # name -> (settings dataclass, the evaluation, its printer, one line of help); the names are also in
 # prmkit.cli.main.NAMES (this module imports torch; tests/cli/test_main.py checks that the two agree)
 WHAT: dict[str, tuple[type, Callable[[Any], dict[str, Any]], Callable[[dict[str, Any], Any], None], str]] = {
-    "bok": (BokConfig, best_of_k, _print_bok,
+    "bok": (BokConfig, best_of_k, lambda report, _: print(format_table(report)),  # its first line: what cells are
             "best-of-K table (+ rank robustness) from score files, and an accuracy-vs-K plot"),
     "processbench": (ProcessBenchConfig, processbench, _print_processbench,
                      "first-error identification (error acc, correct acc, F1) on a step-level benchmark"),

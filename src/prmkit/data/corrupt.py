@@ -269,9 +269,7 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
     pools: list[Pool] = []
     skipped: Counter[str] = Counter()
     counts: Counter = Counter()
-    used: Counter[str] = Counter()
-    steps: Counter[int] = Counter()
-    finals = 0
+    chosen: list[Corruption] = []
     for k, (lineno, obj) in enumerate(iter_json(cfg.input)):
         if cfg.limit is not None and k >= cfg.limit:
             break
@@ -288,17 +286,15 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
             skipped["no annotations" if not _ANNOTATION.search(text) else "no safe corruption"] += 1
             continue
         c = pick_balanced(options, counts, rng, BALANCE_KEYS[cfg.balance])
-        used[c.kind] += 1
-        steps[c.step] += 1
-        finals += c.last
+        chosen.append(c)
         pool, pair = _pair(f"gsm8k-train-{k}", question, text, c, lineno)
         pools.append(pool)
         records.extend(pair)
     if not records:
         raise DataError(_nothing_usable(cfg.input, skipped))
-    report = {"problems": len(pools) + sum(skipped.values()), "usable": len(pools),
-              "records": len(records), "skipped": dict(skipped), "error_steps": dict(sorted(steps.items())),
-              "final_step_errors": finals, "kinds": dict(used)}
+    report = {"problems": len(pools) + sum(skipped.values()), "usable": len(pools), "records": len(records),
+              "skipped": dict(skipped), "error_steps": dict(sorted(Counter(c.step for c in chosen).items())),
+              "final_step_errors": sum(c.last for c in chosen), "kinds": dict(Counter(c.kind for c in chosen))}
     return records, pools, report
 
 

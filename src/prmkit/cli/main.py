@@ -16,6 +16,7 @@ import argparse
 import importlib
 import os
 import sys
+import types
 import warnings
 
 from prmkit import __version__
@@ -23,27 +24,26 @@ from prmkit.cli.parser import Parser
 from prmkit.data.locks import OutputBusy
 from prmkit.data.warn import PrmkitWarning
 
-VERBS: dict[str, tuple[str, str]] = {
-    "data": ("prmkit.cli.data", "build data sets"),
-    "label": ("prmkit.cli.label", "label every step of step-delimited CoTs, by method"),
-    "threshold": ("prmkit.cli.threshold", "choose tau by balanced accuracy and apply it to label files"),
-    "export": ("prmkit.cli.export", "export pools + labels to TRL stepwise (JSONL or parquet)"),
-    "export-hf": ("prmkit.cli.export_hf", "export a reward model as a standard token-classification model "
-                  "(transformers, vLLM)"),
-    "generate": ("prmkit.cli.generate", "sample K step-delimited CoTs per problem and validate them"),
-    "rollout": ("prmkit.cli.rollout", "sample K validated continuations after each step prefix of each trace"),
-    "verify": ("prmkit.cli.verify", "re-validate the answers of a pool file"),
-    "pum": ("prmkit.cli.pum", "PUM preference pairs from student rollouts (prefix gain, pum_paper sec 3)"),
-    "train": ("prmkit.cli.train", "train a reward model"),
-    "sft": ("prmkit.cli.sft", "supervised warm start of the bench's policy on right traces of bench problems (TRL "
-            "SFTTrainer)"),
-    "score": ("prmkit.cli.score", "score candidate traces with a reward model"),
-    "search": ("prmkit.cli.search", "beam search guided by a step scorer (PUM sec 4.3), or best-of-N at its budget"),
-    "evaluate": ("prmkit.cli.evaluate", "evaluate score files"),
-    "view": ("prmkit.cli.view", "one self-contained HTML page of step labels and scores per trace"),
-    "rl": ("prmkit.cli.rl", "train a policy on outcome and process rewards (PSPO-WRS, PUM/PRM)"),
-    "bench": ("prmkit.cli.bench", "the step-label bench: every labeler against exact step truth, with its cost"),
-    "payoff": ("prmkit.cli.payoff", "do a labeler's labels pay off: its reward model in best-of-K on fresh problems"),
+# verb -> its summary; the verb's module is prmkit.cli.<verb, '-' as '_'> (`verb_module`)
+VERBS: dict[str, str] = {
+    "data": "build data sets",
+    "label": "label every step of step-delimited CoTs, by method",
+    "threshold": "choose tau by balanced accuracy and apply it to label files",
+    "export": "export pools + labels to TRL stepwise (JSONL or parquet)",
+    "export-hf": "export a reward model as a standard token-classification model (transformers, vLLM)",
+    "generate": "sample K step-delimited CoTs per problem and validate them",
+    "rollout": "sample K validated continuations after each step prefix of each trace",
+    "verify": "re-validate the answers of a pool file",
+    "pum": "PUM preference pairs from student rollouts (prefix gain, pum_paper sec 3)",
+    "train": "train a reward model",
+    "sft": "supervised warm start of the bench's policy on right traces of bench problems (TRL SFTTrainer)",
+    "score": "score candidate traces with a reward model",
+    "search": "beam search guided by a step scorer (PUM sec 4.3), or best-of-N at its budget",
+    "evaluate": "evaluate score files",
+    "view": "one self-contained HTML page of step labels and scores per trace",
+    "rl": "train a policy on outcome and process rewards (PSPO-WRS, PUM/PRM)",
+    "bench": "the step-label bench: every labeler against exact step truth, with its cost",
+    "payoff": "do a labeler's labels pay off: its reward model in best-of-K on fresh problems",
 }
 # The names a verb takes, for its line in `prmkit --help`: "module:attribute" of a registry that is light to import
 # (no torch, no transformers), or the names themselves where the registry's module is heavy. tests/cli/test_main.py
@@ -70,10 +70,15 @@ def verb_names(verb: str) -> list[str]:
     return list(source)
 
 
+def verb_module(verb: str) -> types.ModuleType:
+    """The module of `verb` (imported now): `prmkit.cli.export_hf` for `export-hf`."""
+    return importlib.import_module(f"prmkit.cli.{verb.replace('-', '_')}")
+
+
 def verb_help(verb: str) -> str:
     """The verb's line in `prmkit --help`: its summary, then the names it takes (`prmkit data`: corrupt | synth)."""
     names = verb_names(verb)
-    return VERBS[verb][1] + (f": {' | '.join(names)}" if names else "")
+    return VERBS[verb] + (f": {' | '.join(names)}" if names else "")
 
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
@@ -91,11 +96,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"prmkit {__version__}")
     parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    for name, (module, _) in VERBS.items():
+    for name in VERBS:
         help_text = verb_help(name)
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == verb:  # only the verb being run imports its module
-            importlib.import_module(module).add_arguments(p)
+            verb_module(name).add_arguments(p)
         _add_quiet(p)
     return parser
 
@@ -139,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(verb if verb in VERBS else None).parse_args(argv)
     if args.quiet:
         quiet_mode()
-    module = importlib.import_module(VERBS[args.verb][0])
+    module = verb_module(args.verb)
     with warnings.catch_warnings():
         _show_warnings(args.verb)
         try:

@@ -16,9 +16,8 @@ _LAZY = {"LABEL_SOURCES": "data", "Example": "data", "build_examples": "data", "
          "Encoded": "batches", "ProblemBatchSampler": "batches", "RewardCollator": "batches",
          "encode_examples": "batches", "problem_batches": "batches", "RewardModelTrainer": "trainer",
          "build_trainer": "recipe", "train_reward_model": "recipe", "training_arguments": "arguments",
-         "load_recipe": "recipe_files", "recipe_path": "recipe_files", "PairBatchSampler": "pum_pairs",
-         "PairExample": "pum_pairs", "build_pair_trainer": "pum_pairs", "encode_pairs": "pum_pairs",
-         "read_pair_examples": "pum_pairs"}
+         "recipe_path": "recipe_files", "PairBatchSampler": "pum_pairs", "PairExample": "pum_pairs",
+         "build_pair_trainer": "pum_pairs", "encode_pairs": "pum_pairs", "read_pair_examples": "pum_pairs"}
 __all__ = ["TrainConfig", *_LAZY]
 
 

@@ -1,19 +1,13 @@
 """Named training recipes: `prmkit/recipes/<name>.yaml`, package data (an installed wheel carries them; in a source
 checkout `recipes/` at the top is a link to the same folder, so `--config recipes/cpu.yaml` works there), each a
 `--config` file of `prmkit train` (TrainConfig / RewardModelConfig keys). `prmkit train` without any training flag
-and without `--config` uses `cpu` on a machine without CUDA and `gpu` with it, and says so in its first line.
-
-    config = TrainConfig(**load_recipe("cpu"))      # the settings that learn in minutes on 2 cores
-"""
+and without `--config` uses `cpu` on a machine without CUDA and `gpu` with it, and says so in its first line."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import yaml
-
-__all__ = ["RECIPES_DIR", "default_recipe", "load_recipe", "recipe_path"]
+__all__ = ["RECIPES_DIR", "default_recipe", "recipe_path"]
 
 RECIPES_DIR = Path(__file__).resolve().parents[1] / "recipes"
 
@@ -28,11 +22,6 @@ def recipe_path(name: str) -> Path:
         known = sorted(p.stem for p in RECIPES_DIR.glob("*.yaml")) if RECIPES_DIR.is_dir() else []
         raise FileNotFoundError(f"no recipe {name!r} in {RECIPES_DIR} (recipes: {', '.join(known) or 'none'})")
     return path
-
-
-def load_recipe(name: str) -> dict[str, Any]:
-    """The mapping of a recipe file."""
-    return yaml.safe_load(recipe_path(name).read_text(encoding="utf-8")) or {}
 
 
 def default_recipe() -> str:

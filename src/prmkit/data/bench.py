@@ -80,33 +80,29 @@ def _sentence(rng: random.Random, acc: int, top: int, left: int, name: str, item
     if left >= 2:
         kinds += ["bags", "bags"]
     kind = rng.choice(kinds)
-    if kind == "+":
-        b = rng.randint(2, top)
-        text = rng.choice([f"{name} buys {b} more {item}.", f"A friend gives {name} {b} {item}.",
-                           f"{name} finds {b} {item}."])
-        return text, [("+", acc, b, acc + b)], [b]
-    if kind == "-" and acc > 2:
-        b = rng.randint(1, min(top, acc - 1))
-        text = rng.choice([f"{name} gives {b} {item} to a friend.", f"{name} loses {b} {item}.",
-                           f"{name} sells {b} of the {item}."])
-        return text, [("-", acc, b, acc - b)], [b]
-    if kind == "*":
-        b = rng.choice([2, 3, 4]) if top <= 20 else rng.randint(2, 5)
-        if b in _FACTOR_WORDS and rng.random() < 0.5:
-            text = f"The number of {item} {name} has {_FACTOR_WORDS[b]}."
-            return text, [("*", acc, b, acc * b)], [b]
-        text = f"{name} collects more {item} until {name} has {b} times as many as before."
-        return text, [("*", acc, b, acc * b)], [b]
-    if kind == "/":
-        b = rng.choice([d for d in (2, 3, 4, 5) if acc % d == 0])
-        text = f"{name} splits the {item} into {b} equal piles and keeps one pile."
-        return text, [("/", acc, b, acc // b)], [b]
     if kind == "bags":
         c, b = rng.randint(2, 6 if top <= 20 else 9), rng.randint(2, max(3, top // 2))
         text = f"{name} buys {c} bags with {b} {item} in each bag."
         return text, [("*", c, b, c * b), ("+", acc, c * b, acc + c * b)], [c, b]
-    b = rng.randint(2, top)  # "-" on a count too small to take from: buy instead
-    return f"{name} buys {b} more {item}.", [("+", acc, b, acc + b)], [b]
+    if kind == "+":
+        b = rng.randint(2, top)
+        text = rng.choice([f"{name} buys {b} more {item}.", f"A friend gives {name} {b} {item}.",
+                           f"{name} finds {b} {item}."])
+    elif kind == "-" and acc > 2:
+        b = rng.randint(1, min(top, acc - 1))
+        text = rng.choice([f"{name} gives {b} {item} to a friend.", f"{name} loses {b} {item}.",
+                           f"{name} sells {b} of the {item}."])
+    elif kind == "*":
+        b = rng.choice([2, 3, 4]) if top <= 20 else rng.randint(2, 5)
+        text = (f"The number of {item} {name} has {_FACTOR_WORDS[b]}." if b in _FACTOR_WORDS and rng.random() < 0.5
+                else f"{name} collects more {item} until {name} has {b} times as many as before.")
+    elif kind == "/":
+        b = rng.choice([d for d in (2, 3, 4, 5) if acc % d == 0])
+        text = f"{name} splits the {item} into {b} equal piles and keeps one pile."
+    else:  # "-" on a count too small to take from: buy instead
+        kind, b = "+", rng.randint(2, top)
+        text = f"{name} buys {b} more {item}."
+    return text, [(kind, acc, b, APPLY[kind](acc, b))], [b]
 
 
 def _problem(rng: random.Random, level: int, size: str, pid: str) -> Problem:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any
 
 __all__ = ["Pool", "PrefixPair", "Problem", "RecordError", "StepLabels", "Trace", "check_score_record"]
 
@@ -77,8 +77,6 @@ def _finite(kind: str, name: str, value: Any) -> None:
 
 
 class _Record:
-    kind: ClassVar[str]
-
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)  # type: ignore[call-overload]
 

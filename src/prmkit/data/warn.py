@@ -23,18 +23,14 @@ class PrmkitWarning(UserWarning):
     """A result that is computed but needs a caveat to be read correctly."""
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../prmkit
-
-
-def _inside_prmkit(filename: str) -> bool:
-    return os.path.abspath(filename).startswith(_PACKAGE + os.sep)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../prmkit/
 
 
 def caller_stacklevel() -> int:
     """The `stacklevel` for `warnings.warn` called from this function's caller that names the first frame outside
     the prmkit package (1 = that caller itself; the outermost frame if every frame is prmkit's, as under the CLI)."""
     frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and _inside_prmkit(frame.f_code.co_filename):
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     return level
 

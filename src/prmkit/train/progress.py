@@ -14,16 +14,12 @@ from tqdm.auto import tqdm
 from transformers.trainer_callback import ProgressCallback
 from transformers.trainer_utils import has_length
 
-__all__ = ["LossProgress", "bars_disabled"]
-
-
-def bars_disabled() -> bool:
-    """TQDM_DISABLE as it is now, read as tqdm reads it (any non-empty value disables the bars)."""
-    return bool(os.environ.get("TQDM_DISABLE"))
+__all__ = ["LossProgress"]
 
 
 def _bar(**kwargs: Any) -> Any:
-    return tqdm(dynamic_ncols=True, **kwargs, **({"disable": True} if bars_disabled() else {}))
+    """A bar, off when TQDM_DISABLE is set now (read as tqdm reads it: any non-empty value)."""
+    return tqdm(dynamic_ncols=True, **kwargs, **({"disable": True} if os.environ.get("TQDM_DISABLE") else {}))
 
 
 class LossProgress(ProgressCallback):

@@ -59,13 +59,9 @@ class Parser(argparse.ArgumentParser):
         return {name for a in self._actions if isinstance(a, argparse._SubParsersAction) for name in a.choices}
 
     def _unknown_flags(self, tokens: Sequence[str]) -> list[str]:
-        out = []
-        for token in tokens:
-            flag = token.split("=", 1)[0]
-            if not flag.startswith("-") or flag == "-" or " " in flag or _NUMBER.match(flag) or self._is_known(flag):
-                continue
-            out.append(flag)
-        return out
+        flags = [token.split("=", 1)[0] for token in tokens]
+        return [flag for flag in flags if flag.startswith("-") and flag != "-" and " " not in flag
+                and not _NUMBER.match(flag) and not self._is_known(flag)]
 
     def _is_known(self, flag: str) -> bool:
         known = self._option_string_actions

@@ -56,8 +56,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _dead_pid(text: str) -> bool:
-    """Whether a lock file's text is a pid (all it holds) of a process that is gone."""
+def _dead_pid(fd: int) -> bool:
+    """Whether the lock file open as `fd` holds a pid (all it holds) of a process that is gone."""
+    text = os.pread(fd, 64, 0).decode("ascii", "replace")
     return bool(re.fullmatch(r"\d+\n?", text)) and not _alive(int(text))
 
 
@@ -70,14 +71,13 @@ def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) 
         with suppress(OSError):
             fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW)
             try:
-                if not _dead_pid(os.pread(fd, 64, 0).decode("ascii", "replace")):
+                if not _dead_pid(fd):
                     continue
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     continue  # taken over right now: its new holder's
-                if os.fstat(fd).st_ino == os.stat(lock).st_ino and _dead_pid(os.pread(fd, 64, 0).decode("ascii",
-                                                                                                        "replace")):
+                if os.fstat(fd).st_ino == os.stat(lock).st_ino and _dead_pid(fd):
                     os.unlink(lock)
                     removed.append(lock)
             finally:

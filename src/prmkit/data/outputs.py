@@ -96,17 +96,9 @@ def same_file(a: PathLike, b: PathLike) -> bool:
 def _paths(value: PathLike | Iterable[PathLike] | None) -> list[Path]:
     """The file paths of an input setting: one path, a list of them, NAME=PATH items; None/"" and names that
     are not files on disk (`demo`, a hub name) are left out."""
-    if value is None or value == "":
-        return []
-    items = [value] if isinstance(value, str | os.PathLike) else list(value)
-    out = []
-    for item in items:
-        text = str(item)
-        if not Path(text).exists() and "=" in text:  # NAME=PATH
-            text = text.split("=", 1)[1]
-        if text and Path(text).exists():
-            out.append(Path(text))
-    return out
+    texts = [str(item) for item in ([value] if isinstance(value, str | os.PathLike) else value or [])]
+    texts = [t.split("=", 1)[1] if not Path(t).exists() and "=" in t else t for t in texts]  # NAME=PATH
+    return [Path(t) for t in texts if t and Path(t).exists()]
 
 
 @contextmanager

@@ -238,12 +238,8 @@ def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int]
 def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dict[str, Any]]:
     """The pools, their true StepLabels and a report (see the module doc)."""
     report: dict[str, Any] = {}
-    pools: list[Pool] = []
-    labels: list[StepLabels] = []
-    for pool, labs in iter_synthetic(cfg, report):
-        pools.append(pool)
-        labels.extend(labs)
-    return pools, labels, report
+    made = list(iter_synthetic(cfg, report))
+    return [pool for pool, _ in made], [lab for _, labs in made for lab in labs], report
 
 
 def iter_synthetic(cfg: SynthConfig, report: dict[str, Any]) -> Iterator[tuple[Pool, list[StepLabels]]]:

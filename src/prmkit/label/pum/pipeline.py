@@ -37,8 +37,9 @@ from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.generate.backends import SamplingConfig
+from prmkit.generate.backends import SamplingConfig, make_backend
 from prmkit.generate.config import SamplerBackendConfig
+from prmkit.generate.distributed import progress_bar
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.pairs import (
@@ -278,7 +279,7 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
         return _solve_rates(pools, config, out, specs, progress, dict(backends or {}), log)
     pools = [p for p in pools if _usable(p)]
     backends = dict(backends or {})
-    first = backends.get(specs[0].name) or _backend(specs[0], config)
+    first = backends.get(specs[0].name) or make_backend(specs[0].backend, specs[0].model, config.backend_options())
     backends[specs[0].name] = first
     def count(text: str) -> int:  # tokens of the first student (words for a backend without a tokenizer)
         return first.count_tokens(text) or len(text.split())
@@ -315,7 +316,8 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
         if config.rollout:
-            with _Clock(out / SECONDS, spec.name, _bar(progress, len(requests), spec.name)) as clock:
+            with (progress_bar(progress, len(requests), "prefix", f"pum {spec.name}") as bar,
+                  _Clock(out / SECONDS, spec.name, bar) as clock):
                 roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec),
                              config.backend_options(), backends.get(spec.name), clock.tick)
         backends.pop(spec.name, None)
@@ -374,18 +376,3 @@ def student_seconds(path: str | Path) -> dict[str, float]:
             continue
         out[entry["student"]] = out.get(entry["student"], 0.0) + entry["seconds"]
     return out
-
-
-def _backend(spec: StudentSpec, config: PumConfig) -> Any:
-    from prmkit.generate.backends import make_backend
-
-    return make_backend(spec.backend, spec.model, config.backend_options())
-
-
-def _bar(enabled: bool, total: int, name: str) -> Callable[[int], None] | None:
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc=f"pum {name}", unit="prefix")
-    return bar.update

@@ -32,21 +32,13 @@ def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
 
 @dataclass
 class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
-    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults (the generation defaults, MCNIG sec 4.2),
-    with K the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison (appendix A) and Math-Shepherd
-    (Wang et al. 2024, N = 8 completions); `model` is every labeler's (`LabelerModelConfig`). `rollouts`, K's old
-    name, is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:` key); the records' `params` still name K
-    `rollouts`, so files labeled before resume."""
+    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults and with its help (the generation
+    defaults, MCNIG sec 4.2), with K the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison
+    (appendix A) and Math-Shepherd (Wang et al. 2024, N = 8 completions); `model` is every labeler's
+    (`LabelerModelConfig`). `rollouts`, K's old name, is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:`
+    key); the records' `params` still name K `rollouts`, so files labeled before resume."""
 
     k: int = _sampler_field("k", "completions M per prefix", aliases=("rollouts",))
-    temperature: float = _sampler_field("temperature", "sampling temperature")
-    top_p: float = _sampler_field("top_p", "nucleus sampling mass")
-    max_new_tokens: int = _sampler_field("max_new_tokens", "tokens per rollout at most")
-    seed: int = _sampler_field("seed", "base seed of the rollouts")
-    backend: str = _sampler_field("backend", "generation backend")
-    chat: bool = _sampler_field("chat", "prompts in the chat template")
-    batch_size: int = _sampler_field("batch_size", "sequences per generation batch")
-    base_url: str = _sampler_field("base_url", "OpenAI-compatible server (openai backend)")
     dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 on a "
                                                 "CPU, bfloat16 on a GPU when unset; on a CPU bfloat16 samples ~1.7x "
                                                 "faster with bf16 matrix units, other samples)")

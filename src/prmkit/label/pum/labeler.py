@@ -36,14 +36,12 @@ from prmkit.generate.backends.ct2 import compute_type
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
-from prmkit.label.pum.students import StudentSpec, parse_students
+from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students
 from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream, run_plan
 from prmkit.label.rollout_labeling import RolloutLabelConfig, RolloutMethods
 from prmkit.models.loading import resolve_model
 
 __all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]
-
-DEFAULT_STUDENTS = ("smollm2-135m", "gemma3-270m")
 
 
 @dataclass

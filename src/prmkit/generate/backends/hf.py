@@ -102,18 +102,18 @@ class TransformersBackend:
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         flat = [self.format_prompt(p) for p in prompts for _ in range(cfg.n)]
+        seeds = [row_seed(cfg.seed, r) for r in range(len(flat))]  # row r of the call
         done: list[Completion] = []
         for i in range(0, len(flat), self.batch_size):
-            done += self._batch(flat[i : i + self.batch_size], cfg, first_row=i)
+            done += self._batch(flat[i : i + self.batch_size], cfg, seeds[i : i + self.batch_size])
         return [done[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
 
-    def _batch(self, prompts: list[str], cfg: SamplingConfig, first_row: int = 0) -> list[Completion]:
-        """Sample one completion per prompt: each distinct prompt is prefilled once (K copies of a prompt share
-        its KV cache); row i samples with the seed `row_seed(cfg.seed, first_row + i)`."""
+    def _batch(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[Completion]:
+        """Sample one completion per prompt, row i seeded `seeds[i]`: each distinct prompt is prefilled once (K
+        copies of a prompt share its KV cache) and a row leaves the batch when done (`decode_rows`)."""
         from prmkit.generate.backends.decode import decode_rows
 
         ids, mask, cache = self.prefill_distinct(prompts)
-        seeds = [row_seed(cfg.seed, first_row + i) for i in range(len(prompts))]
         rows = decode_rows(self.model, self.tokenizer, ids[:, -1], mask, cache, cfg, seeds, self._cache)
         return self._decode(rows, cfg)
 
@@ -152,13 +152,9 @@ class TransformersBackend:
 
         tok, n = self.tokenizer, cfg.n
         if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
-            from prmkit.generate.backends.decode import decode_rows
-
-            ids, mask, cache = self.prefill_distinct([p for p in prompts for _ in range(n)])  # K rows a prompt
-            self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
             row_seeds = [row_seed(s, k) for s in seeds for k in range(n)]
-            rows = decode_rows(self.model, tok, ids[:, -1], mask, cache, cfg, row_seeds, self._cache)
-            done = self._decode(rows, cfg)
+            done = self._batch([p for p in prompts for _ in range(n)], cfg, row_seeds)  # K rows a prompt
+            self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
             return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         enc = tok(prompts, return_tensors="pt", padding=True)
         ids, mask = enc["input_ids"].to(self.model.device), enc["attention_mask"].to(self.model.device)  # (P, T)
@@ -166,7 +162,7 @@ class TransformersBackend:
         width = ids.shape[1]
         real = [ids[i, width - t:].tolist() for i, t in enumerate(lengths)]
         span, cache = 0, DynamicCache(config=self.model.config)
-        if self.prefix_cache is not None and self.prefix_cache.rows:
+        if self.prefix_cache.rows:
             hits = [self.prefix_cache.lookup(r) for r in real]
             span, used = cache_plan(lengths, [h[0] for h in hits])
             if span:
@@ -196,7 +192,7 @@ class TransformersBackend:
         rows = out.sequences[:, width:].tolist()  # (P * n, T_new)
         done = self._decode(rows, cfg)
         kept = getattr(out, self._cache, None)
-        if self.prefix_cache is not None and kept is not None:
+        if kept is not None:
             self.prefix_cache.store(kept,
                                     [real[r // n] + rows[r][:c.tokens] for r, c in enumerate(done)],
                                     [width - lengths[r // n] for r in range(len(done))])

@@ -15,7 +15,7 @@ from prmkit.data.templates import check_template
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
 from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
-from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream, run_plan
+from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
 from prmkit.models.loading import resolve_model
 
 __all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "RolloutMethods", "rollout_skip_reason"]
@@ -120,8 +120,7 @@ class RolloutLabeler(RolloutMethods):
         raise NotImplementedError
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        rolls = self.roller.for_pool(pool)
-        return run_plan(self.plan(pool, todo, rolls), rolls)
+        return next(self.label_stream([(pool, todo)]))
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """`label` of each (pool, todo), in order, the prefixes of many pools in each generation batch."""

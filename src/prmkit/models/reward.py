@@ -141,14 +141,9 @@ class RewardModel(LocalStepScorer):
     @classmethod
     def from_base(cls, name_or_path: str, config: RewardModelConfig, dtype: str = "float32") -> RewardModel:
         """Load a base LM (fresh, not the shared cache) and add the reserved tokens it lacks."""
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from prmkit.models.loading import load_pretrained
 
-        from prmkit.models.loading import resolve_model
-
-        path = resolve_model(name_or_path)
-        check_weight_files(path)
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+        model, tokenizer = load_pretrained(name_or_path, dtype)
         wanted = [config.sep_token, *config.class_tokens]
         vocab = tokenizer.get_vocab()
         missing = [t for t in wanted if t not in vocab]

@@ -26,7 +26,7 @@ from prmkit.generate.backends.base import BackendOptions, Completion, SamplingCo
 from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan, common_prefix
 from prmkit.generate.prompts import in_chat_template
 
-__all__ = ["TransformersBackend", "cache_name", "shared_prefill"]
+__all__ = ["TransformersBackend", "cache_name", "prefill_columns", "shared_prefill"]
 
 
 def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) -> tuple[Any, Any, Any, int]:
@@ -45,18 +45,26 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
     device = model.device
     ids = torch.tensor([prompts[0][:common] + [pad] * (width - len(r)) + r for r in rests], device=device)
     mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests], device=device)  # (D, T)
-    cache, ran = DynamicCache(config=model.config), 0
-    with torch.inference_mode():  # the cache is all a prefill is for: the LM head runs on one position only
-        if common:
+    cache = DynamicCache(config=model.config)
+    if common:
+        with torch.inference_mode():  # the cache is all a prefill is for: the LM head runs on one position only
             model(input_ids=ids[:1, :common], use_cache=True, logits_to_keep=1, **{name: cache})
             cache.batch_repeat_interleave(len(prompts))
-            ran += common
-        if ids.shape[1] - 1 > common:
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, common:-1]
-            model(input_ids=ids[:, common:-1], attention_mask=mask[:, :-1], position_ids=positions, use_cache=True,
-                  logits_to_keep=1, **{name: cache})
-            ran += int(mask[:, common:-1].sum())
-    return ids, mask, cache, ran
+    return ids, mask, cache, common + prefill_columns(model, ids, mask, cache, common, name)
+
+
+def prefill_columns(model: Any, ids: Any, mask: Any, cache: Any, start: int, name: str) -> int:
+    """Run the columns `start`..T-2 of a left-padded batch `ids` (B, T) into `cache` (positions from `mask`; the
+    LM head on one position only); returns the tokens run (padding excluded)."""
+    import torch
+
+    if ids.shape[1] - 1 <= start:
+        return 0
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, start:-1]
+    with torch.inference_mode():
+        model(input_ids=ids[:, start:-1], attention_mask=mask[:, :-1], position_ids=positions, use_cache=True,
+              logits_to_keep=1, **{name: cache})
+    return int(mask[:, start:-1].sum())
 
 
 def cache_name(model: Any) -> str:
@@ -167,12 +175,8 @@ class TransformersBackend:
             span, used = cache_plan(lengths, [h[0] for h in hits])
             if span:
                 cache = self.prefix_cache.build(self.model.config, [h[1] for h in hits], used, span, ids)
-        if ids.shape[1] - 1 > span:  # all but the last token, once per distinct prompt, past the cached span
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, span:-1]
-            with torch.inference_mode():
-                self.model(input_ids=ids[:, span:-1], attention_mask=mask[:, :-1], position_ids=positions,
-                           use_cache=True, logits_to_keep=1, **{self._cache: cache})
-            self.tokens_prefilled += int(mask[:, span:-1].sum())
+        # all but the last token, once per distinct prompt, past the cached span
+        self.tokens_prefilled += prefill_columns(self.model, ids, mask, cache, span, self._cache)
         if ids.shape[1] > 1:
             cache.batch_repeat_interleave(n)
         self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows

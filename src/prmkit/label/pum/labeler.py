@@ -37,7 +37,7 @@ from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
 from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students
-from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream, run_plan
+from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
 from prmkit.label.rollout_labeling import RolloutLabelConfig, RolloutMethods
 from prmkit.models.loading import resolve_model
 
@@ -117,14 +117,10 @@ class PumLabeler(RolloutMethods):
         return out
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        """One pool's labels, each student's prefixes rolled out in batches of this pool's only."""
+        """One pool's labels (`label_stream` of it alone: each student's batches hold this pool's prefixes only)."""
         if not self.pending(pool, todo):
             return Labeled({m: [] for m in todo}, LabelCost())
-        parts = []
-        for spec in self.specs:
-            rolls = self.roller(spec).for_pool(pool)
-            parts.append(run_plan(self._student_plan(pool, todo, rolls), rolls))
-        return self._labeled(pool, todo, parts)
+        return next(self.label_stream([(pool, todo)]))
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """`label` of each (pool, todo), in order: each student's prefixes of many pools share its generation

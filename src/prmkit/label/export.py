@@ -73,15 +73,6 @@ class ExportConfig:
                                                                       "without a trace is an error"})
 
 
-def _pools(pools: str | os.PathLike[str] | Iterable[Pool], allow_duplicates: bool = False) -> Iterable[Pool]:
-    return read_pools(pools, allow_duplicates=allow_duplicates) if isinstance(pools, str | os.PathLike) else pools
-
-
-def _labels(labels: str | os.PathLike[str] | Iterable[StepLabels],
-            allow_duplicates: bool = False) -> Iterable[StepLabels]:
-    return read_labels(labels, allow_duplicates) if isinstance(labels, str | os.PathLike) else labels
-
-
 def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
                 format: str = "trl", report: JoinReport | None = None, require_all: bool = False,
                 allow_duplicates: bool = False) -> Iterator[dict[str, Any]]:
@@ -89,8 +80,9 @@ def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os
     if format not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format '{format}'; choose from {', '.join(EXPORT_FORMATS)}")
     values, keep_scores, _ = EXPORT_FORMATS[format]
-    return to_trl(_pools(pools, allow_duplicates), _labels(labels, allow_duplicates), values, keep_scores, report,
-                  require_all)
+    pools = read_pools(pools, allow_duplicates=allow_duplicates) if isinstance(pools, str | os.PathLike) else pools
+    labels = read_labels(labels, allow_duplicates) if isinstance(labels, str | os.PathLike) else labels
+    return to_trl(pools, labels, values, keep_scores, report, require_all)
 
 
 def to_dataset(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],

@@ -23,12 +23,14 @@ from __future__ import annotations
 import logging
 import pickle
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from prmkit.data.settings import check_limits
 
-__all__ = ["Executor", "LocalExecutor", "RayExecutor", "Resident", "ScaleConfig", "make_executor", "ray_init"]
+__all__ = ["Executor", "LocalExecutor", "RayExecutor", "Resident", "ScaleConfig", "make_executor", "progress_bar",
+           "ray_init"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -143,3 +145,16 @@ class RayExecutor:
 def make_executor(config: ScaleConfig) -> Executor:
     """`RayExecutor` when `config.ray` is set (any address), else `LocalExecutor`."""
     return LocalExecutor() if config.ray is None else RayExecutor(config.ray, config.ray_actors)
+
+
+@contextmanager
+def progress_bar(enabled: bool, total: int, unit: str, desc: str) -> Iterator[Callable[[int], None] | None]:
+    """The `update` of a tqdm bar over `total` items of the work (None when not `enabled`), closed on exit; tqdm is
+    imported only when a bar is shown."""
+    if not enabled:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(total=total, unit=unit, desc=desc) as bar:
+        yield bar.update

@@ -19,7 +19,7 @@ from prmkit.data.records import Pool
 from prmkit.data.resume_settings import settings_diff
 from prmkit.domains import domain
 from prmkit.generate.config import GenerateConfig
-from prmkit.generate.distributed import Resident, make_executor
+from prmkit.generate.distributed import Resident, make_executor, progress_bar
 from prmkit.generate.filtering import FilterReport, filter_pools
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.generate.sources import load_problems
@@ -88,7 +88,27 @@ def run_generation(
         domain(config.domain)  # an unknown one is refused before any file is touched
     raw = Path(raw) if raw else raw_path(output)
     with claim_outputs({"--output": output, "--raw": raw, "raw settings": settings_path(raw)}, {"--data": config.data}):
-        return _run_generation(config, output, raw, progress, log)
+        cfg = config.sampling()
+        problems = load_problems(config.data, config.limit, config.domain)
+        check_lengths([Pool(p, []) for p in problems], context_length(config.model), "the model",
+                      flag=None)  # before it loads
+        _check_resume(config, raw)
+        log(f"{len(problems)} problems from {config.data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "
+            f"max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
+        sampler = Resident(config.make_backend)  # loaded where the batches run: here on first use, or per Ray actor
+        wall = time.perf_counter()
+        with progress_bar(progress, len(problems), "problem", "generate") as tick:
+            stats = generate_pools(problems, sampler, cfg, raw, max(1, config.batch_size // cfg.n),
+                                   f"{config.backend}:{config.model}", progress=tick, executor=make_executor(config))
+        report = GenerationReport(stats, raw, Path(output), wall_seconds=time.perf_counter() - wall)
+        wanted = {p.id for p in problems}
+        pools = [p for p in read_records(raw, Pool.from_dict) if p.problem.id in wanted]
+        report.traces_correct, report.problems_solved = solve_rate(pools)
+        if config.filter:
+            pools, report.filter_report = filter_pools(pools, config.max_traces, cfg.seed)
+        report.pools_written = write_records(output, pools)
+        report.pools = pools
+        return report
 
 
 def settings_path(raw: str | Path) -> Path:
@@ -114,37 +134,3 @@ def _check_resume(config: GenerateConfig, raw: Path) -> None:
         return
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-
-
-def _run_generation(config: GenerateConfig, output: str | Path, raw: Path, progress: bool,
-                    log: Callable[[str], None]) -> GenerationReport:
-    cfg = config.sampling()
-    problems = load_problems(config.data, config.limit, config.domain)
-    check_lengths([Pool(p, []) for p in problems], context_length(config.model), "the model",
-                  flag=None)  # before it loads
-    _check_resume(config, raw)
-    log(f"{len(problems)} problems from {config.data}; K={cfg.n}, T={cfg.temperature}, top-p={cfg.top_p}, "
-        f"max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
-    sampler = Resident(config.make_backend)  # loaded where the batches run: here on first use, or per Ray actor
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(problems), unit="problem", desc="generate")
-    wall = time.perf_counter()
-    try:
-        per_batch = max(1, config.batch_size // cfg.n)
-        stats = generate_pools(problems, sampler, cfg, raw, per_batch, f"{config.backend}:{config.model}",
-                               progress=bar.update if bar else None, executor=make_executor(config))
-    finally:
-        if bar:
-            bar.close()
-    report = GenerationReport(stats, raw, Path(output), wall_seconds=time.perf_counter() - wall)
-    wanted = {p.id for p in problems}
-    pools = [p for p in read_records(raw, Pool.from_dict) if p.problem.id in wanted]
-    report.traces_correct, report.problems_solved = solve_rate(pools)
-    if config.filter:
-        pools, report.filter_report = filter_pools(pools, config.max_traces, cfg.seed)
-    report.pools_written = write_records(output, pools)
-    report.pools = pools
-    return report

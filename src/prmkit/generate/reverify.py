@@ -67,21 +67,19 @@ def _reverify(path: str | Path, output: str | Path | None, show: int, reextract:
     # filtered file keeps the answers of traces it no longer holds.
     kept = [_stored_answers(p) for p in pools]
     stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
-    verdicts = iter(verify_answers(pairs + stored))
-    changed, traces_of = [], []
-    for pool in pools:
+    verdicts = verify_answers(pairs + stored)
+    of_traces, of_stored = iter(verdicts[: len(pairs)]), iter(verdicts[len(pairs) :])
+    changed, out = [], []
+    for pool, answers in zip(pools, kept, strict=True):
         traces = []
         for t in pool.traces:
-            v = next(verdicts)
+            v = next(of_traces)
             if v.ok != t.correct:
                 changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason}; answer {t.answer!r})")
             traces.append(replace(t, correct=v.ok))
-        traces_of.append(traces)
-    out = []
-    for pool, traces, answers in zip(pools, traces_of, kept, strict=True):
         correct, wrong = distinct_answers(traces)
         for a in answers:
-            (correct if next(verdicts).ok else wrong).append(a)
+            (correct if next(of_stored).ok else wrong).append(a)
         meta = {**pool.problem.meta, "correct_answers": list(dict.fromkeys(correct)),
                 "incorrect_answers": list(dict.fromkeys(wrong))}
         out.append(Pool(replace(pool.problem, meta=meta), traces))

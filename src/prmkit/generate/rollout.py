@@ -95,7 +95,10 @@ def prefix_requests(pools: Sequence[Pool], positions: Sequence[int] = ()) -> lis
 
 def check_requests(requests: Sequence[PrefixRequest], backend: PromptBackend,
                    template: str | None = None) -> list[tuple[str, int]]:
-    """(rendered text, its token count or -1) of every request; bad input raises, naming the prefix."""
+    """(rendered text, its token count or -1) of every request; bad input raises, naming the prefix (and a backend
+    that cannot roll out)."""
+    if not hasattr(backend, "generate_rendered"):
+        raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
     context = backend.context_length()
     errors, seen, out = [], set(), []
     for r in requests:
@@ -180,8 +183,6 @@ def rollout_prefixes(
     """
     resident = backend if isinstance(backend, Resident) else Resident(lambda: backend, backend)
     backend = resident.get()
-    if not hasattr(backend, "generate_rendered"):
-        raise ValueError(f"backend '{backend.name}' cannot roll out prefixes (no generate_rendered)")
     rendered = dict(zip((r.prefix_id for r in requests), check_requests(requests, backend, cfg.template), strict=True))
     stats = RolloutStats()
     writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None

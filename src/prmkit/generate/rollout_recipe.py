@@ -17,7 +17,7 @@ from prmkit.data.jsonl import read_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.generate.config import RolloutConfig
-from prmkit.generate.distributed import Resident, make_executor
+from prmkit.generate.distributed import Resident, make_executor, progress_bar
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
 from prmkit.models.loading import context_length
@@ -80,31 +80,19 @@ def run_rollout(
         raise ValueError("no input: set --input (a pool file or demo)")
     # held for the whole run: the append and the totals read back
     with claim_outputs({"--output": output}, {"--input": config.input}):
-        return _run_rollout(config, output, progress, log)
-
-
-def _run_rollout(config: RolloutConfig, output: str | Path, progress: bool,
-                 log: Callable[[str], None]) -> RolloutReport:
-    pools = list(itertools.islice(read_pools(config.input), config.limit))
-    pools, _ = check_lengths(pools, context_length(config.model), "the rollout model", flag=None)  # before it loads
-    requests = prefix_requests(pools, config.positions)
-    cfg = config.sampling()
-    log(f"{len(requests)} prefixes of {len(pools)} pools from {config.input}; K={cfg.n}, T={cfg.temperature}, "
-        f"top-p={cfg.top_p}, max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, model={config.model}")
-    backend = Resident(config.make_backend)  # here (to check the prefixes) and once per Ray actor
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(requests), unit="prefix", desc="rollout")
-    wall = time.perf_counter()
-    try:
-        stats = rollout_prefixes(requests, backend, cfg, output, max(1, config.batch_size // cfg.n),
-                                 progress=bar.update if bar else None, executor=make_executor(config))
-    finally:
-        if bar:
-            bar.close()
-    report = RolloutReport(stats, Path(output), wall_seconds=time.perf_counter() - wall)
-    wanted = {r.prefix_id for r in requests}
-    _totals(report, [r for r in read_records(output, Rollout.from_dict) if r.prefix_id in wanted])
-    return report
+        pools = list(itertools.islice(read_pools(config.input), config.limit))
+        pools, _ = check_lengths(pools, context_length(config.model), "the rollout model", flag=None)  # before loading
+        requests = prefix_requests(pools, config.positions)
+        cfg = config.sampling()
+        log(f"{len(requests)} prefixes of {len(pools)} pools from {config.input}; K={cfg.n}, T={cfg.temperature}, "
+            f"top-p={cfg.top_p}, max_new_tokens={cfg.max_new_tokens}, backend={config.backend}, "
+            f"model={config.model}")
+        backend = Resident(config.make_backend)  # here (to check the prefixes) and once per Ray actor
+        wall = time.perf_counter()
+        with progress_bar(progress, len(requests), "prefix", "rollout") as tick:
+            stats = rollout_prefixes(requests, backend, cfg, output, max(1, config.batch_size // cfg.n),
+                                     progress=tick, executor=make_executor(config))
+        report = RolloutReport(stats, Path(output), wall_seconds=time.perf_counter() - wall)
+        wanted = {r.prefix_id for r in requests}
+        _totals(report, [r for r in read_records(output, Rollout.from_dict) if r.prefix_id in wanted])
+        return report

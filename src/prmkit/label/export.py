@@ -73,15 +73,6 @@ class ExportConfig:
                                                                       "without a trace is an error"})
 
 
-def _pools(pools: str | os.PathLike[str] | Iterable[Pool], allow_duplicates: bool = False) -> Iterable[Pool]:
-    return read_pools(pools, allow_duplicates=allow_duplicates) if isinstance(pools, str | os.PathLike) else pools
-
-
-def _labels(labels: str | os.PathLike[str] | Iterable[StepLabels],
-            allow_duplicates: bool = False) -> Iterable[StepLabels]:
-    return read_labels(labels, allow_duplicates) if isinstance(labels, str | os.PathLike) else labels
-
-
 def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
                 format: str = "trl", report: JoinReport | None = None, require_all: bool = False,
                 allow_duplicates: bool = False) -> Iterator[dict[str, Any]]:
@@ -89,8 +80,9 @@ def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os
     if format not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format '{format}'; choose from {', '.join(EXPORT_FORMATS)}")
     values, keep_scores, _ = EXPORT_FORMATS[format]
-    return to_trl(_pools(pools, allow_duplicates), _labels(labels, allow_duplicates), values, keep_scores, report,
-                  require_all)
+    pools = read_pools(pools, allow_duplicates=allow_duplicates) if isinstance(pools, str | os.PathLike) else pools
+    labels = read_labels(labels, allow_duplicates) if isinstance(labels, str | os.PathLike) else labels
+    return to_trl(pools, labels, values, keep_scores, report, require_all)
 
 
 def to_dataset(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
@@ -110,19 +102,17 @@ def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
     the records written. `report` counts what the join left out."""
     if not (cfg.pools and cfg.labels and cfg.output):
         raise ValueError("export needs pools, labels and output")
+    report = report if report is not None else JoinReport()
     with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels}):
-        return _export(cfg, report if report is not None else JoinReport())
+        rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels,
+                                cfg.allow_duplicates))
+        if not rows:
+            raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "
+                             f"{cfg.output}; are {cfg.labels} the labels of {cfg.pools}?")
+        if EXPORT_FORMATS[cfg.format][2] == "jsonl":
+            return write_records(cfg.output, rows)
+        from datasets import Dataset
 
-
-def _export(cfg: ExportConfig, report: JoinReport) -> int:
-    rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels, cfg.allow_duplicates))
-    if not rows:
-        raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "
-                         f"{cfg.output}; are {cfg.labels} the labels of {cfg.pools}?")
-    if EXPORT_FORMATS[cfg.format][2] == "jsonl":
-        return write_records(cfg.output, rows)
-    from datasets import Dataset
-
-    with atomic_path(cfg.output) as tmp:
-        Dataset.from_list(rows).to_parquet(str(tmp))
-    return len(rows)
+        with atomic_path(cfg.output) as tmp:
+            Dataset.from_list(rows).to_parquet(str(tmp))
+        return len(rows)

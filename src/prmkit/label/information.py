@@ -22,6 +22,7 @@ from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
 from prmkit.label.complexity import information_tokens
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import mcnig
+from prmkit.models.loading import context_length, resolve_model
 from prmkit.models.stepwise import encode_text
 
 if TYPE_CHECKING:  # the scorer imports torch: only a labeler that runs loads it
@@ -63,17 +64,6 @@ def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> Inform
                                load_template("answer_cue", config.cue_template), config.sep)
     scorer.max_tokens, scorer.forward_tokens = config.max_batch_tokens, config.forward_tokens
     return scorer
-
-
-def _tokenizer_and_context(name: str) -> tuple[Any, int]:
-    """The tokenizer of model `name` and its context length, without loading the weights."""
-    from transformers import AutoConfig, AutoTokenizer
-
-    from prmkit.models.loading import resolve_model
-
-    path = resolve_model(name)
-    context = getattr(AutoConfig.from_pretrained(path), "max_position_embeddings", None)
-    return AutoTokenizer.from_pretrained(path), int(context or 2048)
 
 
 def paper_tokens(scorer: InformationScorer, question: str, steps: list[str], answers: list[str]) -> int:
@@ -130,9 +120,11 @@ class InformationLabeler:
         if unknown := [m for m in methods if m not in METHODS]:
             raise ValueError(f"the information labeler has no method {unknown}; it has {sorted(METHODS)}")
         self.config, self.methods = config, tuple(methods)
-        if scorer is None:
-            tokenizer, self.context = _tokenizer_and_context(config.model)
-            scorer = make_scorer(None, tokenizer, config)
+        if scorer is None:  # the tokenizer and the context length, without the weights
+            from transformers import AutoTokenizer
+
+            scorer = make_scorer(None, AutoTokenizer.from_pretrained(resolve_model(config.model)), config)
+            self.context = context_length(config.model) or 2048
         else:
             self.context = int(getattr(scorer.model.config, "max_position_embeddings", None) or 2048)
         self.scorer = scorer

@@ -20,6 +20,7 @@ Example: 1 step, answers ["4", "5"] -> `I == [[I_0("4"), I_0("5")], [I_1("4"), I
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import torch
@@ -181,18 +182,8 @@ class InformationScorer:
         bi = torch.tensor([f[0] for f in flat], device=device)
         pi = torch.tensor([f[1] for f in flat], device=device)
         ti = torch.tensor([f[2] for f in flat], device=device)
-        logp = self._token_logprobs(hidden[bi, pi], ti).tolist()
-        out, k = [], 0
-        for s in segs:
-            table = []
-            for row in s.reads:
-                vals = []
-                for y in row:
-                    vals.append(float(sum(logp[k : k + len(y)])))
-                    k += len(y)
-                table.append(vals)
-            out.append(table)
-        return out
+        logp = iter(self._token_logprobs(hidden[bi, pi], ti).tolist())  # in `flat`'s order
+        return [[[float(sum(islice(logp, len(y)))) for y in row] for row in s.reads] for s in segs]
 
     def run_batched(self, segs: list[Segments]) -> list[list[list[float]]]:
         """`run` over batches of at most `max_tokens` padded tokens (one row at least), the sequences first packed

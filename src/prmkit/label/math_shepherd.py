@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence, Set
 from typing import TYPE_CHECKING
 
-from prmkit.data.records import Pool, StepLabels
-from prmkit.label.base import LabelCost, Labeled
+from prmkit.data.records import Pool
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.rollout_batches import PoolRollouts
 from prmkit.label.rollout_labeling import RolloutLabeler
@@ -54,18 +53,12 @@ class MathShepherdLabeler(RolloutLabeler):
     def plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan:
         traces = self.pending(pool, todo)
         rolled = yield [(t, n) for t in traces for n in range(1, len(t.steps))]
-        cost, records = LabelCost(), {m: [] for m in todo}
+        rows = []
         for t in traces:
             mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
             verdicts = [[c.correct for c in r.continuations] for r in mine] + ([[bool(t.correct)]] if t.steps else [])
             estimates = mc_estimates(verdicts)
             ledger = rolls.ledger(t, mine)
-            paper = shepherd_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
-            cost.tokens_read += ledger["tokens_read"]
-            cost.tokens_generated += ledger["tokens_generated"]
-            for m in todo:
-                if t.id in todo[m]:
-                    records[m].append(StepLabels(t.id, m, estimates[ESTIMATES[m]], [], None, self.params(m),
-                                                 t.correct, pool.problem.id, ledger | {"paper_tokens": paper}))
-                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(paper)
-        return Labeled(records, cost)
+            ledger["paper_tokens"] = shepherd_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
+            rows.append((t, {m: estimates[ESTIMATES[m]] for m in todo}, ledger))
+        return self.labeled(pool, todo, rows)

@@ -20,8 +20,7 @@ from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from prmkit.data.records import Pool, StepLabels
-from prmkit.label.base import LabelCost, Labeled
+from prmkit.data.records import Pool
 from prmkit.label.complexity import omegaprm_tokens
 from prmkit.label.rollout_batches import PoolRollouts
 from prmkit.label.rollout_labeling import RolloutLabeler
@@ -113,17 +112,11 @@ class OmegaPRMLabeler(RolloutLabeler):
             for t, n in asked:
                 searches[t.id].answer(n, rolled[(t.id, n)].solved > 0)
                 done[t.id].append(rolled[(t.id, n)])
-        cost, records = LabelCost(), {m: [] for m in todo}
+        rows = []
         for t in traces:
             ledger = rolls.ledger(t, done[t.id]) | {"first_error": searches[t.id].first_error,
-                                                                "queried": searches[t.id].queried}
+                                                    "queried": searches[t.id].queried}
             ledger["paper_tokens"] = omegaprm_tokens(len(t.steps), ledger["step_tokens"], self.config.k)
-            cost.tokens_read += ledger["tokens_read"]
-            cost.tokens_generated += ledger["tokens_generated"]
-            for m in todo:
-                if t.id in todo[m]:
-                    labels = first_error_labels(len(t.steps), searches[t.id].first_error)
-                    records[m].append(StepLabels(t.id, m, labels, [], None, self.params(m), t.correct,
-                                                 pool.problem.id, ledger))
-                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
-        return Labeled(records, cost)
+            labels = first_error_labels(len(t.steps), searches[t.id].first_error)
+            rows.append((t, dict.fromkeys(todo, labels), ledger))
+        return self.labeled(pool, todo, rows)

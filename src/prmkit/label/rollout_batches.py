@@ -17,11 +17,11 @@ s of the paper's formulas.
 A rollout labeler labels one pool by a plan: a generator that yields the (trace, n) prefixes it needs in a round
 (Math-Shepherd: one round, every proper prefix; OmegaPRM: one round per step of its binary searches; PUM: one round
 per student, the baseline and every proper prefix), is sent their rollouts, and returns the pool's `Labeled` (PUM:
-one student's part of it, `prmkit.label.pum.labeler`). Labeled pool by pool, a generation batch holds one
-problem's prefixes (a dozen rows on a bench problem), which leaves a GPU mostly idle. `label_stream` runs the plans
-of many pools at once: the pending prefixes of the pools in flight, oldest pool first, fill each
-`generate_rendered` call up to `batch_size` rows (`PrefixRoller.prefixes_per_batch` prefixes of K rows), and a
-pool is yielded, in input order, as soon as its plan returns and every pool before it has been yielded.
+one student's part of it, `prmkit.label.pum.labeler`). Labeled pool by pool (`label` is `label_stream` of one
+pool), a generation batch holds one problem's prefixes (a dozen rows on a bench problem), which leaves a GPU mostly
+idle. `label_stream` runs the plans of many pools at once: the pending prefixes of the pools in flight, oldest pool
+first, fill each `generate_rendered` call up to `batch_size` rows (`PrefixRoller.prefixes_per_batch` prefixes of K
+rows), and a pool is yielded, in input order, as soon as its plan returns and every pool before it has been yielded.
 
 Nothing a record holds depends on the batching: a prefix's continuations are seeded from (seed, prefix id) alone
 (`prmkit.generate.rollout.prefix_seed`, one random stream per row), its id and its ledger are its pool's
@@ -43,10 +43,10 @@ from prmkit.domains import STOP
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.prompts import build_prompt
-from prmkit.generate.rollout import PrefixRequest, check_requests, partial_answer, rollout_prefixes, sample_checked
+from prmkit.generate.rollout import PrefixRequest, check_requests, partial_answer, sample_checked
 from prmkit.generate.rollout_records import Rollout
 
-__all__ = ["Plan", "PoolRollouts", "PrefixRoller", "label_stream", "run_plan"]
+__all__ = ["Plan", "PoolRollouts", "PrefixRoller", "label_stream"]
 
 
 class PrefixRoller:
@@ -96,7 +96,7 @@ class PrefixRoller:
 
 
 class PoolRollouts:
-    """The rollouts of one labeling call on one pool: `roll` asks for (trace, n) prefixes, in one or several rounds
+    """The rollouts of one labeling call on one pool: `ask` for (trace, n) prefixes, in one or several rounds
     (OmegaPRM's binary searches); a prefix already rolled out in this call, or asked for twice, is sampled once.
     `ledger` then splits each rollout's tokens among the traces that asked for it."""
 
@@ -112,15 +112,6 @@ class PoolRollouts:
 
     def request_id(self, trace: Trace, n: int) -> str:
         return self.owner.get(tuple(trace.steps[:n]), f"{trace.id}@{n}")
-
-    def roll(self, prefixes: Sequence[tuple[Trace, int]]) -> dict[tuple[str, int], Rollout]:
-        """{(trace id, n): its rollout} for each (trace, n) asked for; the new prefixes sampled in shared batches."""
-        ids, new = self.ask(prefixes)
-        if new:
-            stats = rollout_prefixes(new, self.roller.backend, self.roller.sampling,
-                                     prefixes_per_batch=self.roller.prefixes_per_batch)
-            self.done |= {r.prefix_id: r for r in stats.records}
-        return self.answers(ids)
 
     def ask(self, prefixes: Sequence[tuple[Trace, int]]) -> tuple[dict[tuple[str, int], str], list[PrefixRequest]]:
         """The request id of each (trace, n) asked for, and the requests not rolled out yet (each once); the
@@ -166,16 +157,6 @@ R = TypeVar("R")  # what a plan returns: a pool's `Labeled`, or a part of it (on
 # a pool's labeling: yields the prefixes of a round, is sent {(trace id, n): rollout}, returns the pool's records
 Plan = Generator[list[tuple[Trace, int]], dict[tuple[str, int], Rollout], R]
 PlanOf = Callable[[Pool, Mapping[str, Set[str]], PoolRollouts], Plan[R]]
-
-
-def run_plan(plan: Plan[R], rolls: PoolRollouts) -> R:
-    """One pool's plan, its rounds rolled out in batches of that pool's prefixes only."""
-    try:
-        asked = next(plan)
-        while True:
-            asked = plan.send(rolls.roll(asked))
-    except StopIteration as stop:
-        return stop.value
 
 
 class _Job:

@@ -10,15 +10,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from prmkit.data.records import Pool, Trace
+from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.templates import check_template
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
-from prmkit.label.base import Labeled, LabelerModelConfig
-from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream, run_plan
+from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
+from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
 from prmkit.models.loading import resolve_model
 
-__all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "rollout_skip_reason"]
+__all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "RolloutMethods", "rollout_skip_reason"]
 
 # settings that change no score (kept out of the records' params, so a re-run may change them)
 _NOT_PARAMS = ("batch_size", "base_url")
@@ -32,21 +32,13 @@ def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
 
 @dataclass
 class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
-    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults (the generation defaults, MCNIG sec 4.2),
-    with K the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison (appendix A) and Math-Shepherd
-    (Wang et al. 2024, N = 8 completions); `model` is every labeler's (`LabelerModelConfig`). `rollouts`, K's old
-    name, is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:` key); the records' `params` still name K
-    `rollouts`, so files labeled before resume."""
+    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults and with its help (the generation
+    defaults, MCNIG sec 4.2), with K the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison
+    (appendix A) and Math-Shepherd (Wang et al. 2024, N = 8 completions); `model` is every labeler's
+    (`LabelerModelConfig`). `rollouts`, K's old name, is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:`
+    key); the records' `params` still name K `rollouts`, so files labeled before resume."""
 
     k: int = _sampler_field("k", "completions M per prefix", aliases=("rollouts",))
-    temperature: float = _sampler_field("temperature", "sampling temperature")
-    top_p: float = _sampler_field("top_p", "nucleus sampling mass")
-    max_new_tokens: int = _sampler_field("max_new_tokens", "tokens per rollout at most")
-    seed: int = _sampler_field("seed", "base seed of the rollouts")
-    backend: str = _sampler_field("backend", "generation backend")
-    chat: bool = _sampler_field("chat", "prompts in the chat template")
-    batch_size: int = _sampler_field("batch_size", "sequences per generation batch")
-    base_url: str = _sampler_field("base_url", "OpenAI-compatible server (openai backend)")
     dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 on a "
                                                 "CPU, bfloat16 on a GPU when unset; on a CPU bfloat16 samples ~1.7x "
                                                 "faster with bf16 matrix units, other samples)")
@@ -65,32 +57,21 @@ def rollout_skip_reason(pool: Pool) -> str | None:
     return None
 
 
-class RolloutLabeler:
-    """What the rollout labelers share: their settings, a `PrefixRoller`, the methods they serve, and the
-    recipe's questions (params, traces too long, skips). A subclass sets `NAME` and `METHODS` and writes `plan`:
-    one pool's labeling, as rounds of prefixes (`prmkit.label.rollout_batches`); `label` runs it on one pool,
-    `label_stream` on many, their prefixes in shared batches, with the same records."""
+class RolloutMethods:
+    """What every rollout labeler (Math-Shepherd, OmegaPRM, PUM) answers alike: the methods it serves, the params
+    of its records, the pools it skips and the traces a call still owes."""
 
     config_class: ClassVar[type] = RolloutLabelConfig
     NAME: ClassVar[str] = ""
     METHODS: ClassVar[tuple[str, ...]] = ()
 
-    @classmethod
-    def check(cls, config: RolloutLabelConfig) -> None:
-        """The rollouts sample `config.model`: it exists, and a warm start is given the template it learnt."""
-        check_template(resolve_model(config.model), config.template)
-
-    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
+    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str]):
         if unknown := [m for m in methods if m not in self.METHODS]:
             raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
         self.config, self.methods = config, tuple(methods)
-        self.roller = PrefixRoller(config, backend)
 
     def params(self, method: str) -> dict[str, Any]:
         return self.config.params(method)
-
-    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
-        return self.roller.unreadable(pool, ids)
 
     def skip_reason(self, pool: Pool, method: str) -> str | None:
         return rollout_skip_reason(pool)
@@ -101,12 +82,45 @@ class RolloutLabeler:
             raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
         return [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
 
+    def labeled(self, pool: Pool, todo: Mapping[str, Set[str]],
+                rows: Iterable[tuple[Trace, Mapping[str, list[float]], dict[str, Any]]]) -> Labeled:
+        """The records of the traces `todo` asks for, from (trace, its scores by method, its ledger with
+        `paper_tokens`), and the call's cost: the ledgers' tokens summed, the paper's rounded record by record."""
+        cost, records = LabelCost(), {m: [] for m in todo}
+        for t, scores, ledger in rows:
+            cost.tokens_read += ledger["tokens_read"]
+            cost.tokens_generated += ledger["tokens_generated"]
+            for m in todo:
+                if t.id in todo[m]:
+                    records[m].append(StepLabels(t.id, m, scores[m], [], None, self.params(m), t.correct,
+                                                 pool.problem.id, ledger))
+                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
+        return Labeled(records, cost)
+
+
+class RolloutLabeler(RolloutMethods):
+    """The rollout labelers of one model: a `PrefixRoller` and the recipe's questions (params, traces too long,
+    skips). A subclass sets `NAME` and `METHODS` and writes `plan`: one pool's labeling, as rounds of prefixes
+    (`prmkit.label.rollout_batches`); `label` runs it on one pool, `label_stream` on many, their prefixes in shared
+    batches, with the same records."""
+
+    @classmethod
+    def check(cls, config: RolloutLabelConfig) -> None:
+        """The rollouts sample `config.model`: it exists, and a warm start is given the template it learnt."""
+        check_template(resolve_model(config.model), config.template)
+
+    def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
+        super().__init__(config, methods)
+        self.roller = PrefixRoller(config, backend)
+
+    def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
+        return self.roller.unreadable(pool, ids)
+
     def plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan:
         raise NotImplementedError
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        rolls = self.roller.for_pool(pool)
-        return run_plan(self.plan(pool, todo, rolls), rolls)
+        return next(self.label_stream([(pool, todo)]))
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """`label` of each (pool, todo), in order, the prefixes of many pools in each generation batch."""

@@ -140,19 +140,14 @@ def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
     claimed = {"--choose-on": cfg.choose_on, f"sweep plot of {cfg.choose_on}": str(sweep_path(cfg.choose_on))}
     claimed |= {f"--apply-to {path}": path for path in cfg.apply_to}
     with claim_outputs(claimed):
-        return _threshold_files(cfg)
-
-
-def _threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
-    for path in [cfg.choose_on, *cfg.apply_to]:
-        read_labels(path)  # every record checked (and the file not empty) before anything is written
-    mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
-                  for path in cfg.apply_to}  # before anything is written
-    chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)
-    out: list[dict[str, Any]] = [{"choose_on": cfg.choose_on} | chosen]
-    for path in cfg.apply_to:
-        mismatch = mismatches[path]
-        held = apply_threshold(path, chosen["applied"]["tau"], exclude_final=not cfg.include_final, plot=False)
-        held["warnings"] = ([mismatch] if mismatch else []) + held["warnings"]
-        out.append({"apply_to": path} | held)
-    return out
+        for path in [cfg.choose_on, *cfg.apply_to]:
+            read_labels(path)  # every record checked (and the file not empty) before anything is written
+        mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
+                      for path in cfg.apply_to}  # before anything is written
+        chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)
+        out: list[dict[str, Any]] = [{"choose_on": cfg.choose_on} | chosen]
+        for path in cfg.apply_to:
+            held = apply_threshold(path, chosen["applied"]["tau"], exclude_final=not cfg.include_final, plot=False)
+            held["warnings"] = ([mismatches[path]] if mismatches[path] else []) + held["warnings"]
+            out.append({"apply_to": path} | held)
+        return out

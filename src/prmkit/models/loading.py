@@ -28,7 +28,7 @@ from prmkit.data.outputs import follow_umask
 from prmkit.models.weight_files import check_weight_files
 
 __all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_length", "convert_once", "load_model",
-           "load_trainable", "resolve_model"]
+           "load_pretrained", "load_trainable", "resolve_model"]
 
 DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
@@ -147,16 +147,12 @@ def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_al
     """(model in float32, tokenizer with a pad token, peft `LoraConfig` on all linear layers or None when `lora_r`
     is 0) of a causal LM to fine-tune (`prmkit sft`, `prmkit rl`); `threads` > 0 sets torch's CPU threads."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if threads:
         torch.set_num_threads(threads)
-    path = resolve_model(name_or_path)
-    check_weight_files(path)
-    tokenizer = AutoTokenizer.from_pretrained(path)
+    model, tokenizer = load_pretrained(name_or_path)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     lora = None
     if lora_r:
         from peft import LoraConfig
@@ -165,18 +161,24 @@ def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_al
     return model, tokenizer, lora
 
 
-@lru_cache(maxsize=4)
-def load_model(name_or_path: str, dtype: str = "float32"):
-    """Load (model, tokenizer) in eval mode on `inference_device()`, once per process for each (name, dtype)."""
+def load_pretrained(name_or_path: str | os.PathLike[str], dtype: str = "float32") -> tuple[Any, Any]:
+    """(causal LM in `dtype`, tokenizer) of a model name or directory, loaded afresh (not `load_model`'s shared
+    copy) once its weight files are checked."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from prmkit.models.device import inference_device, to_device, warn_slow_dtype
-
-    warn_slow_dtype(dtype, inference_device())
     path = resolve_model(name_or_path)
     check_weight_files(path)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+    return AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)), tokenizer
+
+
+@lru_cache(maxsize=4)
+def load_model(name_or_path: str, dtype: str = "float32"):
+    """Load (model, tokenizer) in eval mode on `inference_device()`, once per process for each (name, dtype)."""
+    from prmkit.models.device import inference_device, to_device, warn_slow_dtype
+
+    warn_slow_dtype(dtype, inference_device())
+    model, tokenizer = load_pretrained(name_or_path, dtype)
     model.eval()
     return to_device(model), tokenizer  # the GPU when there is one (`prmkit.models.device`)

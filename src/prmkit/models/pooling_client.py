@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from prmkit.models.scorer import one_question
-from prmkit.models.step_inputs import CHAT, StepLayout, check_options, layout_for, separator_ids, tokenizer_encoder
+from prmkit.models.step_inputs import CHAT, StepLayout, check_options, options_layout, tokenizer_encoder
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
 
@@ -124,11 +124,7 @@ def load(url: str, **options: Any) -> PoolingScorer:
         except (OSError, ValueError):
             fields = {}
         scorer._encode = tokenizer_encoder(tokenizer)
-        chat = CHAT if getattr(tokenizer, "chat_template", None) else "{question}\n"
-        sep_id = options.get("sep_id", None if "sep" in options else fields.get("sep_token_id"))
-        sep = separator_ids(tokenizer, options.get("sep"), sep_id)
-        scorer.layout = layout_for(tokenizer, options.get("prompt") or fields.get("prompt") or chat, sep,
-                                   options.get("system"))
+        scorer.layout = options_layout(tokenizer, options, fields)
     else:
         scorer._encode = _server_encoder(scorer)
         sep = [int(options["sep_id"])] if options.get("sep_id") is not None else \

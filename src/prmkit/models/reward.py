@@ -29,7 +29,7 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
-from prmkit.models.scorer import one_question
+from prmkit.models.step_inputs import LocalStepScorer, pad_batch
 from prmkit.models.stepwise import encode_steps
 from prmkit.models.weight_files import check_weight_files
 
@@ -114,9 +114,10 @@ def _add_rows(model: Any, size: int) -> None:
             w[old:] = w[:old].mean(0) + w[:old].std(0) * torch.randn(size - old, w.shape[1], dtype=w.dtype)
 
 
-class RewardModel:
+class RewardModel(LocalStepScorer):
     """(model, tokenizer, config) with the delimiter/class token ids resolved and checked, and the head of
-    `config.kind`. `max_tokens`/`max_batch` bound the padded batches of `score_steps`."""
+    `config.kind`. `max_tokens`/`max_batch` bound the padded batches of `score_steps` (`LocalStepScorer`'s, with
+    `encode` and `values` of its own)."""
 
     max_tokens: int = 4096
     max_batch: int = 64
@@ -140,14 +141,9 @@ class RewardModel:
     @classmethod
     def from_base(cls, name_or_path: str, config: RewardModelConfig, dtype: str = "float32") -> RewardModel:
         """Load a base LM (fresh, not the shared cache) and add the reserved tokens it lacks."""
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from prmkit.models.loading import load_pretrained
 
-        from prmkit.models.loading import resolve_model
-
-        path = resolve_model(name_or_path)
-        check_weight_files(path)
-        tokenizer = AutoTokenizer.from_pretrained(path)
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+        model, tokenizer = load_pretrained(name_or_path, dtype)
         wanted = [config.sep_token, *config.class_tokens]
         vocab = tokenizer.get_vocab()
         missing = [t for t in wanted if t not in vocab]
@@ -267,16 +263,8 @@ class RewardModel:
 
     def collate(self, encoded: list[tuple[list[int], list[int]]]) -> dict[str, torch.Tensor]:
         """Right-pad; `positions` is (P, 2) of (row, token) for every target, in input order."""
-        width = max(len(ids) for ids, _ in encoded)
-        pad = self.tokenizer.pad_token_id or 0
-        input_ids = torch.full((len(encoded), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(encoded), width), dtype=torch.long)
-        rows = []
-        for b, (ids, pos) in enumerate(encoded):
-            input_ids[b, : len(ids)] = torch.tensor(ids)
-            mask[b, : len(ids)] = 1
-            rows += [(b, p) for p in pos]
-        return {"input_ids": input_ids, "attention_mask": mask, "positions": torch.tensor(rows).view(-1, 2)}
+        input_ids, mask, positions = pad_batch(encoded, self.tokenizer.pad_token_id or 0)
+        return {"input_ids": input_ids, "attention_mask": mask, "positions": positions}
 
     # --- forward -----------------------------------------------------------------------------------------
     def hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -289,40 +277,16 @@ class RewardModel:
         h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
         return self.target_head(h, self.model.get_output_embeddings())  # (P, C)
 
-    def class_logits(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Head outputs (P, C) of a collated batch."""
-        return self.head(self.hidden(batch["input_ids"], batch["attention_mask"]), batch["positions"])
-
     def step_probs(self, items: list[tuple[str, list[str]]]) -> list[list[float]]:
         """p(positive class) at each target of each (question, steps), from one batched forward pass."""
         return self._scores([self.encode(q, steps) for q, steps in items])
 
-    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
-        return one_question(self, question, step_lists)
-
-    def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
-        """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
-        across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
-        encoded = [self.encode(q, steps) for q, steps in items]
-        for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
-            scores = self._scores([encoded[i] for i in batch])
-            self.scored_tokens += sum(len(encoded[i][0]) for i in batch)
-            yield from zip(batch, scores, strict=True)
-
-    @torch.inference_mode()
-    def _scores(self, encoded: list[tuple[list[int], list[int]]]) -> list[list[float]]:
+    def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor,
+               cols: torch.Tensor) -> list[float]:
+        """`LocalStepScorer`: the head's score at each target (row, token): p(positive class), a `bt` head's U."""
         self.train(False)
-        if not any(pos for _, pos in encoded):
-            return [[] for _ in encoded]
-        device = self.model.device
-        batch = {k: v.to(device) for k, v in self.collate(encoded).items()}
-        probs = self.target_head.scores(self.class_logits(batch))
-        out, k = [], 0
-        for _, pos in encoded:
-            out.append(probs[k : k + len(pos)])
-            k += len(pos)
-        return out
+        positions = torch.stack([rows, cols], 1)  # (P, 2)
+        return self.target_head.scores(self.head(self.hidden(input_ids, attention_mask), positions))
 
 
 PRM = RewardModel  # the class's former name, kept as an alias

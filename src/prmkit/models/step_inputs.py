@@ -16,13 +16,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from prmkit.models.scorer import one_question
 from prmkit.models.stepwise import encode_text
 
-__all__ = ["CHAT", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for", "read_json_beside",
-           "separator_ids", "tokenizer_encoder"]
+__all__ = ["CHAT", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for", "options_layout",
+           "pad_batch", "read_json_beside", "separator_ids", "tokenizer_encoder"]
 
 CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
 _SLOT = "\x00question\x00"
@@ -74,6 +75,16 @@ def layout_for(tokenizer: Any, prompt: str, sep_ids: list[int], system: str | No
     return StepLayout(prompt, tuple(sep_ids))
 
 
+def options_layout(tokenizer: Any, options: dict[str, Any], export: dict[str, Any]) -> StepLayout:
+    """The layout a scorer's `options` give (`sep` / `sep_id`, `prompt`, `system`), else a `prmkit export-hf`
+    export's (`export`: config.json's `prmkit`), else the chat template when the tokenizer has one, else
+    `{question}\\n`."""
+    sep_id = options.get("sep_id", None if "sep" in options else export.get("sep_token_id"))
+    sep = separator_ids(tokenizer, options.get("sep"), sep_id)
+    chat = CHAT if getattr(tokenizer, "chat_template", None) else "{question}\n"
+    return layout_for(tokenizer, options.get("prompt") or export.get("prompt") or chat, sep, options.get("system"))
+
+
 def separator_ids(tokenizer: Any, token: str | None, token_id: int | None, what: str = "sep") -> list[int]:
     """The ids appended after each step: [`token_id`] when given, else the ids of `token` (one id for a special
     token such as `<extra_0>`)."""
@@ -112,34 +123,40 @@ class LocalStepScorer:
         return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
+        """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
+        across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
         from prmkit.models.reward import length_batches
 
         encoded = [self.encode(q, steps) for q, steps in items]
         for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
-            yield from zip(batch, self._scores([encoded[i] for i in batch]), strict=True)
+            scores = self._scores([encoded[i] for i in batch])
             self.scored_tokens += sum(len(encoded[i][0]) for i in batch)
+            yield from zip(batch, scores, strict=True)
 
     def _scores(self, encoded: list[tuple[list[int], list[int]]]) -> list[list[float]]:
         import torch
 
         if not any(pos for _, pos in encoded):
             return [[] for _ in encoded]
-        width = max(len(ids) for ids, _ in encoded)
-        pad = self.tokenizer.pad_token_id or 0
-        input_ids = torch.full((len(encoded), width), pad, dtype=torch.long)  # (B, T)
-        mask = torch.zeros((len(encoded), width), dtype=torch.long)  # (B, T)
-        for b, (ids, _) in enumerate(encoded):
-            input_ids[b, : len(ids)], mask[b, : len(ids)] = torch.tensor(ids), 1
-        rows = torch.tensor([b for b, (_, pos) in enumerate(encoded) for _ in pos])  # (P,)
-        cols = torch.tensor([p for _, pos in encoded for p in pos])  # (P,)
+        input_ids, mask, positions = pad_batch(encoded, self.tokenizer.pad_token_id or 0)
         device = next(self.model.parameters()).device
+        positions = positions.to(device)
         with torch.inference_mode():
-            flat = self.values(input_ids.to(device), mask.to(device), rows.to(device), cols.to(device))
-        out, k = [], 0
-        for _, pos in encoded:
-            out.append(flat[k : k + len(pos)])
-            k += len(pos)
-        return out
+            flat = iter(self.values(input_ids.to(device), mask.to(device), positions[:, 0], positions[:, 1]))
+        return [list(islice(flat, len(pos))) for _, pos in encoded]
+
+
+def pad_batch(encoded: list[tuple[list[int], list[int]]], pad: int) -> tuple[Any, Any, Any]:
+    """Right-padded ids (B, T) and attention mask (B, T) of (ids, positions) items, and every position as a
+    (row, token) pair (P, 2), in input order."""
+    import torch
+
+    width = max(len(ids) for ids, _ in encoded)
+    input_ids = torch.full((len(encoded), width), pad, dtype=torch.long)  # (B, T)
+    mask = torch.zeros((len(encoded), width), dtype=torch.long)  # (B, T)
+    for b, (ids, _) in enumerate(encoded):
+        input_ids[b, : len(ids)], mask[b, : len(ids)] = torch.tensor(ids), 1
+    return input_ids, mask, torch.tensor([(b, p) for b, (_, pos) in enumerate(encoded) for p in pos]).view(-1, 2)
 
 
 def read_json_beside(path: str | os.PathLike[str], name: str) -> dict[str, Any]:

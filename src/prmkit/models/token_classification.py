@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prmkit.models.step_inputs import CHAT, LocalStepScorer, StepLayout, check_options, layout_for, separator_ids
+from prmkit.models.step_inputs import LocalStepScorer, StepLayout, check_options, options_layout
 
 __all__ = ["OPTIONS", "TokenClassificationScorer", "load"]
 
@@ -75,11 +75,7 @@ def load(path: str, **options: Any) -> TokenClassificationScorer:
     positive = int(options.get("positive", 0 if fields else num_labels - 1))
     if not 0 <= positive < num_labels:
         raise ValueError(f"positive class {positive}: the head has {num_labels} classes")
-    sep_id = options.get("sep_id", None if "sep" in options else fields.get("sep_token_id"))
-    sep = separator_ids(tokenizer, options.get("sep"), sep_id)
-    prompt = options.get("prompt") or fields.get("prompt") or (CHAT if getattr(tokenizer, "chat_template", None)
-                                                               else "{question}\n")
-    layout = layout_for(tokenizer, prompt, sep, options.get("system"))
+    layout = options_layout(tokenizer, options, fields)
     batching = {k: int(options[k]) for k in ("max_tokens", "max_batch") if k in options}
     return TokenClassificationScorer(model, tokenizer, layout, positive,
                                      last_only=fields.get("targets") == "the last separator", **batching)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any
 
 from prmkit.generate.backends.base import Backend, BackendOptions, Completion, PromptBackend, SamplingConfig, row_seed
@@ -19,35 +20,21 @@ __all__ = [
 ]
 
 
-def _transformers(model: Any, options: BackendOptions) -> Backend:
-    from prmkit.generate.backends.hf import TransformersBackend
+def _lazy(module: str, cls: str) -> Callable[[Any, BackendOptions], Backend]:
+    """The constructor `cls` of `prmkit.generate.backends.<module>`, imported on first call (torch, vLLM, ctranslate2
+    load only then)."""
+    def construct(model: Any, options: BackendOptions) -> Backend:
+        return getattr(import_module(f"prmkit.generate.backends.{module}"), cls)(model, options)
 
-    return TransformersBackend(model, options)
-
-
-def _vllm(model: Any, options: BackendOptions) -> Backend:
-    from prmkit.generate.backends.vllm import VLLMBackend
-
-    return VLLMBackend(model, options)
-
-
-def _openai(model: Any, options: BackendOptions) -> Backend:
-    from prmkit.generate.backends.openai import OpenAIBackend
-
-    return OpenAIBackend(model, options)
-
-
-def _ct2(model: Any, options: BackendOptions) -> Backend:
-    from prmkit.generate.backends.ct2 import CT2Backend
-
-    return CT2Backend(model, options)
+    construct.__doc__ = f"prmkit.generate.backends.{module}.{cls}"
+    return construct
 
 
 BACKENDS: dict[str, Callable[[Any, BackendOptions], Backend]] = {
-    "transformers": _transformers,
-    "vllm": _vllm,
-    "openai": _openai,
-    "ct2": _ct2,
+    "transformers": _lazy("hf", "TransformersBackend"),
+    "vllm": _lazy("vllm", "VLLMBackend"),
+    "openai": _lazy("openai", "OpenAIBackend"),
+    "ct2": _lazy("ct2", "CT2Backend"),
 }
 
 

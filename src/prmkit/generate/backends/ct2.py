@@ -97,16 +97,16 @@ class CT2Backend:
     def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None,
                  threads: int = 2, share_prefix: bool = True):
         import ctranslate2  # noqa: F401  (fails early when it is not installed)
-        from transformers import AutoConfig, AutoTokenizer
+        from transformers import AutoTokenizer
 
-        from prmkit.models.loading import resolve_model
+        from prmkit.models.loading import context_length, resolve_model
 
         options = options or BackendOptions()
         if not isinstance(model, str):
             raise TypeError("the ct2 backend needs a model name or HF directory, not a loaded model")
         quantization = compute_type(options.dtype)
         self.tokenizer = AutoTokenizer.from_pretrained(resolve_model(model))
-        self._context = getattr(AutoConfig.from_pretrained(resolve_model(model)), "max_position_embeddings", None)
+        self._context = context_length(model)
         self._path = str(convert_to_ct2(model, quantization))
         self._settings = dict(device="cpu", compute_type=quantization, intra_threads=threads, inter_threads=1)
         self.generator: Any = None  # made per generate() call, see there
@@ -145,9 +145,12 @@ class CT2Backend:
         if cfg.stop:
             options["callback"] = self._stopper(cfg.stop)
         if self.share_prefix:
+            # one prefill per prompt (`num_hypotheses`), batches of about `batch_size` rows (`batch_size // n` prompts);
             # ctranslate2 returns a prompt's hypotheses sorted by likelihood; a seeded shuffle makes their order
             # exchangeable again (the first k of them are then k random samples, not the k most likely)
-            rows = self._shared(tokens, cfg.n, options)
+            results = self.generator.generate_batch(tokens, num_hypotheses=cfg.n,
+                                                    max_batch_size=max(1, self.batch_size // cfg.n), **options)
+            rows = [list(r.sequences_ids) for r in results]
             for i, row in enumerate(rows):
                 random.Random(seed * 1_000_003 + i).shuffle(row)
         else:
@@ -156,13 +159,6 @@ class CT2Backend:
             ids = [r.sequences_ids[0] for r in results]
             rows = [ids[k * cfg.n : (k + 1) * cfg.n] for k in range(len(texts))]
         return [[self._completion(r, cfg) for r in row] for row in rows]
-
-    def _shared(self, tokens: list[list[str]], n: int, options: dict[str, Any]) -> list[list[list[int]]]:
-        """n samples of each prompt, one prefill per prompt (`num_hypotheses`), in batches of about `batch_size`
-        rows (`batch_size // n` prompts, at least one)."""
-        results = self.generator.generate_batch(tokens, num_hypotheses=n, max_batch_size=max(1, self.batch_size // n),
-                                                **options)
-        return [list(r.sequences_ids) for r in results]
 
     def _stopper(self, stops: tuple[str, ...]) -> Any:
         """A ctranslate2 step callback that ends a row (one hypothesis) once its text holds a stop string, so

@@ -26,7 +26,7 @@ from prmkit.generate.backends.base import BackendOptions, Completion, SamplingCo
 from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan, common_prefix
 from prmkit.generate.prompts import in_chat_template
 
-__all__ = ["TransformersBackend", "cache_name", "shared_prefill"]
+__all__ = ["TransformersBackend", "cache_name", "prefill_columns", "shared_prefill"]
 
 
 def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) -> tuple[Any, Any, Any, int]:
@@ -45,18 +45,26 @@ def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) ->
     device = model.device
     ids = torch.tensor([prompts[0][:common] + [pad] * (width - len(r)) + r for r in rests], device=device)
     mask = torch.tensor([[1] * common + [0] * (width - len(r)) + [1] * len(r) for r in rests], device=device)  # (D, T)
-    cache, ran = DynamicCache(config=model.config), 0
-    with torch.inference_mode():  # the cache is all a prefill is for: the LM head runs on one position only
-        if common:
+    cache = DynamicCache(config=model.config)
+    if common:
+        with torch.inference_mode():  # the cache is all a prefill is for: the LM head runs on one position only
             model(input_ids=ids[:1, :common], use_cache=True, logits_to_keep=1, **{name: cache})
             cache.batch_repeat_interleave(len(prompts))
-            ran += common
-        if ids.shape[1] - 1 > common:
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, common:-1]
-            model(input_ids=ids[:, common:-1], attention_mask=mask[:, :-1], position_ids=positions, use_cache=True,
-                  logits_to_keep=1, **{name: cache})
-            ran += int(mask[:, common:-1].sum())
-    return ids, mask, cache, ran
+    return ids, mask, cache, common + prefill_columns(model, ids, mask, cache, common, name)
+
+
+def prefill_columns(model: Any, ids: Any, mask: Any, cache: Any, start: int, name: str) -> int:
+    """Run the columns `start`..T-2 of a left-padded batch `ids` (B, T) into `cache` (positions from `mask`; the
+    LM head on one position only); returns the tokens run (padding excluded)."""
+    import torch
+
+    if ids.shape[1] - 1 <= start:
+        return 0
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, start:-1]
+    with torch.inference_mode():
+        model(input_ids=ids[:, start:-1], attention_mask=mask[:, :-1], position_ids=positions, use_cache=True,
+              logits_to_keep=1, **{name: cache})
+    return int(mask[:, start:-1].sum())
 
 
 def cache_name(model: Any) -> str:
@@ -102,18 +110,18 @@ class TransformersBackend:
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         flat = [self.format_prompt(p) for p in prompts for _ in range(cfg.n)]
+        seeds = [row_seed(cfg.seed, r) for r in range(len(flat))]  # row r of the call
         done: list[Completion] = []
         for i in range(0, len(flat), self.batch_size):
-            done += self._batch(flat[i : i + self.batch_size], cfg, first_row=i)
+            done += self._batch(flat[i : i + self.batch_size], cfg, seeds[i : i + self.batch_size])
         return [done[k * cfg.n : (k + 1) * cfg.n] for k in range(len(prompts))]
 
-    def _batch(self, prompts: list[str], cfg: SamplingConfig, first_row: int = 0) -> list[Completion]:
-        """Sample one completion per prompt: each distinct prompt is prefilled once (K copies of a prompt share
-        its KV cache); row i samples with the seed `row_seed(cfg.seed, first_row + i)`."""
+    def _batch(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[Completion]:
+        """Sample one completion per prompt, row i seeded `seeds[i]`: each distinct prompt is prefilled once (K
+        copies of a prompt share its KV cache) and a row leaves the batch when done (`decode_rows`)."""
         from prmkit.generate.backends.decode import decode_rows
 
         ids, mask, cache = self.prefill_distinct(prompts)
-        seeds = [row_seed(cfg.seed, first_row + i) for i in range(len(prompts))]
         rows = decode_rows(self.model, self.tokenizer, ids[:, -1], mask, cache, cfg, seeds, self._cache)
         return self._decode(rows, cfg)
 
@@ -152,13 +160,9 @@ class TransformersBackend:
 
         tok, n = self.tokenizer, cfg.n
         if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
-            from prmkit.generate.backends.decode import decode_rows
-
-            ids, mask, cache = self.prefill_distinct([p for p in prompts for _ in range(n)])  # K rows a prompt
-            self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
             row_seeds = [row_seed(s, k) for s in seeds for k in range(n)]
-            rows = decode_rows(self.model, tok, ids[:, -1], mask, cache, cfg, row_seeds, self._cache)
-            done = self._decode(rows, cfg)
+            done = self._batch([p for p in prompts for _ in range(n)], cfg, row_seeds)  # K rows a prompt
+            self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
             return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
         enc = tok(prompts, return_tensors="pt", padding=True)
         ids, mask = enc["input_ids"].to(self.model.device), enc["attention_mask"].to(self.model.device)  # (P, T)
@@ -166,17 +170,13 @@ class TransformersBackend:
         width = ids.shape[1]
         real = [ids[i, width - t:].tolist() for i, t in enumerate(lengths)]
         span, cache = 0, DynamicCache(config=self.model.config)
-        if self.prefix_cache is not None and self.prefix_cache.rows:
+        if self.prefix_cache.rows:
             hits = [self.prefix_cache.lookup(r) for r in real]
             span, used = cache_plan(lengths, [h[0] for h in hits])
             if span:
                 cache = self.prefix_cache.build(self.model.config, [h[1] for h in hits], used, span, ids)
-        if ids.shape[1] - 1 > span:  # all but the last token, once per distinct prompt, past the cached span
-            positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, span:-1]
-            with torch.inference_mode():
-                self.model(input_ids=ids[:, span:-1], attention_mask=mask[:, :-1], position_ids=positions,
-                           use_cache=True, logits_to_keep=1, **{self._cache: cache})
-            self.tokens_prefilled += int(mask[:, span:-1].sum())
+        # all but the last token, once per distinct prompt, past the cached span
+        self.tokens_prefilled += prefill_columns(self.model, ids, mask, cache, span, self._cache)
         if ids.shape[1] > 1:
             cache.batch_repeat_interleave(n)
         self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows
@@ -196,7 +196,7 @@ class TransformersBackend:
         rows = out.sequences[:, width:].tolist()  # (P * n, T_new)
         done = self._decode(rows, cfg)
         kept = getattr(out, self._cache, None)
-        if self.prefix_cache is not None and kept is not None:
+        if kept is not None:
             self.prefix_cache.store(kept,
                                     [real[r // n] + rows[r][:c.tokens] for r, c in enumerate(done)],
                                     [width - lengths[r // n] for r in range(len(done))])

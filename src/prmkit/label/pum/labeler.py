@@ -30,20 +30,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.records import Pool
 from prmkit.data.templates import check_template
 from prmkit.generate.backends.ct2 import compute_type
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
-from prmkit.label.pum.students import StudentSpec, parse_students
-from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream, run_plan
-from prmkit.label.rollout_labeling import RolloutLabelConfig, rollout_skip_reason
+from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students
+from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
+from prmkit.label.rollout_labeling import RolloutLabelConfig, RolloutMethods
 from prmkit.models.loading import resolve_model
 
 __all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]
-
-DEFAULT_STUDENTS = ("smollm2-135m", "gemma3-270m")
 
 
 @dataclass
@@ -80,7 +78,7 @@ def step_utilities(baselines: Mapping[str, float], rates: Sequence[Mapping[str, 
     return [intrinsic_utility({s: gain(q[s], baselines[s]) for s in q}) for q in rates]
 
 
-class PumLabeler:
+class PumLabeler(RolloutMethods):
     """PUM prefix utility per step (method `pum`, module doc): each student rolls out K continuations after every
     proper prefix of the pending traces and once after the question alone."""
 
@@ -103,9 +101,7 @@ class PumLabeler:
         return specs
 
     def __init__(self, config: PumLabelConfig, methods: Sequence[str]):
-        if unknown := [m for m in methods if m not in self.METHODS]:
-            raise ValueError(f"the {self.NAME} labeler has no method {unknown}; it has {sorted(self.METHODS)}")
-        self.config, self.methods = config, tuple(methods)
+        super().__init__(config, methods)
         self.specs = self.check(config)
         self._rollers: dict[str, PrefixRoller] = {}
 
@@ -114,33 +110,17 @@ class PumLabeler:
             self._rollers[spec.name] = PrefixRoller(self.config.for_student(spec))
         return self._rollers[spec.name]
 
-    def params(self, method: str) -> dict[str, Any]:
-        return self.config.params(method)
-
-    def skip_reason(self, pool: Pool, method: str) -> str | None:
-        return rollout_skip_reason(pool)
-
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for spec in self.specs:
             out |= {t: f"{spec.name}: {why}" for t, why in self.roller(spec).unreadable(pool, ids).items()}
         return out
 
-    def _pending(self, pool: Pool, todo: Mapping[str, Set[str]]) -> list[Trace]:
-        """The traces some method still owes; a pool the labeler cannot label is an error naming it."""
-        if reason := rollout_skip_reason(pool):
-            raise ValueError(f"{self.NAME} cannot label problem {pool.problem.id}: {reason}")
-        return [t for t in pool.traces if any(t.id in ids for ids in todo.values())]
-
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        """One pool's labels, each student's prefixes rolled out in batches of this pool's only."""
-        if not self._pending(pool, todo):
+        """One pool's labels (`label_stream` of it alone: each student's batches hold this pool's prefixes only)."""
+        if not self.pending(pool, todo):
             return Labeled({m: [] for m in todo}, LabelCost())
-        parts = []
-        for spec in self.specs:
-            rolls = self.roller(spec).for_pool(pool)
-            parts.append(run_plan(self._student_plan(pool, todo, rolls), rolls))
-        return self._labeled(pool, todo, parts)
+        return next(self.label_stream([(pool, todo)]))
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """`label` of each (pool, todo), in order: each student's prefixes of many pools share its generation
@@ -153,7 +133,7 @@ class PumLabeler:
     def _student_plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan[_StudentPart]:
         """One student's work on one pool, in one round: K continuations after the question alone (its baseline
         q̂_s(x, ∅), sec 3.1) and after every proper prefix of the pending traces (q̂_s(x, r_1..r_i), A.3)."""
-        traces = self._pending(pool, todo)
+        traces = self.pending(pool, todo)
         if not traces:
             return _StudentPart(0.0, {}, {}, (0, 0))
         rolled = yield [(traces[0], 0), *((t, n) for t in traces for n in range(1, len(t.steps)))]
@@ -168,30 +148,21 @@ class PumLabeler:
         return _StudentPart(baseline, rates, ledgers, rolls.spent())
 
     def _labeled(self, pool: Pool, todo: Mapping[str, Set[str]], parts: Sequence[_StudentPart]) -> Labeled:
-        """The records of one pool from its students' parts (in `specs` order): step utilities and ledgers."""
-        traces = [t for t in pool.traces if t.id in parts[0].rates]
-        records: dict[str, list[StepLabels]] = {m: [] for m in todo}
-        cost = LabelCost()
-        if not traces:
-            return Labeled(records, cost)
-        for part in parts:
-            cost.tokens_read += part.spent[0]
-            cost.tokens_generated += part.spent[1]
+        """The records of one pool from its students' parts (in `specs` order): step utilities and ledgers; the
+        call's tokens are what the students' rollouts spent, each rollout once."""
         baselines = {spec.name: part.baseline for spec, part in zip(self.specs, parts, strict=True)}
-        for t in traces:
+        rows = []
+        for t in (t for t in pool.traces if t.id in parts[0].rates):
             rates = [{spec.name: part.rates[t.id][n] for spec, part in zip(self.specs, parts, strict=True)}
                      for n in range(len(t.steps))]
             ledgers = [part.ledgers[t.id] for part in parts]
             ledger = _summed(ledgers) | {"baselines": dict(baselines), "students": _by_student(self.specs, ledgers)}
             ledger["paper_tokens"] = len(self.specs) * shepherd_tokens(len(t.steps), ledger["step_tokens"],
                                                                        self.config.k)
-            scores = step_utilities(baselines, rates)
-            for m in todo:
-                if t.id in todo[m]:
-                    records[m].append(StepLabels(t.id, m, scores, [], None, self.params(m), t.correct,
-                                                 pool.problem.id, ledger))
-                    cost.paper_tokens[m] = cost.paper_tokens.get(m, 0) + round(ledger["paper_tokens"])
-        return Labeled(records, cost)
+            rows.append((t, dict.fromkeys(todo, step_utilities(baselines, rates)), ledger))
+        done = self.labeled(pool, todo, rows)
+        done.cost.tokens_read, done.cost.tokens_generated = (sum(part.spent[k] for part in parts) for k in (0, 1))
+        return done
 
 
 @dataclass

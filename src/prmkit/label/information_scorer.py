@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from prmkit.models.reward import length_batches
+from prmkit.models.step_inputs import length_batches
 from prmkit.models.stepwise import encode_steps, encode_text
 
 __all__ = ["CPU_FORWARD_TOKENS", "InformationScorer", "Segments", "build_segments", "pack_rows"]

@@ -16,7 +16,7 @@ from prmkit.models.scorer import SCORERS, BatchStepScorer, StepScorer, load_scor
 _LAZY = {"HEADS": "heads", "Head": "heads", "BradleyTerryHead": "heads", "bradley_terry_loss": "losses",
          "class_targets": "heads", "head_class": "heads", "grouped_cross_entropy": "losses", "soft_cross_entropy":
          "losses", "step_weights": "losses", "PRM": "reward", "RewardModel": "reward", "RewardModelConfig": "reward",
-         "length_batches": "reward", "ExportHFConfig": "hf_export", "export_hf": "hf_export"}
+         "length_batches": "step_inputs", "ExportHFConfig": "hf_export", "export_hf": "hf_export"}
 
 __all__ = ["AGGREGATIONS", "DEFAULT_MODEL", "HEADS", "PRM", "SCORERS", "BatchStepScorer", "BradleyTerryHead",
            "ExportHFConfig", "Head", "ModelNotFound", "RewardModel", "RewardModelConfig", "StepScorer", "aggregate",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
-from prmkit.models.step_inputs import LocalStepScorer, pad_batch
+from prmkit.models.step_inputs import LocalStepScorer, length_batches, pad_batch
 from prmkit.models.stepwise import encode_steps
 from prmkit.models.weight_files import check_weight_files
 
@@ -89,19 +88,6 @@ class RewardModelConfig:
     def from_dict(cls, data: dict[str, Any]) -> RewardModelConfig:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
-
-
-def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Iterator[list[int]]:
-    """Indices of items with these token lengths, sorted by length, in batches of at most max_tokens padded
-    tokens and max_batch items. Example: lengths (5, 2, 4), max_tokens 8 -> [1, 2], [0]."""
-    current: list[int] = []
-    for idx in sorted(range(len(lengths)), key=lambda i: lengths[i]):
-        if (current and (len(current) + 1) * lengths[idx] > max_tokens) or len(current) >= max_batch:
-            yield current
-            current = []
-        current.append(idx)
-    if current:
-        yield current
 
 
 def _add_rows(model: Any, size: int) -> None:

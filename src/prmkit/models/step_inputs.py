@@ -102,6 +102,19 @@ def tokenizer_encoder(tokenizer: Any) -> Encoder:
     return lambda text, special: encode_text(tokenizer, text, special)
 
 
+def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Iterator[list[int]]:
+    """Indices of items with these token lengths, sorted by length, in batches of at most max_tokens padded
+    tokens and max_batch items. Example: lengths (5, 2, 4), max_tokens 8 -> [1, 2], [0]."""
+    current: list[int] = []
+    for idx in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if (current and (len(current) + 1) * lengths[idx] > max_tokens) or len(current) >= max_batch:
+            yield current
+            current = []
+        current.append(idx)
+    if current:
+        yield current
+
+
 class LocalStepScorer:
     """A `BatchStepScorer` over a local model: traces encoded by `layout`, batched by length (`max_tokens` padded
     tokens, `max_batch` rows), right-padded; a subclass gives `values` (the outputs at the separators -> scores)."""
@@ -125,7 +138,6 @@ class LocalStepScorer:
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
         across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
-        from prmkit.models.reward import length_batches
 
         encoded = [self.encode(q, steps) for q, steps in items]
         for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):

@@ -50,6 +50,8 @@ def test_resume_after_kill_ends_like_an_uninterrupted_run(tiny_base, tmp_path):
     start = int(resumed["resumed_from"].rsplit("-", 1)[1])
     assert 4 <= start < 16
     assert [r["step"] for r in resumed["log_history"] if "loss" in r] == list(range(1, 17))  # each step once
+    before = [r["seconds"] for r in resumed["log_history"] if r["step"] <= start][-1]  # the killed process's, kept
+    assert before > 0 and resumed["train_seconds"] == pytest.approx(before + resumed["seconds_this_run"], abs=1.0)
     assert main([*args, "--output", str(tmp_path / "whole")]) == 0
     whole = json.loads((tmp_path / "whole" / "train_log.json").read_text())
     after = {h["step"]: h["loss"] for h in resumed["history"]}  # the checks after the checkpoint it resumed from

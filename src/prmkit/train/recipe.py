@@ -116,14 +116,15 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
     if held and (not checked or checked[-1] != trainer.state.global_step):
         trainer.evaluate()  # the last step's held-out check when the strategy did not end on it
     seconds = time.time() - start
+    whole = trainer.elapsed()
     prm.save_pretrained(output)
     logs = trainer.state.log_history
     history = [{"epoch": r["epoch"], "step": r["step"], "seconds": r["seconds"], "tokens": r["tokens"],
                 "loss": r["eval_loss"], "accuracy": r["eval_accuracy"], "targets": r["eval_targets"]}
                for r in logs if "eval_loss" in r]
     record = {"model_config": model_config.to_dict(), "train_config": asdict(train_config), "history": history,
-              "log_history": logs, "train_seconds": seconds, "train_traces": len(trainer.train_dataset),
-              "skipped": trainer.skipped, "resumed_from": last}
+              "log_history": logs, "train_seconds": whole, "seconds_this_run": seconds,
+              "train_traces": len(trainer.train_dataset), "skipped": trainer.skipped, "resumed_from": last}
     Path(output, "train_log.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    log(f"saved {output} after {seconds:.0f}s of training")
+    log(f"saved {output} after {whole:.0f}s of training" + (f" ({seconds:.0f}s since {last})" if last else ""))
     return record

@@ -15,6 +15,7 @@ parameters of a LoRA run (`prmkit_trainable.pt`, to resume its adapters).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -119,6 +120,17 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
     return {"loss": loss, "accuracy": correct / max(1, count), "targets": count}
 
 
+def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
+    """The training seconds of the last log line a checkpoint holds (0 for none, or a checkpoint of a run that
+    did not log them)."""
+    state = Path(checkpoint, "trainer_state.json") if checkpoint else None
+    if state is None or not state.is_file():
+        return 0.0
+    seconds = [r["seconds"] for r in json.loads(state.read_text(encoding="utf-8")).get("log_history", [])
+               if isinstance(r.get("seconds"), int | float)]
+    return float(seconds[-1]) if seconds else 0.0
+
+
 class RewardModelTrainer(Trainer):
     """`transformers.Trainer` over a `RewardModel`: problem-grouped batches, the head's loss, prmkit checkpoints."""
 
@@ -129,11 +141,24 @@ class RewardModelTrainer(Trainer):
         self.sampler = sampler or ProblemBatchSampler([it.problem_id for it in train_items],
                                                       [len(it.ids) for it in train_items], batch_traces,
                                                       args.gradient_accumulation_steps, seed)
-        self.tokens, self.started = 0, time.time()
+        self.tokens, self.started, self.before = 0, time.time(), 0.0
         super().__init__(model=RewardForward(prm), args=args, train_dataset=TraceDataset(train_items),
                          eval_dataset=TraceDataset(held_out) if held_out else None,
                          data_collator=RewardCollator(prm, train_items), **kwargs)
         self.loss_is_scaled_for_ga = True  # each micro-batch returns its share of the step's L
+
+    def train(self, resume_from_checkpoint: str | None = None, **kwargs: Any) -> Any:
+        """The Trainer's loop; resumed from a checkpoint, the run's clock goes on from the seconds logged there."""
+        self.before, self.started = logged_seconds(resume_from_checkpoint), time.time()
+        return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
+
+    def elapsed(self) -> float:
+        """Training seconds of the whole run: those before the checkpoint it resumed from, and this process's."""
+        return self.before + time.time() - self.started
+
+    def log(self, logs: dict[str, float], *args: Any, **kwargs: Any) -> None:
+        """Every log line carries the run's seconds so far (a checkpoint keeps them for a resumed run)."""
+        super().log({**logs, "seconds": round(self.elapsed(), 1)}, *args, **kwargs)
 
     def get_train_dataloader(self) -> DataLoader:
         loader = DataLoader(self.train_dataset, batch_sampler=self.sampler, collate_fn=self.data_collator)
@@ -153,7 +178,7 @@ class RewardModelTrainer(Trainer):
         """The held-out check (`held_out_check`), logged as eval_loss / eval_accuracy."""
         check = held_out_check(self.model, self.held_out, self.args.per_device_eval_batch_size, self.args.device)
         metrics = {f"{metric_key_prefix}_{k}": v for k, v in check.items()}
-        metrics |= {"tokens": self.tokens, "seconds": round(time.time() - self.started, 1)}
+        metrics |= {"tokens": self.tokens}
         self.log(metrics)
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
         return metrics

@@ -21,8 +21,8 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
-__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "open_ledger", "parsed_lines", "read_records",
-           "write_records"]
+__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "open_ledger", "parsed_lines", "read_ledger",
+           "read_records", "write_records"]
 
 T = TypeVar("T")
 
@@ -152,3 +152,15 @@ def open_ledger(path: str | os.PathLike[str]) -> IO[str]:
         if file.read(1) != b"\n":
             file.write(b"\n")
     return io.TextIOWrapper(file, encoding="utf-8")
+
+
+def read_ledger(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The entries of a ledger that `open_ledger` appends to, in order (none when there is no file); a torn line (a
+    crash while writing) is skipped."""
+    if not Path(path).is_file():
+        return
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            continue

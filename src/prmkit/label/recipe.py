@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from prmkit.data.jsonl import AppendOnlyWriter, iter_json, open_ledger
+from prmkit.data.jsonl import AppendOnlyWriter, iter_json, open_ledger, read_ledger
 from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
@@ -293,13 +293,7 @@ def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
     evenly by the traces it labeled, summed over runs since the method's last reset; a torn line (a crash while
     writing) is skipped."""
     out: dict[str, dict[str, float]] = {}
-    if not Path(path).is_file():
-        return out
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for entry in read_ledger(path):
         if entry.get("reset"):
             for m in entry["methods"]:
                 out.pop(m, None)

@@ -138,7 +138,6 @@ class LocalStepScorer:
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
         across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
-
         encoded = [self.encode(q, steps) for q, steps in items]
         for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
             scores = self._scores([encoded[i] for i in batch])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -110,13 +109,12 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
     last = last_checkpoint(output) if train_config.resume else None
     if train_config.resume:
         log(f"resuming from {last}" if last else f"--resume: no checkpoint in {output}, starting afresh")
-    start = time.time()
     trainer.train(resume_from_checkpoint=last)
     checked = [r["step"] for r in trainer.state.log_history if "eval_loss" in r]
     if held and (not checked or checked[-1] != trainer.state.global_step):
         trainer.evaluate()  # the last step's held-out check when the strategy did not end on it
-    seconds = time.time() - start
     whole = trainer.elapsed()
+    seconds = whole - trainer.before  # this process's part (the whole run's when it did not resume)
     prm.save_pretrained(output)
     logs = trainer.state.log_history
     history = [{"epoch": r["epoch"], "step": r["step"], "seconds": r["seconds"], "tokens": r["tokens"],

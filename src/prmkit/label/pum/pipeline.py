@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.jsonl import open_ledger, write_records
+from prmkit.data.jsonl import open_ledger, read_ledger, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
@@ -369,10 +369,6 @@ class _Clock:
 def student_seconds(path: str | Path) -> dict[str, float]:
     """{student: seconds} summed over a seconds ledger (`_Clock`); a torn line (a crash while writing) is skipped."""
     out: dict[str, float] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines() if Path(path).is_file() else []:
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
+    for entry in read_ledger(path):
         out[entry["student"]] = out.get(entry["student"], 0.0) + entry["seconds"]
     return out

@@ -36,15 +36,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools, truth_labels
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
+from prmkit.data.settings import LIMITS as SHARED_LIMITS
+from prmkit.data.settings import MAX_SAMPLES, Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
@@ -66,6 +68,11 @@ __all__ = ["BenchConfig", "pass_at_k", "run_bench"]
 @dataclass
 class BenchConfig:
     """`prmkit bench`: problems with exact step truth, every labeler scored against it."""
+
+    LIMITS: ClassVar[dict[str, Range]] = {
+        "policy_k": Range(0, MAX_SAMPLES, note="0: constructed traces only"),
+        "bootstrap": replace(SHARED_LIMITS["bootstrap"], low=0, note="0: no interval"),
+        "temperature": replace(SHARED_LIMITS["temperature"], open_low=True)}
 
     output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes."))
     problems: int = field(default=60, metadata=_help("problems, spread evenly over the levels; half choose tau, "
@@ -104,6 +111,7 @@ class BenchConfig:
         "partway); no labeler's model loads."))
 
     def __post_init__(self) -> None:
+        check_limits(self)
         levels = check_difficulty(self.levels, self.size)
         if unknown := [s for s in self.slip_list() if s not in SLIPS]:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
@@ -114,14 +122,6 @@ class BenchConfig:
         if self.problems < 2 * len(levels):
             raise ValueError(f"need at least two problems per level ({2 * len(levels)}): one half chooses tau, "
                              "the other reports")
-        for name in ("policy_k", "bootstrap"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0")
-        for name in ("k", "max_new_tokens", "batch_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1")
-        if not self.temperature > 0:
-            raise ValueError("temperature must be > 0")
         if not self.slip_list() and not self.policy_k:
             raise ValueError("no traces: give slips or a policy_k above 0")
         prompt_template(self.template)  # an unknown template is an error before any model loads

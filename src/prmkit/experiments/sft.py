@@ -109,8 +109,6 @@ class SFTRunConfig(TrainRunConfig):
         if self.seed == self.bench_seed:
             raise ValueError(f"seed {self.seed} is the bench's seed (bench_seed): the warm start would train on the "
                              "bench's problems; choose another")
-        if self.batch_size < 1:
-            raise ValueError("batch_size must be >= 1")
         if self.batch_size % min(self.micro_batch, self.batch_size):
             raise ValueError(f"micro_batch {self.micro_batch} does not divide batch_size {self.batch_size}")
 

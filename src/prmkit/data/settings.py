@@ -333,18 +333,20 @@ def build_config(cls: type, file_values: Mapping[str, Any], given: Mapping[str, 
 
 
 def build_configs(classes: Sequence[type], settings: Mapping[str, Any], config: str | None = None,
-                  fixed: Mapping[str, Any] | None = None, skip: Sequence[str] = (), where: str = "prmkit"
-                  ) -> list[Any]:
+                  fixed: Mapping[str, Any] | None = None, skip: Sequence[str] = (), where: str = "prmkit",
+                  defaults: Mapping[str, Any] | None = None) -> list[Any]:
     """The one settings path of every verb, CLI and API alike: one instance of each dataclass of `classes`,
-    defaults <- the YAML file `config` (read once; its keys may be fields of any of `classes`) <- `settings` (flags
-    given, or keyword arguments) <- `fixed` (each value only for the classes that have the field). A deprecated
-    name in `settings` sets its field, with a note on stderr; a name no class has is a TypeError (a flag parser
-    never passes one)."""
+    defaults (the dataclasses', then the verb's own `defaults`) <- the YAML file `config` (read once; its keys may
+    be fields of any of `classes`) <- `settings` (flags given, or keyword arguments) <- `fixed` (`defaults` and
+    `fixed` each value only for the classes that have the field). A deprecated name in `settings` sets its field,
+    with a note on stderr; a name no class has is a TypeError (a flag parser never passes one)."""
     classes = tuple(classes)
     settings = resolve_aliases(settings, classes, where)
     if unknown := set(settings) - known_fields(classes, skip):
         raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes, skip))}")
     file_values = read_config_file(None if config is None else str(config), classes, tuple(skip))
+    for k, v in (defaults or {}).items():
+        file_values.setdefault(k, v)
     return [build_config(cls, file_values, settings, **{k: v for k, v in (fixed or {}).items()
                                                          if k in known_fields([cls])})
             for cls in classes]

@@ -24,7 +24,7 @@ from typing import Any
 
 from prmkit.data.outputs import atomic_path, check_output_path, claim_outputs
 from prmkit.data.resume_settings import settings_diff
-from prmkit.data.settings import build_config, check_known, read_config_file
+from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
@@ -130,17 +130,12 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
     from prmkit.train.recipe import default_held_out, train_reward_model
 
     settings = dict(settings or {})
-    check_known(settings, SETTINGS, "train settings", skip=("kind",))
     kind = KIND_ALIASES.get(kind, kind)
     head = head_class(kind)
     check_output_path(output, directory=True)
-    config = choose_recipe(config, settings, log)
-    file_values = read_config_file(config, SETTINGS, skip=("kind",))
-    train_config = build_config(TrainConfig, file_values, settings)
-    model_config = build_config(RewardModelConfig, file_values, settings, kind=kind)
-    inputs = build_config(TrainInputs, file_values, settings)
-    if "aggregation" not in {**file_values, **settings} and head.aggregation:
-        model_config.aggregation = head.aggregation  # the head's own way to score a trace, unless given
+    train_config, model_config, inputs = build_configs(
+        SETTINGS, settings, choose_recipe(config, settings, log), {"kind": kind}, skip=("kind",),
+        defaults={"aggregation": head.aggregation} if head.aggregation else None)  # the head's way to score a trace
     identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
     with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,
                                               "--pairs": inputs.pairs, "--model": train_config.model},

@@ -5,7 +5,8 @@ import torch
 
 from prmkit.data.records import Problem
 from prmkit.rewards import OutcomeReward, completion_text, problem_column
-from prmkit.rl import ProcessAdvantage, ProcessGRPOTrainer, group_advantages, token_advantages
+from prmkit.rl import ProcessAdvantage, group_advantages, token_advantages
+from prmkit.rl.trainer import ProcessGRPOTrainer
 
 
 class Prefixes:

@@ -4,7 +4,9 @@ import pytest
 import torch
 
 from prmkit.models.reward import PRM, RewardModelConfig
-from prmkit.train import Example, TrainConfig, encode_examples
+from prmkit.train import TrainConfig
+from prmkit.train.batches import encode_examples
+from prmkit.train.data import Example
 from prmkit.train.recipe import build_trainer
 from prmkit.train.trainer import prepare_parameters
 from tolerances import MODEL_ABS

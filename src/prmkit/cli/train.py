@@ -8,7 +8,7 @@ pairs for bt, alias pum).
     prmkit train pum --pairs runs/pum/pairs.jsonl --output runs/pum_model  # PrefixPair JSONL (prmkit pum)
 
 Every TrainConfig / RewardModelConfig field is a flag (`--lr`, `--epochs`, ...) and may come from
-`--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.HEADS`.
+`--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.heads.HEADS`.
 With no `--config` and no training flag, the recipe for the machine (`recipes/cpu.yaml` or `recipes/gpu.yaml`) is
 the config, named in the first printed line; flags of how the run is carried out (`--model`, `--threads`, `--seed`,
 the save/eval/logging ones, `--resume`) are not training flags and keep the recipe. `--resume` continues from the

@@ -4,16 +4,11 @@
   segments, per-token sum), pure functions with worked examples;
 - `spans`: which step each completion token belongs to;
 - `process`: a `StepScorer` -> per-token process advantages of a batch;
-- `trainer`: `ProcessGRPOTrainer`, TRL's GRPOTrainer with (B, T) advantages (imports trl: loaded lazily here);
-- `config` / `run`: `RLConfig` and `run_grpo`, the verb's wiring.
+- `trainer`: `ProcessGRPOTrainer`, TRL's GRPOTrainer with (B, T) advantages (imports trl: import it from there);
+- `config` / `run`: `RLConfig` and `run_grpo` (`prmkit.rl.run`: it loads transformers), the verb's wiring.
 
 TRL 1.16 has no PPO trainer (PSPO's own setting is PPO with a PRM), so PSPO-WRS runs as a GRPO reward.
 """
-
-from __future__ import annotations
-
-import importlib
-from typing import Any
 
 from prmkit.rl.advantages import (
     MAX_SEGMENTS,
@@ -30,17 +25,6 @@ from prmkit.rl.config import RLConfig
 from prmkit.rl.process import ProcessAdvantage, ProcessBatch
 from prmkit.rl.spans import piece_steps, token_ends, token_steps
 
-__all__ = ["MAX_SEGMENTS", "PROCESS_ADVANTAGES", "PROCESS_COEF", "ProcessAdvantage", "ProcessBatch",
-           "ProcessGRPOTrainer", "RLConfig", "group_advantages", "piece_steps", "prefix_utility_advantages",
-           "prm_step_advantages", "run_grpo", "segment_ends", "step_segments", "token_advantages", "token_ends",
-           "token_steps"]
-
-
-_LAZY = {"ProcessGRPOTrainer": "prmkit.rl.trainer", "run_grpo": "prmkit.rl.run"}  # these import trl
-
-
-def __getattr__(name: str) -> Any:
-    """`ProcessGRPOTrainer` and `run_grpo` import trl and transformers: only on first use."""
-    if name not in _LAZY:
-        raise AttributeError(name)
-    return getattr(importlib.import_module(_LAZY[name]), name)
+__all__ = ["MAX_SEGMENTS", "PROCESS_ADVANTAGES", "PROCESS_COEF", "ProcessAdvantage", "ProcessBatch", "RLConfig",
+           "group_advantages", "piece_steps", "prefix_utility_advantages", "prm_step_advantages", "segment_ends",
+           "step_segments", "token_advantages", "token_ends", "token_steps"]

@@ -125,7 +125,7 @@ INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], tuple[list
 
 def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = None, config: str | None = None,
           log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Train a reward model of head `kind` (`prmkit.models.HEADS`, or `pum`) into `output`: defaults <- the
+    """Train a reward model of head `kind` (`prmkit.models.heads.HEADS`, or `pum`) into `output`: defaults <- the
     `config` file (or the machine's recipe) <- `settings`. Returns the run's record (`train_log.json`)."""
     from prmkit.train.recipe import default_held_out, train_reward_model
 

@@ -17,6 +17,7 @@ from prmkit.data.join import read_labels
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import StepLabels
+from prmkit.data.resume_settings import settings_diff
 from prmkit.data.settings import check_limits
 from prmkit.data.warn import warn
 from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, missing_classes, plot_sweep, sweep_threshold
@@ -73,9 +74,8 @@ def check_same_settings(source: str | os.PathLike[str], target: dict[str, Any], 
     tau). Raise naming the differences unless `force`; with `force`, warn and return the warning."""
     have = read_settings(source)
     diff = [f"method {have['method']!r} vs {target.get('method')!r}"] if have["method"] != target.get("method") else []
-    old, new = have["params"] or {}, target.get("params") or {}
-    diff += [f"{k}: {old.get(k)!r} vs {new.get(k)!r}" for k in sorted(old.keys() | new.keys())
-             if k not in ("exclude_final", "method") and old.get(k) != new.get(k)]  # method: compared above
+    diff += settings_diff(have["params"] or {}, target.get("params") or {}, skip=("exclude_final", "method"),
+                          sep=" vs ")  # method: compared above
     if not diff:
         return None
     text = f"tau of {source} applied to {where}, labeled with other settings ({'; '.join(diff)})"

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
 from prmkit.data.templates import check_template, prompt_template
@@ -251,7 +251,8 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
         if was is not None and (diff := settings_diff(was, settings, skip=set(was) - set(settings))):
             raise ValueError(f"{out}: student {name} was rolled out with other settings ({', '.join(diff)}); use a "
                              "new --output-dir")
-    path.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")
 
 
 def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, progress: bool = True,

@@ -14,6 +14,7 @@ from prmkit.data.records import RecordError, check_score_record
 from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
+from prmkit.evaluate.stats import signed_points
 from prmkit.models.aggregate import aggregate
 
 __all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "rank_warnings", "read_scores",
@@ -181,8 +182,8 @@ def format_table(report: dict) -> str:
                   "|---" * (len(ks) + 1) + "|"]
         for method in dict.fromkeys(r["method"] for r in report["differences"]):
             cells = {r["k"]: r for r in report["differences"] if r["method"] == method}
-            diff = lambda r: f"{100 * r['mean']:+.1f} [{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]"  # noqa: E731
-            lines.append(f"| {method} | " + " | ".join(diff(cells[k]) for k in ks) + " |")
+            lines.append(f"| {method} | " + " | ".join(signed_points(cells[k]["mean"], cells[k]["lo"], cells[k]["hi"])
+                                                       for k in ks) + " |")
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
     pct = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731

@@ -46,3 +46,10 @@ def problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[l
 def pct(x: float | None) -> str:
     """A share in percent with one decimal; "-" for a missing (None) or undefined (NaN) one."""
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+def signed_points(x: float, lo: float, hi: float, unit: str = "") -> str:
+    """A difference of two shares in signed percentage points, one decimal, with its interval: '+1.2 [-0.3, +2.8]'
+    (`unit` follows the value: '+1.2 points [-0.3, +2.8]'); "n/a" for an undefined (NaN) one."""
+    signed = lambda v: "n/a" if math.isnan(v) else f"{100 * v:+.1f}"  # noqa: E731
+    return f"{signed(x)}{unit} [{signed(lo)}, {signed(hi)}]"

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from prmkit.evaluate.stats import pct
+from prmkit.evaluate.stats import pct, signed_points
 
 __all__ = ["LABELER_COLUMNS", "format_bench", "plot_f1_tokens"]
 
@@ -23,11 +23,6 @@ def _per_trace(row: dict[str, Any]) -> str:
 def _per_ktoken(x: float) -> str:
     """F1 per 1,000 tokens per trace: one decimal, two below 10 (a rollout labeler's few points)."""
     return "-" if math.isnan(x) else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
-
-
-def _points(x: float) -> str:
-    """A difference of two shares in percentage points, signed."""
-    return "n/a" if math.isnan(x) else f"{100 * x:+.1f}"
 
 
 # The labeler table's columns and what each one is: printed under the table (`prmkit bench`, table.md), one a line.
@@ -99,9 +94,9 @@ def format_bench(report: dict[str, Any]) -> str:
                   "|---|---|---|---|---|---|---|"]
         for d in report["differences"]:
             lines.append(f"| {d['labeler']} | {d['against']} | {d['level']} | {d['traces']} | "
-                         f"{_points(d['f1_diff'])} [{_points(d['f1_diff_low'])}, {_points(d['f1_diff_high'])}] | "
-                         f"{_points(d['step_balanced_accuracy_diff'])} [{_points(d['step_balanced_accuracy_diff_low'])}"
-                         f", {_points(d['step_balanced_accuracy_diff_high'])}] | {pct(d['share_at_least'])} |")
+                         f"{signed_points(*(d[f'f1_diff{s}'] for s in ('', '_low', '_high')))} | "
+                         f"{signed_points(*(d[f'step_balanced_accuracy_diff{s}'] for s in ('', '_low', '_high')))} | "
+                         f"{pct(d['share_at_least'])} |")
     if report["labelers"]:
         lines += ["", "| labeler | its own s (this run) | tokens read | tokens generated |", "|---|---|---|---|"]
         for name, run in report["labelers"].items():

@@ -188,8 +188,8 @@ def _seconds(value: float | None) -> str:
 def format_payoff(report: dict[str, Any]) -> str:
     """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
     from prmkit.evaluate.report import format_table
+    from prmkit.evaluate.stats import signed_points
 
-    pct = lambda v: f"{100 * v[0]:+.1f} [{100 * v[1]:+.1f}, {100 * v[2]:+.1f}]"  # noqa: E731
     k = report["costs"][0]["k"] if report["costs"] else 0
     lines = [format_table(report), "", f"| row | head | best-of-{k} minus majority | weighted minus majority | "
              "within-problem AUC | label tokens | labeling s | points per 10^6 label tokens | trained on | "
@@ -197,9 +197,9 @@ def format_payoff(report: dict[str, Any]) -> str:
     for c in report["costs"]:
         per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
             f"{c['points_per_million_tokens']:+.2f}"
-        lines.append(f"| {c['labeler']} | {c['kind']} | {pct(c['best_minus_majority'])} | "
-                     f"{pct(c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | {c['label_tokens']:,} | "
-                     f"{_seconds(c['label_seconds'])} | {per} | "
+        lines.append(f"| {c['labeler']} | {c['kind']} | {signed_points(*c['best_minus_majority'])} | "
+                     f"{signed_points(*c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | "
+                     f"{c['label_tokens']:,} | {_seconds(c['label_seconds'])} | {per} | "
                      f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
                      f"{c['peak_rss_gb']:.2f} |")
     if report.get("against"):
@@ -209,6 +209,6 @@ def format_payoff(report: dict[str, Any]) -> str:
                   "|---" * (1 + len({d['k'] for d in report['against']})) + "|"]
         by: dict[str, list[str]] = {}
         for d in report["against"]:
-            by.setdefault(d["method"], []).append(pct((d["mean"], d["lo"], d["hi"])))
+            by.setdefault(d["method"], []).append(signed_points(d["mean"], d["lo"], d["hi"]))
         lines += [f"| {m} | " + " | ".join(v) + " |" for m, v in by.items()]
     return "\n".join(lines)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from prmkit.data.jsonl import DataError
-from prmkit.evaluate.stats import bootstrap_ci
+from prmkit.evaluate.stats import bootstrap_ci, signed_points
 from prmkit.rl.logs import read_metrics
 
 __all__ = ["compare_runs", "format_compare", "parse_groups"]
@@ -136,14 +136,13 @@ def format_compare(result: dict[str, Any]) -> str:
              "minus baseline [95% CI] | answered before -> after | steps before -> after | generated tokens | "
              "train s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
-        diff = ("-" if r["minus_baseline"] is None else
-                f"{100 * r['minus_baseline']:+.1f} [{100 * r['minus_baseline_low']:+.1f}, "
-                f"{100 * r['minus_baseline_high']:+.1f}]")
+        diff = "-" if r["minus_baseline"] is None else signed_points(
+            r["minus_baseline"], r["minus_baseline_low"], r["minus_baseline_high"])
         tokens = ", ".join(str(t) for t in r["generated_tokens"])
         secs = ", ".join(str(s) for s in r["train_seconds"])
         lines.append(f"| {r['setting']} | {r['seeds']} | {100 * r['accuracy_before']:.1f} | "
                      f"{100 * r['accuracy']:.1f} [{100 * r['accuracy_min']:.1f}, {100 * r['accuracy_max']:.1f}] | "
-                     f"{100 * r['gain']:+.1f} [{100 * r['gain_low']:+.1f}, {100 * r['gain_high']:+.1f}] | "
+                     f"{signed_points(r['gain'], r['gain_low'], r['gain_high'])} | "
                      f"{100 * r['greedy_accuracy']:.1f} | {diff} | {r['answered_before']:.2f} -> {r['answered']:.2f} "
                      f"| {r['steps_before']:.2f} -> {r['steps']:.2f} | {tokens} | {secs} |")
     return "\n".join(lines)

@@ -54,7 +54,7 @@ def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str 
 
 def compare_lines(rows: list[dict[str, Any]]) -> list[str]:
     """The rows as printed lines (percentages, intervals in brackets)."""
-    from prmkit.evaluate.stats import pct  # evaluate's package imports torch: not at `prmkit --help`
+    from prmkit.evaluate.stats import pct, signed_points  # evaluate's package imports torch: not at `prmkit --help`
 
     out = []
     for r in rows:
@@ -63,7 +63,6 @@ def compare_lines(rows: list[dict[str, Any]]) -> list[str]:
                 f"majority vote {pct(r['majority'])}%, {r['tokens_per_problem']:.1f} generated tokens per problem")
         if "difference" in r:
             dlo, dhi = r["difference_ci"]
-            line += (f"; minus {r['against']} {100 * r['difference']:+.1f} points [{100 * dlo:+.1f}, "
-                     f"{100 * dhi:+.1f}] paired by problem")
+            line += f"; minus {r['against']} {signed_points(r['difference'], dlo, dhi, ' points')} paired by problem"
         out.append(line)
     return out

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from prmkit.data.outputs import check_output_path
-from prmkit.models.reward import RewardModel, RewardModelConfig
+from prmkit.models.reward import TRAIN_LOG, RewardModel, RewardModelConfig
 from prmkit.train.arguments import accumulation_steps, training_arguments
 from prmkit.train.batches import Encoded, PlannedBatchSampler, ProblemBatchSampler, encode_examples
 from prmkit.train.config import TrainConfig
@@ -123,6 +123,6 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
     record = {"model_config": model_config.to_dict(), "train_config": asdict(train_config), "history": history,
               "log_history": logs, "train_seconds": whole, "seconds_this_run": seconds,
               "train_traces": len(trainer.train_dataset), "skipped": trainer.skipped, "resumed_from": last}
-    Path(output, "train_log.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    Path(output, TRAIN_LOG).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     log(f"saved {output} after {whole:.0f}s of training" + (f" ({seconds:.0f}s since {last})" if last else ""))
     return record

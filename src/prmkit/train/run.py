@@ -26,7 +26,7 @@ from prmkit.data.outputs import atomic_path, check_output_path, claim_outputs
 from prmkit.data.resume_settings import settings_diff
 from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
-from prmkit.models.reward import RUN_RECORD, RewardModelConfig
+from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
 __all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
@@ -85,7 +85,7 @@ def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bo
             raise ValueError(f"{path} holds a run with other settings ({'; '.join(diff)}): --resume continues only "
                              "the same run; pass --overwrite to replace it, or choose another --output")
         return
-    what = ("a finished model (train_log.json)" if (path / "train_log.json").is_file()
+    what = (f"a finished model ({TRAIN_LOG})" if (path / TRAIN_LOG).is_file()
             else "the checkpoints of a run" if saved.is_file() else "files of something else")
     raise ValueError(f"{path} is not empty: it holds {what}. "
                      + ("" if what.startswith("files") or resume else "--resume continues an unfinished run; ")

@@ -35,20 +35,33 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair, StepLabels
 from prmkit.data.resume_settings import keep_settings
+from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
 
-__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "balance_pools", "outcome_fill", "outcome_pairs",
+__all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "Source", "balance_pools", "outcome_fill", "outcome_pairs",
            "pum_pairs", "run_payoff"]
 
-# labelers that are not a file of the bench's labels/: the head each trains, and its label cost
-SOURCES = {"truth": "prm", "outcome": "orm", "outcome-pairs": "bt", "pum": "bt"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a row's training signal comes from, beside a labeler the bench ran (`labels/NAME.jsonl`, a PRM on its
+    step labels): the head it trains, the bench file of its step labels, whether it trains on the pairs of `--pairs`."""
+
+    head: str
+    labels_file: str | None = None
+    given_pairs: bool = False
+
+
+SOURCES = {"truth": Source("prm", "truth.jsonl"), "outcome": Source("orm"), "outcome-pairs": Source("bt"),
+           "pum": Source("bt", given_pairs=True)}
 TRACE_KINDS = ("all", "policy", "constructed")
 ROW, SETTINGS = "row.json", "settings.json"
 
@@ -56,6 +69,9 @@ ROW, SETTINGS = "row.json", "settings.json"
 @dataclass
 class PayoffConfig:
     """`prmkit payoff run`: one labeler's row (see the module docstring)."""
+
+    LIMITS: ClassVar[dict[str, Range]] = {"pairs_per_problem": Range(1, None),
+                                          "train_problems": Range(0, None, note="0: every problem of the bench")}
 
     bench: str = field(default="", metadata=_help(
         "a `prmkit bench` output of the training problems (pools.jsonl, truth.jsonl, labels/)"))
@@ -99,16 +115,12 @@ class PayoffConfig:
         for name in ("bench", "labeler", "fresh", "output"):
             if not getattr(self, name):
                 raise ValueError(f"payoff run needs --{name}")
-        if self.pairs_per_problem < 1:
-            raise ValueError("pairs_per_problem must be >= 1")
-        if self.train_problems < 0:
-            raise ValueError("train_problems must be >= 0 (0: every problem of the bench)")
+        check_limits(self)
         if self.traces not in TRACE_KINDS:
             raise ValueError(f"unknown --traces {self.traces!r}; choose from {', '.join(TRACE_KINDS)}")
-        if self.labeler == "pum":
-            if not self.pairs:
-                raise ValueError("labeler pum trains on the pairs of `prmkit pum`: give --pairs")
-        elif self.pairs:
+        if self.source.given_pairs and not self.pairs:
+            raise ValueError(f"labeler {self.labeler} trains on the pairs of `prmkit pum`: give --pairs")
+        if self.pairs and not self.source.given_pairs:
             raise ValueError(f"--pairs is for labeler pum, not {self.labeler!r}")
         if self.fill not in (None, "outcome"):
             raise ValueError(f"unknown --fill {self.fill!r}; choose outcome (or leave it out)")
@@ -120,17 +132,18 @@ class PayoffConfig:
             raise ValueError("--fill with --soft: the outcome's labels have no score to soften; use one of them")
 
     @property
+    def source(self) -> Source:
+        """The row's source: one of `SOURCES`, else a labeler the bench ran."""
+        return SOURCES.get(self.labeler) or Source("prm", f"labels/{self.labeler}.jsonl")
+
+    @property
     def kind(self) -> str:
-        """The head `prmkit train` fits: prm on step labels, orm on answers, bt on PUM pairs."""
-        return SOURCES.get(self.labeler, "prm")
+        """The head `prmkit train` fits: prm on step labels, orm on answers, bt on pairs."""
+        return self.source.head
 
     def labels_path(self) -> Path | None:
         """The step labels of the row (None: the head needs none)."""
-        if self.labeler == "truth":
-            return Path(self.bench, "truth.jsonl")
-        if self.labeler in SOURCES:
-            return None
-        return Path(self.bench, "labels", f"{self.labeler}.jsonl")
+        return Path(self.bench, self.source.labels_file) if self.source.labels_file else None
 
 
 def _check_unfiltered(path: str, fresh: list[Pool]) -> None:
@@ -290,7 +303,7 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
     puts them); PUM: its students' rollouts (report.json beside --pairs); truth and outcome cost none."""
     from prmkit.label.recipe import read_clock
 
-    if cfg.labeler == "pum":
+    if cfg.source.given_pairs:
         report = Path(cfg.pairs or "").parent / "report.json"
         if not report.is_file():
             return {"tokens_read": 0, "tokens_generated": 0, "seconds": None, "known": False}
@@ -320,13 +333,14 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
                       skip={"threads"})
         pool_file, label_file, records, kept = _training_files(cfg, pools, out)
         pairs, problems = cfg.pairs, len({p.problem.id for p in pools})
-        if cfg.labeler == "pum":
-            chosen = pum_pairs(cfg.pairs or "", kept)
-            pairs, problems = str(out / "train_pairs.jsonl"), len({q.problem_id for q in chosen})
-            write_records(pairs, chosen)
-        elif cfg.labeler == "outcome-pairs":
+        if cfg.kind == "bt":  # the pairs between the kept traces: PUM's given ones, or right/wrong samples'
+            if cfg.source.given_pairs:  # its problems: those of the pairs kept
+                chosen = pum_pairs(cfg.pairs or "", kept)
+                problems = len({q.problem_id for q in chosen})
+            else:
+                chosen = outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed)
             pairs = str(out / "train_pairs.jsonl")
-            write_records(pairs, outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed))
+            write_records(pairs, chosen)
         model = out / "model"
         trained = out / "train.json"
         if not trained.is_file():

@@ -29,9 +29,9 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def readme_pipeline() -> str:
     blocks = [b for b in re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-              if "prmkit.bench_set" in b]
+              if "api.bench_set" in b]
     if len(blocks) != 1:
-        raise SystemExit(f"README.md has {len(blocks)} python blocks with prmkit.bench_set, expected 1")
+        raise SystemExit(f"README.md has {len(blocks)} python blocks with api.bench_set, expected 1")
     return blocks[0]
 
 

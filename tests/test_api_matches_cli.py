@@ -1,4 +1,4 @@
-"""`prmkit.<verb>(...)` runs what `prmkit <verb>` runs: each verb once through the real CLI entry point and once
+"""`prmkit.api.<verb>(...)` runs what `prmkit <verb>` runs: each verb once through the real CLI entry point and once
 through the Python API with the same settings, on the demo pools and the tiny model; the outputs must be the same
 bytes (records in the same order) and the printed settings the same lines. A verb whose API took another path
 (another recipe, another reader, a setting dropped) writes something else and fails here."""
@@ -40,7 +40,7 @@ def labeled(tiny_base, tmp_path_factory) -> tuple[Path, Path]:
     cli, api = root / "cli", root / "api"
     assert main(["--quiet", "label", "--method", "ig,mcnig", "--input", "demo", "--limit", "3", "--model", tiny_base,
                  "--output", str(cli / "{method}.jsonl")]) == 0
-    prmkit.label("demo", str(api / "{method}.jsonl"), method="ig,mcnig", limit=3, model=tiny_base, progress=False)
+    prmkit.api.label("demo", str(api / "{method}.jsonl"), method="ig,mcnig", limit=3, model=tiny_base, progress=False)
     return cli, api
 
 
@@ -52,7 +52,7 @@ def test_label(labeled, tiny_base, tmp_path, capsys):
     assert main(["--quiet", "label", "--method", "mcnig", "--input", "demo", "--limit", "2", "--model", tiny_base,
                  "--output", str(tmp_path / "c.jsonl")]) == 0
     printed = json.loads(capsys.readouterr().out)
-    returned = prmkit.label("demo", tmp_path / "a.jsonl", limit=2, model=tiny_base, progress=False)["mcnig"]
+    returned = prmkit.api.label("demo", tmp_path / "a.jsonl", limit=2, model=tiny_base, progress=False)["mcnig"]
     assert _volatile_free(printed) == _volatile_free(returned.to_dict() | {"output": printed["output"]})
 
 
@@ -90,7 +90,7 @@ def trained(labeled, tiny_base, tmp_path_factory) -> tuple[Path, Path, list[str]
     with contextlib.redirect_stdout(out):
         assert main(["--quiet", "train", "prm", "--pools", "demo", "--labels", str(cli_labels / "mcnig.jsonl"),
                      "--model", tiny_base, "--save-strategy", "no", "--output", str(root / "cli")]) == 0
-    prmkit.train("prm", root / "api", pools="demo", labels=str(api_labels / "mcnig.jsonl"), model=tiny_base,
+    prmkit.api.train("prm", root / "api", pools="demo", labels=str(api_labels / "mcnig.jsonl"), model=tiny_base,
                  save_strategy="no", log=lines_api.append)
     return root / "cli", root / "api", out.getvalue().splitlines(), lines_api
 
@@ -136,7 +136,7 @@ def test_generate(tiny_base, tmp_path):
     common = {"data": "demo", "limit": 2, "k": 2, "max_new_tokens": 12, "model": tiny_base}
     flags = [x for k, v in common.items() for x in (f"--{k.replace('_', '-')}", str(v))]
     assert main(["--quiet", "generate", *flags, "--output", str(tmp_path / "cli.jsonl")]) == 0
-    prmkit.generate(tmp_path / "api.jsonl", progress=False, **common)
+    prmkit.api.generate(tmp_path / "api.jsonl", progress=False, **common)
     _same_file(tmp_path / "cli.raw.jsonl", tmp_path / "api.raw.jsonl")
     _same_file(tmp_path / "cli.jsonl", tmp_path / "api.jsonl")
 
@@ -173,7 +173,7 @@ def test_rollout_verify_and_view(labeled, long_tiny, tmp_path, capsys):
     pools = tmp_path / "pools.jsonl"
     pools.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in prmkit.read_pools("demo")[:3]))
     assert main(["verify", str(pools), "--output", str(tmp_path / "cli_verified.jsonl")]) == 0
-    prmkit.verify(pools, output=str(tmp_path / "api_verified.jsonl"))
+    prmkit.api.verify(pools, output=str(tmp_path / "api_verified.jsonl"))
     _same_file(tmp_path / "cli_verified.jsonl", tmp_path / "api_verified.jsonl")
     assert main(["view", "--pools", "demo", "--labels", f"MCNIG={cli / 'mcnig.jsonl'}", "--limit", "3",
                  "--output", str(tmp_path / "cli.html")]) == 0
@@ -188,7 +188,7 @@ def test_search(trained, long_tiny, tmp_path):
              "--max-new-tokens", "6", "--model", tiny_base]
     assert main(["--quiet", "search", "beam,bon", *flags, "--prm", str(cli),
                  "--output", str(tmp_path / "cli_{method}.jsonl")]) == 0
-    prmkit.search("beam,bon", tmp_path / "api_{method}.jsonl", progress=False, input="demo", limit=1, k=2, width=1,
+    prmkit.api.search("beam,bon", tmp_path / "api_{method}.jsonl", progress=False, input="demo", limit=1, k=2, width=1,
                   max_steps=2, max_new_tokens=6, model=tiny_base, prm=str(api))
     for method in ("beam", "bon"):
         rows = [[_volatile_free(json.loads(line)) for line in (tmp_path / f"{side}_{method}.jsonl").read_text()
@@ -235,7 +235,7 @@ def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
 
 
 def test_train_bt_on_pum_pairs(tiny_base, tmp_path):
-    """`prmkit.train("bt", pairs=...)` (and its alias "pum") is `prmkit train pum --pairs`: the recipe, the head's
+    """`prmkit.api.train("bt", pairs=...)` (and its alias "pum") is `prmkit train pum --pairs`: the recipe, the head's
     own aggregation ("last") and the pair trainer in both."""
     from helpers import write_jsonl
 
@@ -247,7 +247,7 @@ def test_train_bt_on_pum_pairs(tiny_base, tmp_path):
     path = write_jsonl(tmp_path / "pairs.jsonl", pairs)
     assert main(["--quiet", "train", "pum", "--pairs", path, "--model", tiny_base, "--save-strategy", "no",
                  "--output", str(tmp_path / "cli")]) == 0
-    prmkit.train("bt", tmp_path / "api", pairs=path, model=tiny_base, save_strategy="no", log=lambda _: None)
+    prmkit.api.train("bt", tmp_path / "api", pairs=path, model=tiny_base, save_strategy="no", log=lambda _: None)
     logs = [json.loads((tmp_path / d / "train_log.json").read_text()) for d in ("cli", "api")]
     assert logs[0]["model_config"] == logs[1]["model_config"] and logs[0]["model_config"]["aggregation"] == "last"
     assert [h["loss"] for h in logs[0]["history"]] == [h["loss"] for h in logs[1]["history"]]

@@ -16,7 +16,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_readme_pipeline_makes_data_trains_scores_and_reports(tmp_path, monkeypatch, tiny_base):
-    code = readme_block("prmkit.bench_set")
+    code = readme_block("api.bench_set")
     assert code.count("smollm2-135m") == 1 and code.count("problems=200") == 1 and len(code.strip().splitlines()) == 6
     code = code.replace("smollm2-135m", tiny_base).replace("problems=200", "problems=40")
     monkeypatch.chdir(tmp_path)

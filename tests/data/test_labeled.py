@@ -164,6 +164,6 @@ def test_train_reads_each_format_without_pools_and_label_reads_its_pools(name, r
                  "--held-out", "0", "--save-strategy", "no", "--output", str(tmp_path / "prm")]) == 0
     assert (tmp_path / "prm" / "prmkit_reward.json").is_file()
     assert "join:" in capsys.readouterr().out
-    prmkit.label(path, tmp_path / "ig.jsonl", method="ig", model=tiny_base, progress=False)
+    prmkit.api.label(path, tmp_path / "ig.jsonl", method="ig", model=tiny_base, progress=False)
     labeled = [json.loads(line) for line in (tmp_path / "ig.jsonl").read_text().splitlines()]
     assert {r["trace_id"] for r in labeled} <= {t.id for p in read_pools(path) for t in p.traces}

@@ -13,7 +13,7 @@ With no `--config` and no training flag, the recipe for the machine (`recipes/cp
 the config, named in the first printed line; flags of how the run is carried out (`--model`, `--threads`, `--seed`,
 the save/eval/logging ones, `--resume`) are not training flags and keep the recipe. `--resume` continues from the
 last `<output>/checkpoint-N` of the same run; a non-empty output that is not one is refused unless `--overwrite`.
-The flags are handed as they are to `prmkit.train.run.train`, the call `prmkit.train(...)` makes from Python.
+The flags are handed as they are to `prmkit.train.run.train`, the call `prmkit.api.train(...)` makes from Python.
 Several GPUs: `accelerate launch -m prmkit.cli.main train ...` (the same flags).
 """
 

@@ -1,4 +1,4 @@
-"""`prmkit train KIND` and `prmkit.train(KIND, ...)`: one call from a verb's settings to a saved reward model.
+"""`prmkit train KIND` and `prmkit.api.train(KIND, ...)`: one call from a verb's settings to a saved reward model.
 
 The CLI passes the flags given on its command line, the Python API its keyword arguments, both with the same
 `config` file: the settings are the fields of `TrainConfig`, `RewardModelConfig` and `TrainInputs`. The steps,

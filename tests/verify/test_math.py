@@ -44,3 +44,26 @@ def test_missing_answer_and_unknown_domain():
     assert not verify_answer(Problem("p", "?", "1"), None).ok
     with pytest.raises(ValueError, match="no validator"):
         verify_answer(Problem("p", "?", "1", domain="poetry"), "1")
+
+
+def test_the_timeout_bounds_the_check_not_math_verify_s_import():
+    """On a loaded machine importing math-verify (sympy, its grammars) can take seconds; a right answer must not be
+    judged wrong for it. A fresh interpreter whose import of math_verify takes 2 s (an import hook that waits, as a
+    busy machine would) still judges 1/2 = 0.5 right within a 1 s timeout: the bound is the check's alone."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import importlib.abc, sys, time
+        class Slow(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name == "math_verify":
+                    time.sleep(2.0)
+                return None
+        sys.meta_path.insert(0, Slow())
+        from prmkit.verify.math import math_equal
+        print(math_equal("1/2", "0.5", timeout=1.0))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "Verdict(ok=True" in out.stdout, out.stdout

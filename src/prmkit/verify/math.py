@@ -4,7 +4,9 @@ The argument order matters: math-verify's `verify(gold, target)` is not symmetri
 math-verify bounds its own time with `signal.alarm`, which only works on the main thread; we therefore pass
 `parsing_timeout=None, timeout_seconds=None` and bound the time ourselves by running the check in a daemon
 thread and waiting at most `timeout` seconds, so validation is safe from worker threads (e.g. a thread pool).
-A check that overruns returns a failed verdict; its thread is abandoned (daemon) rather than killed.
+A check that overruns returns a failed verdict; its thread is abandoned (daemon) rather than killed. The bound is
+the check's alone: math-verify (sympy, its LaTeX grammar) is imported and warmed once, unbounded, before the first
+timed check, so a loaded machine that takes seconds to import it cannot turn a right answer into a timeout.
 
     >>> verify_math(Problem("p", "1/2 of 1?", "0.5"), "$\\frac{1}{2}$").ok
     True
@@ -12,6 +14,7 @@ A check that overruns returns a failed verdict; its thread is abandoned (daemon)
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -52,8 +55,15 @@ def _check(gold: str, pred: str) -> bool:
     return bool(g) and bool(p) and bool(verify(g, p, timeout_seconds=None))
 
 
+@functools.cache
+def _warm() -> None:
+    """Import math-verify and run one check (its parsers build their grammars on first use): no timeout counts it."""
+    _check("1", "1")
+
+
 def math_equal(gold: str, pred: str, timeout: float = 5.0) -> Verdict:
     """Whether `pred` is mathematically equal to `gold`, within `timeout` seconds (a timeout is a failure)."""
+    _warm()
     box: dict[str, object] = {}
 
     def work() -> None:

@@ -22,8 +22,13 @@ def test_rl_grpo_cli_trains_logs_and_resumes(step_policy_dir, seven_problems, ti
               "--heldout-steps", "1", "--trainer-args", "gradient_checkpointing=false"]
     assert main([*common, "--steps", "1"]) == 0
     assert (out / "checkpoint-1").is_dir() and (out / "final" / "config.json").is_file()
+    first = json.loads((out / "report.json").read_text())
     assert main([*common, "--steps", "2"]) == 2  # checkpoints exist: refuse without --resume
     assert main([*common, "--steps", "2", "--resume"]) == 0
+    report = json.loads((out / "report.json").read_text())  # the whole run's seconds: step 1's go on
+    step1 = json.loads((out / "metrics.jsonl").read_text().splitlines()[0])["seconds"]
+    assert 0 < step1 <= first["train_seconds"] and report["seconds_this_run"] < report["train_seconds"]
+    assert report["train_seconds"] == pytest.approx(step1 + report["seconds_this_run"])
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [1, 2]  # the resumed run continued at step 2
     for key in ("reward", "kl", "accuracy", "reasoning_steps", "rewards/outcome/mean", "rewards/pspo_wrs/mean",

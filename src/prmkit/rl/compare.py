@@ -100,7 +100,7 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
                      "minus_baseline_low": lo if name != base else None,
                      "minus_baseline_high": hi if name != base else None,
                      "generated_tokens": [r["report"].get("generated_tokens") for r in rs],
-                     "train_seconds": [round(r["report"]["train_seconds"]) if "train_seconds" in r["report"] else None
+                     "train_seconds": [None if (s := r["report"].get("train_seconds")) is None else round(s)
                                        for r in rs]})
     result = {"baseline": base, "step": last, "heldout_problems": sizes.pop(), "rows": rows, "curves": curves,
               "runs": {name: [r["dir"] for r in rs] for name, rs in runs.items()}}

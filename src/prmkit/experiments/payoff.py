@@ -49,7 +49,6 @@ __all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "Source", "balance_p
            "pum_pairs", "run_payoff"]
 
 
-
 @dataclass(frozen=True)
 class Source:
     """Where a row's training signal comes from, beside a labeler the bench ran (`labels/NAME.jsonl`, a PRM on its

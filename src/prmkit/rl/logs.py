@@ -2,16 +2,14 @@
 
 A line: {"step": 3, "reward": 0.25, "kl": 0.0004, "rewards/outcome/mean": 0.25, "accuracy": 0.25,
 "reasoning_steps": 4.1, "adv/grpo_abs": 0.31, "adv/process_abs": 0.12, "adv/segment_1": 0.02, ...}
-(TRL's metrics plus prmkit's, and "seconds": the run's training seconds so far, a resumed run's counted on from
-those its checkpoint's step logged). After a resume the steps redone since the last checkpoint appear again; the
-last line of a step wins.
+(TRL's metrics plus prmkit's, and "seconds": the run's training seconds so far, `prmkit.train.trainer.RunClock`).
+After a resume the steps redone since the last checkpoint appear again; the last line of a step wins.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +18,7 @@ from transformers import TrainerCallback
 from prmkit.data.jsonl import iter_json
 from prmkit.data.outputs import save_figure
 
-__all__ = ["CURVES", "MetricsLog", "logged_seconds", "plot_curves", "read_metrics"]
+__all__ = ["CURVES", "MetricsLog", "plot_curves", "read_metrics"]
 
 # panel title -> the metric keys drawn in it
 CURVES: dict[str, tuple[str, ...]] = {
@@ -35,28 +33,14 @@ CURVES: dict[str, tuple[str, ...]] = {
 class MetricsLog(TrainerCallback):
     """Append each training log (with its step) to a JSONL file."""
 
-    def __init__(self, path: str | os.PathLike[str], before: float = 0.0):
-        self.path, self.before, self.start = Path(path), before, time.perf_counter()
-
-    def seconds(self) -> float:
-        """The run's training seconds: `before` (a resumed run's, up to its checkpoint) and this process's."""
-        return self.before + time.perf_counter() - self.start
-
-    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        self.start = time.perf_counter()
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
 
     def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None, **kwargs: Any):
         if logs and state.is_world_process_zero and "train_runtime" not in logs:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"step": state.global_step, **logs, "seconds": round(self.seconds(), 1)}) + "\n")
-
-
-def logged_seconds(path: str | os.PathLike[str], step: int) -> float | None:
-    """The training seconds the log `path` holds at `step` (a checkpoint's: the last line of that step), 0 before any
-    step; None when that line has none (a log written before lines kept their seconds)."""
-    rows = [r for r in read_metrics(path) if r["step"] <= step]
-    return rows[-1].get("seconds") if rows else 0.0
+                fh.write(json.dumps({"step": state.global_step, **logs}) + "\n")
 
 
 def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

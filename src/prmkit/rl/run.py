@@ -25,7 +25,7 @@ from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
 from prmkit.rl.data import grpo_rows, select_problems
 from prmkit.rl.heldout_curve import HeldoutCurve
-from prmkit.rl.logs import MetricsLog, logged_seconds, plot_curves, read_metrics
+from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
 from prmkit.train.arguments import trainer_overrides
 
@@ -120,24 +120,22 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     if not resume and _last_checkpoint(out):
         raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")
     out.mkdir(parents=True, exist_ok=True)
-    # a resumed run's seconds go on from those logged at its checkpoint's step (None: a log that kept none)
-    before = logged_seconds(out / "metrics.jsonl", int(resume.rsplit("-", 1)[-1])) if resume else 0.0
     held = HeldoutCurve(config, heldout, tokenizer, template, out, log)
     held.measure(0, model)
     trainer = ProcessGRPOTrainer(
         model=model, reward_funcs=funcs, args=grpo_arguments(config, out, weights), processing_class=tokenizer,
         train_dataset=Dataset.from_list(grpo_rows(train, tokenizer, config.chat, template)), peft_config=lora,
-        callbacks=[log_lines := MetricsLog(out / "metrics.jsonl", before or 0.0), held], process=process)
+        callbacks=[MetricsLog(out / "metrics.jsonl"), held], process=process)
     trainer.train(resume_from_checkpoint=resume)
-    seconds = log_lines.seconds() - (before or 0.0)
+    whole = trainer.elapsed()  # training seconds of the whole run, across resumes
     held.measure(trainer.state.global_step, trainer.model)
     final = trainer.model.merge_and_unload() if hasattr(trainer.model, "merge_and_unload") else trainer.model
     final.save_pretrained(out / "final")
     tokenizer.save_pretrained(out / "final")
     rows = read_metrics(out / "metrics.jsonl")
     plot_curves(rows, out / "curves.png", f"GRPO: reward {config.reward}, process {config.process or 'none'}")
-    report = {"config": config.__dict__, "train_seconds": None if before is None else before + seconds,
-              "seconds_this_run": seconds, "steps": len(rows), "heldout": held.results,
+    report = {"config": config.__dict__, "train_seconds": whole,
+              "seconds_this_run": whole - trainer.before, "steps": len(rows), "heldout": held.results,
               "heldout_curve": [held.rows[s] for s in sorted(held.rows)],
               "generated_tokens": round(sum(r.get("completions/mean_length", 0.0) for r in rows)
                                         * config.group_size * config.prompts_per_step),

@@ -22,13 +22,15 @@ from trl import GRPOTrainer
 from prmkit.rewards.completions import completion_text, read_problem
 from prmkit.rl.advantages import token_advantages
 from prmkit.rl.process import ProcessAdvantage
+from prmkit.train.trainer import RunClock
 
 __all__ = ["ProcessGRPOTrainer"]
 
 
-class ProcessGRPOTrainer(GRPOTrainer):
+class ProcessGRPOTrainer(RunClock, GRPOTrainer):
     """`GRPOTrainer(..., process=ProcessAdvantage(...))`; every other argument is GRPOTrainer's. The dataset needs
-    the column `problem` (JSON of a prmkit `Problem`: its question is what the scorer reads)."""
+    the column `problem` (JSON of a prmkit `Problem`: its question is what the scorer reads). Its log lines carry the
+    run's training seconds (`RunClock`)."""
 
     def __init__(self, *args: Any, process: ProcessAdvantage | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -29,7 +29,8 @@ from prmkit.models.reward import RewardModel
 from prmkit.train.batches import Encoded, ProblemBatchSampler, RewardCollator, TraceDataset
 from prmkit.train.config import TrainConfig
 
-__all__ = ["RewardForward", "RewardModelTrainer", "freeze_embeddings_but", "held_out_check", "prepare_parameters",
+__all__ = ["RewardForward", "RewardModelTrainer", "RunClock",
+           "freeze_embeddings_but", "held_out_check", "prepare_parameters",
            "trainable_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
@@ -131,7 +132,25 @@ def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
     return float(seconds[-1]) if seconds else 0.0
 
 
-class RewardModelTrainer(Trainer):
+class RunClock:
+    """A Trainer mixin: the run's training seconds, a resumed run's counted on from those its checkpoint logged;
+    every log line carries them (`seconds`)."""
+
+    def train(self, resume_from_checkpoint: str | None = None, **kwargs: Any) -> Any:
+        """The Trainer's loop; resumed from a checkpoint, the run's clock goes on from the seconds logged there."""
+        self.before, self.started = logged_seconds(resume_from_checkpoint), time.time()
+        return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)  # type: ignore[misc]
+
+    def elapsed(self) -> float:
+        """Training seconds of the whole run: those before the checkpoint it resumed from, and this process's."""
+        return self.before + time.time() - self.started
+
+    def log(self, logs: dict[str, float], *args: Any, **kwargs: Any) -> None:
+        """Every log line carries the run's seconds so far (a checkpoint keeps them for a resumed run)."""
+        super().log({**logs, "seconds": round(self.elapsed(), 1)}, *args, **kwargs)  # type: ignore[misc]
+
+
+class RewardModelTrainer(RunClock, Trainer):
     """`transformers.Trainer` over a `RewardModel`: problem-grouped batches, the head's loss, prmkit checkpoints."""
 
     def __init__(self, prm: RewardModel, args: Any, train_items: list[Encoded], held_out: list[Encoded],
@@ -146,19 +165,6 @@ class RewardModelTrainer(Trainer):
                          eval_dataset=TraceDataset(held_out) if held_out else None,
                          data_collator=RewardCollator(prm, train_items), **kwargs)
         self.loss_is_scaled_for_ga = True  # each micro-batch returns its share of the step's L
-
-    def train(self, resume_from_checkpoint: str | None = None, **kwargs: Any) -> Any:
-        """The Trainer's loop; resumed from a checkpoint, the run's clock goes on from the seconds logged there."""
-        self.before, self.started = logged_seconds(resume_from_checkpoint), time.time()
-        return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
-
-    def elapsed(self) -> float:
-        """Training seconds of the whole run: those before the checkpoint it resumed from, and this process's."""
-        return self.before + time.time() - self.started
-
-    def log(self, logs: dict[str, float], *args: Any, **kwargs: Any) -> None:
-        """Every log line carries the run's seconds so far (a checkpoint keeps them for a resumed run)."""
-        super().log({**logs, "seconds": round(self.elapsed(), 1)}, *args, **kwargs)
 
     def get_train_dataloader(self) -> DataLoader:
         loader = DataLoader(self.train_dataset, batch_sampler=self.sampler, collate_fn=self.data_collator)

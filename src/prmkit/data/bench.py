@@ -28,7 +28,9 @@ the first wrong step, 0 from it on. Problems whose question is one of the first 
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -170,17 +172,10 @@ def _run_values(start: int, run: list[tuple[str, int]]) -> set[Fraction]:
     out: set[Fraction] = set()
     for size in range(1, len(run) + 1):
         for subset in itertools.combinations(run, size):
-            acc = Fraction(start)
-            for o, x in subset:
-                acc = acc + x if o == "+" else acc - x if o == "-" else acc * x
-            out.add(acc)
-            for sign in "+-*":
-                same = [x for o, x in subset if o == sign]
-                if len(same) == len(subset) > 1:
-                    total = Fraction(1) if sign == "*" else Fraction(0)
-                    for x in same:
-                        total = total * x if sign == "*" else total + x
-                    out.add(total)
+            out.add(functools.reduce(lambda acc, ox: APPLY[ox[0]](acc, ox[1]), subset, Fraction(start)))
+            if size > 1 and len({o for o, _ in subset}) == 1:  # one sign: its operands combined first
+                operands = [Fraction(x) for _, x in subset]
+                out.add(math.prod(operands) if subset[0][0] == "*" else sum(operands))
     return out
 
 
@@ -285,8 +280,6 @@ def constructed_traces(problem: Problem, slips: tuple[str, ...], rng: random.Ran
     out = []
     for j, slip in enumerate(("", *slips)):
         k = rng.randrange(len(rows))
-        if slip == "corrected" and len(rows) == 1:
-            k = 0
         written, value, first = (rows, None, -1) if not slip else _slipped_rows(rows, slip, k, rng, avoid)
         final = written[-1][3] if value is None else value
         steps = [_phrase(rng, r, item, name) for r in written] + [f"The answer is ${final}$."]

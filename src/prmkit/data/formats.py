@@ -27,7 +27,7 @@ from functools import partial
 
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
 from prmkit.data.jsonl import DataError, parsed_lines
-from prmkit.data.labeled import LABELED_READERS, LABELED_SIGNATURES, iter_records
+from prmkit.data.labeled import LABELED_READERS, LABELED_SIGNATURES, detect_labeled_format, iter_records
 from prmkit.data.records import Pool, Problem
 
 __all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "unique_pools"]
@@ -61,17 +61,11 @@ _SIGNATURES: list[tuple[str, set[str]]] = [
 def detect_format(path: str | os.PathLike[str]) -> str:
     if os.path.isdir(path):
         raise DataError(f"{path}: is a directory, expected a pool file (JSONL)")
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"input file not found: {path}")
-    if str(path).endswith(".parquet"):
-        return "trl-parquet"
-    for where, obj in iter_records(path):
-        for name, keys in _SIGNATURES:
-            if keys <= obj.keys():
-                return name
+    if (name := detect_labeled_format(path, _SIGNATURES)) is None:
+        where, obj = next(iter_records(path))
         raise DataError(f"{where}: unknown record format with keys {sorted(obj)}; "
                         f"expected one of {[n for n, _ in _SIGNATURES]}")
-    raise DataError(f"{path}: no records")
+    return name
 
 
 def read_pools(path: str | os.PathLike[str], fmt: str = "auto", allow_duplicates: bool = False) -> Iterator[Pool]:

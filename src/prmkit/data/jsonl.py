@@ -73,13 +73,10 @@ def read_records(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Ite
 
 
 def write_records(path: str | os.PathLike[str], records: Any) -> int:
-    """Write records (objects with `to_dict`, or dicts) as JSON lines, replacing the file atomically (written
-    to a temporary file beside it, fsynced, renamed into place; nothing is left behind on failure). Returns
-    the count."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write records (objects with `to_dict`, or dicts) as JSON lines, replacing the file atomically; returns the
+    count."""
     n = 0
-    with output_lock(target), atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+    with output_lock(path), atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for r in records:
             fh.write(json.dumps(r.to_dict() if hasattr(r, "to_dict") else r, ensure_ascii=False) + "\n")
             n += 1
@@ -96,8 +93,7 @@ class AppendOnlyWriter:
         self.path = Path(path)
         self.key = key or (lambda d: str(d["id"]))
         self.done: set[str] = set()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = output_lock(self.path)
+        self._lock = output_lock(self.path)  # makes the folder
         self._lock.__enter__()
         try:
             self._repair_tail()

@@ -34,23 +34,14 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json
-from prmkit.data.records import Pool, Problem, StepLabels, Trace
+from prmkit.data.records import Pool, StepLabels
 from prmkit.data.steplevel import prm800k_trajectory, shepherd_steps
-from prmkit.data.trl import read_trl, read_trl_parquet
+from prmkit.data.trl import labeled_pair, read_trl, read_trl_parquet
 
 __all__ = ["LABELED_READERS", "LABELED_SIGNATURES", "detect_labeled_format", "iter_records", "read_labeled",
            "read_math_shepherd_labels", "read_omegaprm", "read_prm800k_labels"]
 
 Pair = tuple[Pool, StepLabels]
-
-
-def _pair(fmt: str, where: str, pid: str, question: str, answer: str, steps: list[str], scores: list[float],
-          labels: list[int], trace_answer: str | None = None, meta: dict[str, Any] | None = None) -> Pair:
-    if not steps:
-        raise DataError(f"{where}: no steps")
-    problem = Problem(pid, question, answer, None, "math", dict(meta or {}))
-    trace = Trace(pid, pid, steps, trace_answer, bool(labels and all(labels)), fmt)
-    return Pool(problem, [trace], where), StepLabels(pid, fmt, scores, labels, None, {}, None, pid)
 
 
 def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -75,8 +66,8 @@ def read_math_shepherd_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
     for k, (lineno, obj) in enumerate(iter_json(path)):
         question, steps, tags = shepherd_steps(path, lineno, obj)
         labels = [1 if t == "+" else 0 for t in tags]
-        yield _pair("math-shepherd", f"{path}:{lineno}", f"math-shepherd-{k}", question, "", steps,
-                    [float(v) for v in labels], labels, meta={"task": obj.get("task")})
+        yield labeled_pair("math-shepherd", f"{path}:{lineno}", f"math-shepherd-{k}", question, "", steps,
+                           [float(v) for v in labels], labels, meta={"task": obj.get("task")})
 
 
 def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
@@ -87,10 +78,10 @@ def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
         bad = [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]
         if bad:
             raise DataError(f"{where}: step {bad[0]} has rating {ratings[bad[0]]!r}; ratings are -1, 0 or 1")
-        yield _pair("prm800k", where, f"prm800k-{lineno}", question["problem"],
-                    str(question.get("ground_truth_answer") or ""), texts, [float(r) for r in ratings],
-                    [0 if r == -1 else 1 for r in ratings], question.get("pre_generated_answer"),
-                    {"finish_reason": obj["label"].get("finish_reason")})
+        yield labeled_pair("prm800k", where, f"prm800k-{lineno}", question["problem"],
+                           str(question.get("ground_truth_answer") or ""), texts, [float(r) for r in ratings],
+                           [0 if r == -1 else 1 for r in ratings], question.get("pre_generated_answer"),
+                           {"finish_reason": obj["label"].get("finish_reason")})
 
 
 def _mc(where: str, value: Any) -> float:
@@ -166,8 +157,8 @@ def read_omegaprm(path: str | os.PathLike[str]) -> Iterator[Pair]:
         base = where.replace(f"{path}:", "").replace("record ", "r")
         for n, chain in enumerate(paths):
             texts, values = [t for t, _ in chain], [v for _, v in chain]
-            yield _pair("omegaprm", where, f"omegaprm-{base}-{n}", question, str(obj.get("final_answer") or ""),
-                        texts, values, [1 if v > 0 else 0 for v in values])
+            yield labeled_pair("omegaprm", where, f"omegaprm-{base}-{n}", question,
+                               str(obj.get("final_answer") or ""), texts, values, [1 if v > 0 else 0 for v in values])
 
 
 LABELED_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pair]]] = {
@@ -186,14 +177,16 @@ LABELED_SIGNATURES: list[tuple[str, set[str]]] = [
 ]
 
 
-def detect_labeled_format(path: str | os.PathLike[str]) -> str | None:
-    """The LABELED_READERS name of `path` (suffix `.parquet`, else its first record's keys), None when none fits."""
+def detect_labeled_format(path: str | os.PathLike[str],
+                          signatures: list[tuple[str, set[str]]] = LABELED_SIGNATURES) -> str | None:
+    """The format of `path`: `trl-parquet` for the suffix `.parquet`, else the first name of `signatures` whose keys
+    its first record has; None when none fits."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"input file not found: {path}")
     if Path(path).suffix == ".parquet":
         return "trl-parquet"
     for _, obj in iter_records(path):
-        return next((name for name, keys in LABELED_SIGNATURES if keys <= obj.keys()), None)
+        return next((name for name, keys in signatures if keys <= obj.keys()), None)
     raise DataError(f"{path}: no records")
 
 

@@ -17,22 +17,19 @@ from dataclasses import replace
 
 from prmkit.data.records import Pool, Trace
 
-__all__ = ["DEFAULT_CONTEXT", "MAX_CHARS_PER_TOKEN", "char_limit", "check_lengths", "overlong"]
+__all__ = ["DEFAULT_CONTEXT", "MAX_CHARS_PER_TOKEN", "check_lengths", "overlong"]
 
 MAX_CHARS_PER_TOKEN = 10
 DEFAULT_CONTEXT = 8192  # tokens, when the model's own is unknown
 
 
-def char_limit(context: int | None) -> int:
-    """The most characters one text (a question, a step) may have for a model of `context` tokens."""
-    return (context or DEFAULT_CONTEXT) * MAX_CHARS_PER_TOKEN
-
-
 def overlong(pools: Iterable[Pool], context: int | None) -> Iterator[tuple[Pool, Trace | None, str]]:
-    """(pool, trace or None for the question, why) for each question or trace with a text over `char_limit`."""
-    limit = char_limit(context)
-    tail = (f"more than the limit of {limit} ({MAX_CHARS_PER_TOKEN} per token of the model's context of "
-            f"{context or DEFAULT_CONTEXT} tokens)")
+    """(pool, trace or None for the question, why) for each question or trace with a text (the question, a step)
+    over `MAX_CHARS_PER_TOKEN` characters a token of `context`."""
+    context = context or DEFAULT_CONTEXT
+    limit = context * MAX_CHARS_PER_TOKEN
+    tail = (f"more than the limit of {limit} ({MAX_CHARS_PER_TOKEN} per token of the model's context of {context} "
+            "tokens)")
     for pool in pools:
         if len(pool.problem.question) > limit:
             yield pool, None, f"the question has {len(pool.problem.question)} characters, {tail}"
@@ -45,7 +42,7 @@ def overlong(pools: Iterable[Pool], context: int | None) -> Iterator[tuple[Pool,
 
 def check_lengths(pools: Iterable[Pool], context: int | None, what: str = "the model", skip: bool = False,
                   flag: str | None = "--skip-too-long") -> tuple[list[Pool], int]:
-    """(`pools`, 0) when every text fits `char_limit(context)`. Otherwise a ValueError naming the first text that
+    """(`pools`, 0) when every text fits the limit (`overlong`). Otherwise a ValueError naming the first text that
     does not, or, with `skip`, (the pools without the traces that hold one, how many traces were left out); a
     question that does not fit leaves out its whole pool."""
     pools = list(pools)

@@ -60,10 +60,8 @@ def follow_umask(path: PathLike) -> None:
 
 
 def check_output_path(path: str | os.PathLike[str], directory: bool = False, what: str = "output") -> Path:
-    """Raise OutputPathError unless `path` can be created (as a file, or a directory when `directory`).
-
-    Walks up to the nearest existing ancestor: it must be a writable directory. Creates nothing.
-    """
+    """Raise OutputPathError unless `path` can be created (as a file, or a directory when `directory`): its nearest
+    existing ancestor must be a writable directory. Creates nothing."""
     target = Path(path)
     if target.exists():
         if directory and not target.is_dir():
@@ -105,14 +103,9 @@ def _paths(value: PathLike | Iterable[PathLike] | None) -> list[Path]:
 def claim_outputs(outputs: Mapping[str, PathLike | None],
                   inputs: Mapping[str, PathLike | Iterable[PathLike] | None] | None = None,
                   directories: Collection[str] = ()) -> Iterator[None]:
-    """The output rule, checked before any work and held for the `with` block.
-
-    `outputs` and `inputs` map a setting's name as the user gave it (e.g. "--output", "--labels") to its path
-    (an input may be a list of paths, or NAME=PATH items); None or "" is left out. Raises `OutputPathError` when
-    an output cannot be written (`check_output_path`; the outputs named in `directories` are folders), when an
-    output names the same file as an input (symlinks and hard links followed), or when two outputs name one
-    file. Then holds the lock of every output (one per resolved file) until the block ends.
-    """
+    """The output rule (module doc), checked before any work and held for the `with` block. `outputs` and `inputs`
+    map a setting's name as the user gave it ("--output", "--labels") to its path (an input may be a list of paths,
+    or NAME=PATH items; None or "" is left out); the outputs named in `directories` are folders."""
     outs = [(name, Path(path)) for name, path in outputs.items() if path]
     ins = [(name, path) for name, value in (inputs or {}).items() for path in _paths(value)]
     for name, path in outs:
@@ -179,8 +172,8 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 120) -> None:
+def save_figure(fig: Any, path: str | os.PathLike[str]) -> None:
     """Save a matplotlib figure as PNG, atomically, with fixed metadata (no software version, no date), so
     that the same figure is the same file."""
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=dpi, format="png", metadata={"Software": None})
+        fig.savefig(tmp, dpi=120, format="png", metadata={"Software": None})

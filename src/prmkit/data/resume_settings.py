@@ -26,36 +26,34 @@ __all__ = ["keep_settings", "settings_diff"]
 
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
-                  prefix: str = "", sep: str = " -> ") -> list[str]:
-    """`key: old -> new` (`sep` between the values) for each setting that differs (a key on one side only counts
-    as None on the other), sorted by key; nested dicts are compared key by key (`outer.inner: ...`); keys in `skip`
-    are ignored."""
+                  prefix: str = "") -> list[str]:
+    """`key: old -> new` for each setting that differs (a key on one side only counts as None on the other), sorted
+    by key; nested dicts are compared key by key (`outer.inner: ...`); keys in `skip` are ignored."""
     out = []
     for key in sorted(set(old) | set(new)):
         if key in skip:
             continue
         a, b = old.get(key), new.get(key)
         if isinstance(a, Mapping) and isinstance(b, Mapping):
-            out += settings_diff(a, b, prefix=f"{prefix}{key}.", sep=sep)
+            out += settings_diff(a, b, prefix=f"{prefix}{key}.")
         elif a != b:
-            out.append(f"{prefix}{key}: {a!r}{sep}{b!r}")
+            out.append(f"{prefix}{key}: {a!r} -> {b!r}")
     return out
 
 
 def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], what: str, *,
-                  skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                  hint: str = "choose another --output") -> None:
-    """Refuse to continue an output made with other settings, then (re)write `settings` to `path` (JSON, atomic).
-
-    `path`'s directory is the output named in the error ("<dir> holds <what> made with other settings (...)");
-    `skip`: settings a resumed run may change (threads, say); `upgrade(old)` fills in what an older file lacks
-    (a setting added since, at the value the older run used) before the comparison."""
+                  skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                  ) -> None:
+    """Refuse to continue an output (`path`'s folder) made with other settings, then (re)write `settings` to `path`
+    (JSON, atomic). `skip`: settings a resumed run may change (threads, say); `upgrade(old)` fills in what an older
+    file lacks (a setting added since, at the value the older run used) before the comparison."""
     path = Path(path)
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
         if upgrade is not None:
             old = upgrade(old)
         if diff := settings_diff(old, settings, skip):
-            raise ValueError(f"{path.parent} holds {what} made with other settings ({', '.join(diff)}): {hint}")
+            raise ValueError(f"{path.parent} holds {what} made with other settings ({', '.join(diff)}): choose "
+                             "another --output")
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(dict(settings), indent=1) + "\n", encoding="utf-8")

@@ -5,12 +5,9 @@ the command line, keyword arguments in Python). A key that no dataclass of the v
     file = read_config_file("run.yaml", (TrainConfig, RewardModelConfig))
     config = build_config(TrainConfig, file, {"lr": 1e-5})
 
-Values are checked where the settings are made, once for every verb: `build_config` checks each given value's type
-against its field (`k: four` in a YAML file is an error naming `file:line`, a YAML syntax error too), and each config
-dataclass's `__post_init__` calls `check_limits`, which holds every numeric setting to its range (`LIMITS`, one
-table by field name, so `k`, `limit` or `temperature` mean the same everywhere; a class may narrow a field with
-its own `LIMITS`) and refuses NaN and infinities: `--limit 0`, `--k 0`, `--temperature -1`, `--batch-size 0` or
-`--problems-range 10:5` are errors before any work, naming the setting and its range.
+Values are checked where the settings are made, before any work: each value's type by `build_config` (an error in a
+YAML file names its `file:line`), each numeric setting's range by the config's `__post_init__` (`check_limits` over
+`LIMITS`, one table by field name, so `k`, `limit` or `temperature` mean the same everywhere).
 
 A field may keep an old name as a deprecated alias (`metadata={"aliases": ("rollouts",)}` on `k`): a YAML key or a
 keyword argument of that name sets the field, with a one-line note on stderr (the CLI adds the alias as a flag).
@@ -30,8 +27,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_known", "check_limits",
-           "field_aliases", "field_help", "known_fields", "parse_range", "read_config_file", "resolve_aliases"]
+__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_limits", "field_aliases",
+           "field_help", "known_fields", "parse_range", "read_config_file", "resolve_aliases"]
 
 MAX_SAMPLES = 4096  # K: the samples of one prompt are decoded and held together
 
@@ -206,13 +203,6 @@ def known_fields(classes: Iterable[type], skip: Iterable[str] = ()) -> set[str]:
     return {f.name for cls in classes for f in dataclasses.fields(cls)} - set(skip)
 
 
-def check_known(settings: Mapping[str, Any], classes: Iterable[type], where: str, skip: Iterable[str] = ()) -> None:
-    """A ValueError naming `where` when a key of `settings` is no field of `classes`."""
-    known = known_fields(classes, skip)
-    if unknown := set(settings) - known:
-        raise ValueError(f"{where}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
-
-
 class ConfigValues(dict):
     """The mapping of a config file, with `where[key]` = "file:line" of each key."""
 
@@ -245,9 +235,10 @@ def read_config_file(path: str | None, classes: tuple[type, ...], skip: tuple[st
         raise ValueError(f"{path}: expected a mapping of config fields, got {type(values).__name__}")
     lines = {str(k.value): f"{path}:{k.start_mark.line + 1}" for k, _ in getattr(node, "value", [])
              if isinstance(node, yaml.MappingNode)}
-    aliases = field_aliases(classes)
+    aliases, known = field_aliases(classes), known_fields(classes, skip)
     values = resolve_aliases(values, classes, str(path))
-    check_known(values, classes, str(path), skip)
+    if unknown := set(values) - known:
+        raise ValueError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
     out = ConfigValues(values)
     out.where = {aliases.get(k, k): w for k, w in lines.items()}
     return out
@@ -264,35 +255,22 @@ def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
     if origin in (Union, types.UnionType):
         if value is None and type(None) in get_args(tp):
             return True, None
-        for arg in get_args(tp):
-            if arg is not type(None):
-                ok, v = _fits(value, arg)
-                if ok:
-                    return True, v
-        return False, value
+        fits = (_fits(value, arg) for arg in get_args(tp) if arg is not type(None))
+        return next((fit for fit in fits if fit[0]), (False, value))
     if tp is Any:
         return True, value
     if origin in (list, tuple):
         if not isinstance(value, list | tuple):
             return False, value
-        args = get_args(tp)
-        out = []
-        for v in value:
-            ok, v = _fits(v, args[0]) if args else (True, v)
-            if not ok:
-                return False, value
-            out.append(v)
-        return True, out
+        fitted = [_fits(v, get_args(tp)[0]) if get_args(tp) else (True, v) for v in value]
+        return (True, [v for _, v in fitted]) if all(ok for ok, _ in fitted) else (False, value)
     if origin is dict or tp is dict:
         return isinstance(value, dict), value
     if tp is bool:
         return isinstance(value, bool), value
-    if tp is int:  # numpy integers too (an API caller's values)
-        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-        return ok, int(value) if ok else value
-    if tp is float:
-        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-        return ok, float(value) if ok else value
+    if tp in (int, float):  # numpy numbers too (an API caller's values); an int where a float goes is a float
+        ok = isinstance(value, numbers.Integral if tp is int else numbers.Real) and not isinstance(value, bool)
+        return ok, tp(value) if ok else value
     if tp is str:
         return isinstance(value, str | os.PathLike), str(value) if isinstance(value, os.PathLike) else value
     return True, value

@@ -16,7 +16,7 @@ from prmkit.data.join import JoinReport, join_labels
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
-__all__ = ["read_trl", "read_trl_parquet", "to_trl", "trl_pair"]
+__all__ = ["labeled_pair", "read_trl", "read_trl_parquet", "to_trl", "trl_pair"]
 
 
 def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels],
@@ -53,12 +53,18 @@ def trl_pair(where: str, obj: dict[str, Any], default_id: str) -> tuple[Pool, St
         raise DataError(f"{where}: label {bad + 1} (of {len(labels)}) is {labels[bad]}; every label is a finite "
                         "number (0/1, or a soft label in [0, 1])")
     tid = str(default_id if obj.get("id") is None else obj["id"])
-    values = [int(v) if isinstance(v, bool) else v for v in labels]
-    hard = [1 if float(v) >= 0.5 else 0 for v in values]
-    problem = Problem(tid, prompt, "", None, "math", {})
-    trace = Trace(tid, tid, completions, None, bool(hard and all(hard)), "trl")
-    labels_rec = StepLabels(tid, "trl", [float(v) for v in values], hard, None, {}, None, tid)
-    return Pool(problem, [trace], where), labels_rec
+    hard = [1 if float(v) >= 0.5 else 0 for v in labels]
+    return labeled_pair("trl", where, tid, prompt, "", completions, [float(v) for v in labels], hard)
+
+
+def labeled_pair(fmt: str, where: str, pid: str, question: str, answer: str, steps: list[str], scores: list[float],
+                 labels: list[int], trace_answer: str | None = None, meta: dict[str, Any] | None = None
+                 ) -> tuple[Pool, StepLabels]:
+    """One trace of labeled step data as a one-trace Pool (origin `where`, ids `pid`; the trace is correct when
+    every label is 1) and its StepLabels (method `fmt`, threshold null)."""
+    problem = Problem(pid, question, answer, None, "math", dict(meta or {}))
+    trace = Trace(pid, pid, steps, trace_answer, bool(labels and all(labels)), fmt)
+    return Pool(problem, [trace], where), StepLabels(pid, fmt, scores, labels, None, {}, None, pid)
 
 
 def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:

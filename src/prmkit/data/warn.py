@@ -26,17 +26,11 @@ class PrmkitWarning(UserWarning):
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # .../prmkit/
 
 
-def caller_stacklevel() -> int:
-    """The `stacklevel` for `warnings.warn` called from this function's caller that names the first frame outside
-    the prmkit package (1 = that caller itself; the outermost frame if every frame is prmkit's, as under the CLI)."""
-    frame, level = sys._getframe(1), 1
+def warn(message: str) -> str:
+    """Emit `message` as a PrmkitWarning attributed to the user's code (module doc; the outermost frame when every
+    frame is prmkit's, as under the CLI) and return it for the report."""
+    frame, level = sys._getframe(0), 1  # stacklevel 1 names this frame
     while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
-    return level
-
-
-def warn(message: str) -> str:
-    """Emit `message` as a PrmkitWarning attributed to the user's code (the first frame outside prmkit) and return
-    it for the report."""
-    warnings.warn(message, PrmkitWarning, stacklevel=caller_stacklevel())
+    warnings.warn(message, PrmkitWarning, stacklevel=level)
     return message

@@ -70,13 +70,11 @@ def join_labels(pools: Iterable[Pool], labels: Iterable[StepLabels] | None, repo
     for pool in pools:
         for trace in pool.traces:
             report.traces += 1
+            used.add(trace.id)
             if not trace.steps:
                 report.no_steps += 1
-                used.add(trace.id)
                 continue
             lab = by_id.get(trace.id)
-            if lab is not None:
-                used.add(trace.id)
             report.labeled += lab is not None
             report.unlabeled += labels is not None and lab is None
             yield pool, trace, lab

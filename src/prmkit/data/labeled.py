@@ -9,12 +9,10 @@ without `--pools`, and (the pools alone) what `prmkit label --input FILE` and `p
 - `omegaprm`: OpenR's `{question, final_answer, reasoning_steps: [{solution_prefix, mc_value}]}` (or the tree
   `{text, mc_value, children}`); the MC value is the score, the label 1 when it is above 0.
 
-`LABELED_READERS` maps a name to its reader; `detect_labeled_format` picks one from the file's suffix
-(`.parquet`) or its first record's keys; `read_labeled(path)` reads any of them. Each record becomes one Pool of
-one trace (id `<format>-<line>`, or the record's `id`), its origin `file:line` (`file:row N` in parquet, `file:record
-N` in a `.json` file); a malformed record is a DataError naming that place. `scores` keep each format's own values
-(ratings, MC values) with `threshold: null`, so `prmkit train --soft` trains on MC values as they are and `prm3`
-on PRM800K's ratings as they are.
+Each record becomes one Pool of one trace (id `<format>-<line>`, or the record's `id`), its origin `file:line`
+(`file:row N` in parquet, `file:record N` in a `.json` file); a malformed record is a DataError naming that place.
+`scores` keep each format's own values (ratings, MC values) with `threshold: null`, so `prmkit train --soft` trains
+on MC values as they are and `prm3` on PRM800K's ratings as they are.
 
 PRM800K: the steps of the rated trajectory (the chosen completion of each step, or the human one); the
 alternative completions a labeler rated but did not continue with are not read. A neutral step (rating 0) is
@@ -106,9 +104,8 @@ def _tree_paths(where: str, node: dict[str, Any], path: list[tuple[str, float]])
 
 
 def _parent(prefix: str, nodes: dict[str, float], root: str) -> str:
-    """The longest other measured prefix that `prefix` extends by `\\n\\n` + text, else `root`. Only the text
-    before each `\\n\\n` of `prefix` can be one: a lookup per separator, from the last, instead of a scan of
-    every prefix (which made a file of n prefixes cost n^2).
+    """The longest other measured prefix that `prefix` extends by `\\n\\n` + text, else `root`: one lookup per
+    separator of `prefix`, from the last (linear in the prefixes, not quadratic).
 
     "Q\\n\\na\\n\\nb" with "Q\\n\\na" measured -> "Q\\n\\na"; with it unmeasured -> the root "Q"."""
     end = len(prefix)
@@ -120,8 +117,7 @@ def _parent(prefix: str, nodes: dict[str, float], root: str) -> str:
 
 
 def _flat_paths(where: str, question: str, items: list[Any]) -> Iterator[list[tuple[str, float]]]:
-    """Root-to-leaf paths of OpenR's flat list of (solution_prefix, mc_value): a prefix's parent is the longest
-    other prefix it extends by `\\n\\n` + text (the question is the root)."""
+    """Root-to-leaf paths of OpenR's flat list of (solution_prefix, mc_value), the question the root (`_parent`)."""
     nodes: dict[str, float] = {}
     for k, item in enumerate(items):
         if not (isinstance(item, dict) and isinstance(item.get("solution_prefix"), str)):
@@ -142,8 +138,7 @@ def _flat_paths(where: str, question: str, items: list[Any]) -> Iterator[list[tu
 
 
 def read_omegaprm(path: str | os.PathLike[str]) -> Iterator[Pair]:
-    """OpenR OmegaPRM records: one trace per leaf of the search tree, a step per measured prefix (its MC value the
-    score, label 1 when it is above 0: a prefix is correct when any rollout from it is)."""
+    """OpenR OmegaPRM records (module doc): label 1 when some rollout from the prefix is right (MC value above 0)."""
     for where, obj in iter_records(path):
         question, steps = obj.get("question"), obj.get("reasoning_steps")
         if not isinstance(question, str):

@@ -62,10 +62,6 @@ class Range:
         return self.high is None or v <= self.high
 
 
-def _at_least(n: float, note: str = "") -> Range:
-    return Range(n, None, note=note)
-
-
 # field name -> its range, the same in every config that has the field; a class narrows one with its own LIMITS
 LIMITS: dict[str, Range] = {
     "k": Range(1, MAX_SAMPLES, note="samples per prompt: they are decoded and held together"),
@@ -73,55 +69,28 @@ LIMITS: dict[str, Range] = {
     "top_p": Range(0, 1, open_low=True),
     "max_new_tokens": Range(1, 131072),
     "batch_size": Range(1, 65536),
-    "limit": _at_least(1, "leave it unset for all"),
+    "limit": Range(1, note="leave it unset for all"),
     "seed": Range(0, 2**32 - 1),
     "ray_actors": Range(1, 4096),
-    "max_traces": _at_least(1),
-    "max_step_tokens": _at_least(1),
-    "max_batch_tokens": _at_least(1),
-    "forward_tokens": _at_least(0, "0: the device's default"),
-    "max_tokens": _at_least(1),
-    "max_batch": _at_least(1),
+    "forward_tokens": Range(0, note="0: the device's default"),
     "threads": Range(0, 4096, note="0: torch's default"),
-    "window": _at_least(1),
-    "max_subsets": _at_least(1),
     "bootstrap": Range(1, 1_000_000),
-    "show": _at_least(0),
-    "width": _at_least(1),
-    "problems_per_batch": _at_least(1),
     "lr": Range(0, 10, open_low=True),
-    "lora_r": _at_least(0),
-    "lora_alpha": _at_least(0),
-    "save_steps": _at_least(0),
-    "save_total_limit": _at_least(0),
     "epochs": Range(0, 100_000, open_low=True),
-    "weight_decay": _at_least(0),
     "warmup": Range(0, 1),
-    "batch_traces": _at_least(1),
-    "micro_batch": _at_least(1),
-    "max_length": _at_least(1),
-    "grad_clip": _at_least(0),
     "lora_dropout": Range(0, 1),
-    "freeze_layers": _at_least(0),
-    "keep_layers": _at_least(0),
-    "max_steps": _at_least(0),
-    "eval_steps": _at_least(0),
-    "logging_steps": _at_least(1),
-    "held_out": _at_least(0),
-    "neutral_band": _at_least(0),
-    "process_coef": _at_least(0),
-    "max_segments": _at_least(1),
-    "heldout_samples": _at_least(0),
-    "heldout_steps": _at_least(0),
-    "steps": _at_least(1),
-    "group_size": _at_least(1),
-    "prompts_per_step": _at_least(1),
-    "beta": _at_least(0),
-    "length_tolerance": _at_least(0),
     "margin_quantile": Range(0, 1),
-    "resolution_scale": _at_least(0),
     "max_conflict": Range(0, 1),
-    "norm_eps": Range(0, None, open_low=True),
+    "norm_eps": Range(0, open_low=True),
+    # counts and sizes: at least 1
+    **dict.fromkeys(("max_traces", "max_step_tokens", "max_batch_tokens", "max_tokens", "max_batch", "window",
+                     "max_subsets", "width", "problems_per_batch", "batch_traces", "micro_batch", "max_length",
+                     "logging_steps", "max_segments", "steps", "group_size", "prompts_per_step"), Range(1)),
+    # never negative
+    **dict.fromkeys(("show", "lora_r", "lora_alpha", "save_steps", "save_total_limit", "weight_decay", "grad_clip",
+                     "freeze_layers", "keep_layers", "max_steps", "eval_steps", "held_out", "neutral_band",
+                     "process_coef", "heldout_samples", "heldout_steps", "beta", "length_tolerance",
+                     "resolution_scale"), Range(0)),
 }
 RANGE_FIELDS = ("problems_range", "heldout_range")  # "start:stop" settings, checked by parse_range
 

@@ -96,8 +96,7 @@ class SynthConfig:
 
     def __post_init__(self) -> None:
         check_limits(self)
-        unknown = [s for s in self.slips.split(",") if s not in SLIPS]
-        if unknown:
+        if unknown := [s for s in self.slips.split(",") if s not in SLIPS]:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
         if self.style not in STYLES:
             raise ValueError(f"unknown style '{self.style}'; choose from {', '.join(STYLES)}")

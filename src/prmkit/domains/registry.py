@@ -1,15 +1,10 @@
 """What a domain is: one `Domain` record per problem kind (math, python, sql, choice), all in `DOMAINS`.
 
-A domain says how its problems are prompted (the few-shot `template`, what of a problem fills `{question}`), where
-a completion ends (`stop`: the model starting the next few-shot item), how its final answer is read (`extract`)
-and checked (`validator`, V_q(y) of the MCNIG paper, sec. 3.1). Generation, rollouts, verification and the RL
-rewards read these fields through `domain(name)`, the one place an unknown domain is refused. A new domain is one
-`Domain(...)` plus one line `DOMAINS["name"] = ...` (tests/generate/toy_domain.py is one).
-
-The validators are `prmkit.verify`'s, which knows no domain; this registry binds each to its answer format and
-prompt, and `verify_answer` / `extract_answer` dispatch on a problem's domain here. `VALIDATORS`, `EXTRACTORS` and
-`STOP` are read-only views of one field of every domain (`DomainField`): they always agree with `DOMAINS`, a domain
-added there shows in them.
+Generation, rollouts, verification and the RL rewards read a domain's fields through `domain(name)`, the one place
+an unknown domain is refused. A new domain is one `Domain(...)` plus one line `DOMAINS["name"] = ...`
+(tests/generate/toy_domain.py is one). The validators are `prmkit.verify`'s, which knows no domain; this registry
+binds each to its answer format and prompt. `VALIDATORS`, `EXTRACTORS` and `STOP` are read-only views of one field
+of every domain (`DomainField`): they always agree with `DOMAINS`, a domain added there shows in them.
 
     >>> domain("math").extract("2 + 2 = 4. [STEP] The answer is $4$.")
     '4'
@@ -52,8 +47,8 @@ def code_stub(problem: Problem) -> str:
 @dataclass(frozen=True)
 class Domain:
     """One kind of problem. `template`: the few-shot prompt text with `{question}` (and, for SQL, `{schema}`);
-    `stop`: strings that end a completion; `extract`: completion text -> final answer or None; `validator`:
-    (problem, answer) -> Verdict; `prompt_text`: problem -> the text that fills `{question}`."""
+    `stop`: strings that end a completion (the model starting the next few-shot item); `extract`: completion text ->
+    final answer or None; `validator`: V_q(y) of the MCNIG paper, sec. 3.1; `prompt_text`: what fills `{question}`."""
 
     name: str
     template: str
@@ -85,8 +80,7 @@ def domain(name: str) -> Domain:
 
 
 class DomainField(Mapping[str, Any]):
-    """The view `name -> DOMAINS[name].<field>` (looked up on every access: it never disagrees with `DOMAINS`, and
-    a domain added there shows here). `DomainField("validator")["math"]` is `verify_math`."""
+    """The view `name -> DOMAINS[name].<field>`, looked up on every access: `DomainField("validator")["math"]`."""
 
     def __init__(self, field: str):
         self.field = field
@@ -106,12 +100,10 @@ class DomainField(Mapping[str, Any]):
 
 VALIDATORS: Mapping[str, Validator] = DomainField("validator")
 EXTRACTORS: Mapping[str, Callable[[str], str | None]] = DomainField("extract")
-# where a completion ends (the model starting the next few-shot item)
 STOP: Mapping[str, tuple[str, ...]] = DomainField("stop")
 
 
 def get_validator(name: str) -> Validator:
-    """The validator of domain `name`: its `Domain.validator`."""
     return domain(name).validator
 
 
@@ -132,14 +124,14 @@ def verify_answers(pairs: Sequence[tuple[Problem, str | None]], workers: int | N
 
 
 def extract_answer(name: str, text: str) -> str | None:
-    """The final answer of `text` in the format of domain `name` (its `Domain.extract`), None when it has none.
-
-        >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
-        (['2 + 2 = 4.', 'The answer is $4$.'], '4')
-    """
+    """The final answer of `text` in the format of domain `name`, None when it has none."""
     return domain(name).extract(text)
 
 
 def parse_completion(name: str, text: str) -> tuple[list[str], str | None]:
-    """(steps, answer) of one completion."""
+    """(steps, answer) of one completion.
+
+        >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
+        (['2 + 2 = 4.', 'The answer is $4$.'], '4')
+    """
     return split_steps(text), extract_answer(name, text)

@@ -158,7 +158,8 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = T
             except subprocess.TimeoutExpired:
                 timed_out = True
             finally:
-                _kill_group(proc.pid)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         stdout = _tail(work / "stdout")
         completed = not timed_out and proc.returncode == 0 and stdout.endswith(done)
@@ -167,8 +168,3 @@ def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = T
                              time.monotonic() - start, iso, completed)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)

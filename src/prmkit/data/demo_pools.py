@@ -22,9 +22,8 @@ __all__ = ["demo_pools"]
 
 
 def demo_pools(n: int = 20, seed: int = 0, wrong: int = 3) -> list[Pool]:
-    """`n` demo problems, each with one correct trace and `wrong` traces with one seeded slip (`solve_with_slip`:
-    an arithmetic error or the wrong operation, the demo's expression computed left to right, one operation a
-    step; a sharing problem is `total / count`)."""
+    """`n` demo problems, each with one correct trace and `wrong` traces with one seeded slip (module doc;
+    `solve_with_slip`)."""
     rng = random.Random(seed)
     pools = []
     for problem in demo_problems(n, seed):

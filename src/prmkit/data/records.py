@@ -49,20 +49,17 @@ def _check(cls: type, data: Any) -> dict[str, Any]:
             if f.default is not MISSING or f.default_factory is not MISSING:
                 continue
             raise RecordError(f"{cls.__name__}: missing field '{f.name}'")
-        value = data[f.name]
-        allowed = _TYPES[str(f.type)]
-        numeric = str(f.type) in ("float | None", "float", "int")
-        if not isinstance(value, allowed) or (isinstance(value, bool) and numeric):
+        value, kind = data[f.name], str(f.type)
+        numeric, numbers = kind in ("float | None", "float", "int"), kind in ("list[float]", "list[int]")
+        if not isinstance(value, _TYPES[kind]) or (isinstance(value, bool) and numeric):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be {f.type}, got {type(value).__name__}")
-        if str(f.type) == "list[str]" and not all(isinstance(v, str) for v in value):
+        if kind == "list[str]" and not all(isinstance(v, str) for v in value):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of strings")
-        if str(f.type) in ("list[float]", "list[int]") and not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
-        ):
+        if numbers and not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of numbers")
-        if str(f.type) == "list[int]" and not all(isinstance(v, int) or float(v).is_integer() for v in value):
+        if kind == "list[int]" and not all(isinstance(v, int) or float(v).is_integer() for v in value):
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of integers")
-        if numeric or str(f.type) in ("list[float]", "list[int]"):
+        if numeric or numbers:
             _finite(cls.__name__, f.name, value)
         out[f.name] = value
     return out

@@ -8,8 +8,6 @@ any work, naming each setting that differs:
     keep_settings(out / "settings.json", {"problems": 96, "seed": 51}, "a bench")
     # a re-run with problems=48: ValueError("runs/b holds a bench made with other settings (problems: 96 -> 48):
     #                                         choose another --output")
-
-`settings_diff` is the comparison alone (nested dicts compared key by key, `train.lr: 0.01 -> 0.001`).
 """
 
 from __future__ import annotations

@@ -120,14 +120,13 @@ def parse_range(text: str | None, name: str = "problems_range") -> slice:
     return slice(a, b)
 
 
-def check_limits(cfg: Any, ranges: Mapping[str, Range] | None = None) -> None:
+def check_limits(cfg: Any) -> None:
     """Hold every numeric field of the dataclass instance `cfg` to its range (`LIMITS`, narrowed by the `LIMITS`
-    of `cfg`'s classes, then by `ranges`), refuse NaN and infinities, and parse its range fields; a SettingError
-    names the first setting that fails. Called by the configs' `__post_init__`."""
+    of `cfg`'s classes), refuse NaN and infinities, and parse its range fields; a SettingError names the first
+    setting that fails. Called by the configs' `__post_init__`."""
     table = dict(LIMITS)
     for cls in reversed(type(cfg).__mro__):
         table |= vars(cls).get("LIMITS", {})
-    table |= ranges or {}
     for f in dataclasses.fields(cfg):
         value = getattr(cfg, f.name)
         if f.name in RANGE_FIELDS:

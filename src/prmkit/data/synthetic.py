@@ -84,8 +84,7 @@ class SynthConfig:
     seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
     wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
     slips: str = field(default="arithmetic,operation,operand", metadata=_help(
-        "slip kinds drawn uniformly, comma-separated: arithmetic | operation | operand | answer | extra | drop | "
-        "pairing."))
+        f"slip kinds drawn uniformly, comma-separated: {' | '.join(SLIPS)}."))
     style: str = field(default="plain", metadata=_help(
         "plain: one computation per step, one answer line | policy: also merged steps, restated facts, answer "
         "lines with the last computation, any wrong operation, wider slips (like the embedded policy's samples)."))
@@ -190,11 +189,9 @@ def _restructure(first: int, ops: list[tuple[str, int]], rows: list[tuple[int, s
 def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int], value: int, correct: bool,
                         question: str, words: dict[str, str], rng: random.Random,
                         asked: list[int] | None = None) -> tuple[list[str], list[int]]:
-    """Steps and their true labels in the policy style (module doc): each computation row is one phrase; a
-    sentence of the question may be restated before a row (label: the trace's state before that row); before a
-    row whose operand is not `asked[k]` (an `operand` slip) the sentence holding that number may be restated with
-    the misread one (label 0); two rows may share a step (label: the later row's); the last row may be written
-    into the answer line when the answer is its result.
+    """Steps and their true labels in the policy style (module doc). A restated sentence takes the label of the
+    trace's state before it, one restated with a misread number (the row's operand is not `asked[k]`) is 0, and two
+    rows in one step take the later row's label.
 
     >>> steps, labels = render_policy_style([(4, "*", 6, 24), (24, "-", 3, 21)], [1, 1], 21, True,
     ...     "Jon eats 3 marbles. How many?", {"name": "Jon", "item": "marbles"}, random.Random(3))

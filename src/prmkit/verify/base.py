@@ -1,8 +1,6 @@
-"""The validator interface V_q : Y -> {0, 1} of the MCNIG paper (sec. 3.1, "Answer Validation").
-
-A validator takes the problem q (its ground truth and whatever it needs to check an answer: unit tests, a
-database, the options) and one extracted candidate answer y, and returns a `Verdict`: the boolean V_q(y) plus
-a short human-readable reason, so that a failed check says *why* (wrong value, timeout, test failure, ...).
+"""The validator interface V_q : Y -> {0, 1} of the MCNIG paper (sec. 3.1, "Answer Validation"): the problem q
+(its ground truth and whatever checks an answer: unit tests, a database, the options) and one extracted candidate
+answer y -> a `Verdict`, so that a failed check says *why* (wrong value, timeout, test failure, ...).
 """
 
 from __future__ import annotations

@@ -19,10 +19,8 @@ from prmkit.verify.base import Verdict
 
 __all__ = ["choice_index", "verify_choice"]
 
-_LETTER = re.compile(
-    r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?([A-Za-z])[)\].:]?$", re.I
-)
-_NUMBER = re.compile(r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?(\d+)[)\].:]?$", re.I)
+# "B", "(b)", "Option 2", "the answer is B": a letter or a 1-based number
+_NAMED = re.compile(r"^(?:the\s+)?(?:answer|option|choice)?\s*(?:is\s*)?[:\s]*[(\[]?([A-Za-z]|\d+)[)\].:]?$", re.I)
 
 
 def _norm(text: str) -> str:
@@ -37,11 +35,9 @@ def choice_index(text: str, options: list[str]) -> int | None:
     texts = [_norm(o) for o in options]
     if raw in texts:
         return texts.index(raw)
-    if (m := _LETTER.match(raw)) and len(raw) <= 20:
-        k = ord(m.group(1).lower()) - ord("a")
-        return k if 0 <= k < len(options) else None
-    if (m := _NUMBER.match(raw)) and len(raw) <= 20:
-        k = int(m.group(1)) - 1
+    if (m := _NAMED.match(raw)) and len(raw) <= 20:
+        name = m.group(1)
+        k = int(name) - 1 if name.isdigit() else ord(name.lower()) - ord("a")
         return k if 0 <= k < len(options) else None
     hits = [k for k, t in enumerate(texts) if t and re.search(rf"\b{re.escape(t)}\b", raw)]
     return hits[0] if len(hits) == 1 else None

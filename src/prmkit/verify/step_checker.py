@@ -57,9 +57,8 @@ def _number(text: str) -> Fraction:
     return Fraction(text.replace(",", ""))
 
 
-def _computations(step: str) -> list[tuple[str, str, str]]:
-    """(expression, result text, whole match) of every `expr = result` in the step."""
-    text = step.replace("×", "*").replace("÷", "/")
+def _computations(text: str) -> list[tuple[str, str, str]]:
+    """(expression, result text, whole match) of every `expr = result` in a step (×, ÷ read as *, / already)."""
     text = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " * ", text)
     return [(" ".join(re.sub(r"[A-Za-z]+", " ", m.group(1).replace("$", "")).split()), m.group(2), m.group(0))
             for m in _EQUATION.finditer(text)]
@@ -91,7 +90,7 @@ def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
         text = step.replace("×", "*").replace("÷", "/")
         reasons = []
         covered = text
-        for expr, result, whole in _computations(step):
+        for expr, result, whole in _computations(text):
             if why := _judge_computation(expr, result, values):
                 reasons.append(why)
             covered = covered.replace(whole, " ")

@@ -23,8 +23,7 @@ __all__ = ["JoinReport", "join_labels", "read_labels"]
 
 @dataclass
 class JoinReport:
-    """What a join kept and left out: traces seen, labeled, without labels, without steps (skipped), and
-    label records that match no trace."""
+    """What a join kept and left out (`no_steps`: skipped; `orphan_labels`: label records that match no trace)."""
 
     traces: int = 0
     labeled: int = 0
@@ -37,8 +36,7 @@ class JoinReport:
 
 
 def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) -> list[StepLabels]:
-    """The StepLabels of `path`; a trace id that comes twice is a DataError naming both lines (or, with
-    `allow_duplicates`, the first record is kept); an empty file is a DataError."""
+    """The StepLabels of `path`, a trace id labeled twice refused (module doc); an empty file is a DataError."""
     seen: dict[str, int] = {}
     out = []
     for lineno, rec in parsed_lines(path, StepLabels.from_dict):
@@ -56,10 +54,8 @@ def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) ->
 
 def join_labels(pools: Iterable[Pool], labels: Iterable[StepLabels] | None, report: JoinReport | None = None,
                 require_all: bool = False) -> Iterator[tuple[Pool, Trace, StepLabels | None]]:
-    """(pool, trace, its labels or None) for every trace with steps of every pool, in pool order.
-
-    `report` receives the counts (orphan labels once the pools are exhausted); with `require_all`, a trace
-    without labels or a label without a trace is a ValueError (checked when the join ends)."""
+    """(pool, trace, its labels or None) for every trace with steps of every pool, in pool order. `report`
+    receives the counts (orphan labels once the pools are exhausted); `require_all` is checked when the join ends."""
     report = report if report is not None else JoinReport()
     by_id: dict[str, StepLabels] = {}
     for lab in labels or []:

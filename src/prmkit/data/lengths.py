@@ -4,8 +4,7 @@ before any tokenizer or model loads.
 A text longer than `MAX_CHARS_PER_TOKEN` characters per token of the model's context cannot fit in it under any
 tokenizer prmkit meets (English runs at about 4 characters a token), so it is refused at once, naming its
 `file:line`, trace and step, its length and the limit: a 20 MB step costs the time to read it, not gigabytes of
-tokens. Texts under the limit go on to the verb's own token count, which is exact. `check_lengths` raises on the
-first one, or, with `skip`, leaves out the traces that hold one and counts them.
+tokens. Texts under the limit go on to the verb's own token count, which is exact.
 
     pools, skipped = check_lengths(pools, context=8192, what="score")   # ValueError: ...: step 2 has 20000000 ...
 """

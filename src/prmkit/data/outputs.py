@@ -29,8 +29,8 @@ from typing import Any
 
 from prmkit.data.locks import output_lock
 
-__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "current_umask",
-           "follow_umask", "same_file", "save_figure"]
+__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "follow_umask",
+           "same_file", "save_figure"]
 
 PathLike = str | os.PathLike[str]
 
@@ -39,18 +39,12 @@ class OutputPathError(ValueError):
     """An output path that cannot be written (under a file, a directory in the way, no permission)."""
 
 
-def current_umask() -> int:
-    """The process's umask (read by setting it and setting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def follow_umask(path: PathLike) -> None:
     """Give `path` and everything under it the modes a plain `open` or `mkdir` would under the umask (0644 and 0755
     under umask 022; an executable file stays executable): writers such as safetensors' `save_file` and mkstemp
     leave files private (0600)."""
-    mask = current_umask()
+    mask = os.umask(0o022)
+    os.umask(mask)  # the umask is read by setting it and setting it back
     root = Path(path)
     for item in [root, *root.rglob("*")] if root.is_dir() else [root]:
         if item.is_symlink():
@@ -140,7 +134,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
-    os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's file is private (0600); the output follows the umask
+    follow_umask(tmp)  # mkstemp's file is private (0600)
     try:
         yield Path(tmp)
         with open(tmp, "rb+") as fh:

@@ -48,10 +48,6 @@ def _evaluate(expr: str, values: dict[str, int]) -> int:
     return total
 
 
-def _expression(expr: str, values: dict[str, int]) -> str:
-    return " ".join(str(values[t]) if t in values else t for t in expr.split())
-
-
 def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
     """`n` problems, the same for the same (n, seed); ids `demo-<seed>-<k>`."""
     return list(iter_demo_problems(n, seed))
@@ -68,5 +64,6 @@ def iter_demo_problems(n: int = 50, seed: int = 0) -> Iterator[Problem]:
         words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
         question = tpl["text"].format(**words)
         answer = _evaluate(tpl["answer"], values)
+        expression = " ".join(str(values[t]) if t in values else t for t in tpl["answer"].split())
         yield Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
-                      {"source": "demo", "expression": _expression(tpl["answer"], values)})
+                      {"source": "demo", "expression": expression})

@@ -110,12 +110,6 @@ def demo_operations(question: str, expression: str) -> tuple[int, list[tuple[str
     return int(tokens[0]), [(op, int(y)) for op, y in zip(tokens[1::2], tokens[2::2], strict=True)]
 
 
-def _wrong_operation(op: str, a: int, b: int, rng: random.Random, any_op: bool) -> str:
-    if not any_op:
-        return _SWAP[op]
-    return rng.choice([o for o in APPLY if o != op and (o != "/" or (b and a % b == 0))])
-
-
 def _slipped_result(result: int, rng: random.Random, wide: bool) -> int:
     if not wide:
         return result + rng.choice([-2, -1, 1, 2, 10])
@@ -143,7 +137,7 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
         a, o = acc, op
         kind = slip[1] if slip and slip[0] == k and slip[1] in _ROW_SLIPS else None
         if kind == "operation":
-            o = _wrong_operation(op, a, b, rng, wide)
+            o = rng.choice([w for w in APPLY if w != op and (w != "/" or (b and a % b == 0))]) if wide else _SWAP[op]
         elif kind == "operand":
             b = max(1, b + rng.choice([-3, -2, 2, 3, 5, 7]))
         result = APPLY[o](a, b)

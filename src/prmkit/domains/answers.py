@@ -49,13 +49,6 @@ def _final_value(expr: str) -> str | None:
     return expr.rsplit("=", 1)[-1].strip() if "=" in expr else expr
 
 
-def _plain_number(expr: str) -> str | None:
-    """The final number of a dollar-less "the answer is" expression, commas dropped ("1,000" -> "1000")."""
-    value = _final_value(expr.replace("$", " "))
-    numbers = _NUMBER.findall(value or "")
-    return numbers[-1].replace(",", "") if numbers else None
-
-
 def math_answer(text: str) -> str | None:
     """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an equation
     whose final number is read, a currency sign allowed); any `$x$`. An answer that ends on "= x" is x; one that
@@ -68,8 +61,9 @@ def math_answer(text: str) -> str | None:
         if found:
             return _final_value(found[-1])
     plain = [m for m in _ANSWER_IS.findall(text) if m.strip()]
-    if plain:
-        return _plain_number(plain[-1])
+    if plain:  # its final number, commas dropped ("1,000" -> "1000")
+        numbers = _NUMBER.findall(_final_value(plain[-1].replace("$", " ")) or "")
+        return numbers[-1].replace(",", "") if numbers else None
     found = [m.strip() for seg in segments for m in _DOLLAR.findall(seg) if m.strip()]
     return _final_value(found[-1]) if found else None
 

@@ -41,10 +41,6 @@ def ordered(sql: str) -> bool:
     return bool(_ORDER_BY.search(text))
 
 
-def _authorizer(action: int, *_: object) -> int:
-    return sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY
-
-
 def _single_statement(sql: str) -> str:
     """The query without its trailing `;`; ValueError when it is empty or holds a second statement."""
     sql = sql.strip()
@@ -84,7 +80,7 @@ def run_query(db_path: str | Path, sql: str, timeout: float = 5.0, max_rows: int
     conn = _connect(db_path)
     deadline = time.monotonic() + timeout
     try:
-        conn.set_authorizer(_authorizer)
+        conn.set_authorizer(lambda action, *_: sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY)
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
         rows = conn.execute(sql).fetchmany(max_rows + 1)
     except sqlite3.Warning as e:  # Python 3.11 raises Warning for a second statement

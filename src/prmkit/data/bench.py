@@ -180,8 +180,7 @@ def _run_values(start: int, run: list[tuple[str, int]]) -> set[Fraction]:
 
 
 def path_values(problem: Problem) -> set[Fraction]:
-    """The numbers of the solution path (module doc): stated quantities, node results, and the partial results of
-    reordered runs of + / - (or of *) on the running count."""
+    """The values of the solution path (`prmkit.verify.step_checker`'s module doc)."""
     rows = problem.meta["graph"]
     values = {Fraction(q) for q in problem.meta["quantities"]} | {Fraction(r[3]) for r in rows}
     start, run = None, []  # the current run of one kind on the running count

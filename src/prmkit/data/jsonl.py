@@ -96,24 +96,16 @@ class AppendOnlyWriter:
         self._lock = output_lock(self.path)  # makes the folder
         self._lock.__enter__()
         try:
-            self._repair_tail()
             if self.path.exists():
-                for _, obj in iter_json(self.path):
-                    self.done.add(self.key(obj))
+                with open(self.path, "rb+") as fh:  # cut a last line that a crash left without its newline
+                    data = fh.read()
+                    if data and not data.endswith(b"\n"):
+                        fh.truncate(data.rfind(b"\n") + 1)
+                self.done = {self.key(obj) for _, obj in iter_json(self.path)}
             self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         except BaseException:
             self._lock.__exit__(None, None, None)
             raise
-
-    def _repair_tail(self) -> None:
-        """Cut a last line that a crash left without its newline (it was never fully written)."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            return
-        with open(self.path, "rb+") as fh:
-            data = fh.read()
-            if data.endswith(b"\n"):
-                return
-            fh.truncate(data.rfind(b"\n") + 1)
 
     def write(self, record: Any) -> bool:
         """Append one record unless its key is already written; return whether it was written."""

@@ -256,10 +256,8 @@ class CorruptConfig:
 
 def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], dict[str, Any]]:
     """Benchmark records and pools from the first `cfg.limit` GSM8K problems, and a report of what was skipped.
-
     Record ids are the pool's trace ids (`gsm8k-train-7/reference`, `gsm8k-train-7/corrupt`), so step scores
-    from `prmkit label` (StepLabels.trace_id) or `prmkit score` (id) join on them.
-    """
+    from `prmkit label` (StepLabels.trace_id) or `prmkit score` (id) join on them."""
     kinds = [k.strip() for k in cfg.kinds.split(",") if k.strip()]
     if cfg.balance not in BALANCE_KEYS:
         raise ValueError(f"unknown balance {cfg.balance!r}; choose from {sorted(BALANCE_KEYS)}")

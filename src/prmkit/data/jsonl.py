@@ -84,10 +84,8 @@ def write_records(path: str | os.PathLike[str], records: Any) -> int:
 
 
 class AppendOnlyWriter:
-    """Append records to a JSONL file, skipping keys already present; safe against `kill -9`.
-
-    `key` maps a written dict to its identity (default: its "id" field).
-    """
+    """Append records to a JSONL file, skipping keys already present (`key`: a written dict's identity, default its
+    "id" field); safe against `kill -9` (module doc)."""
 
     def __init__(self, path: str | os.PathLike[str], key: Callable[[dict[str, Any]], str] | None = None):
         self.path = Path(path)

@@ -42,9 +42,8 @@ def _check(gold: str, pred: str) -> bool:
 
     g = parse(_as_latex(gold), parsing_timeout=None)
     p = parse(_as_latex(pred), parsing_timeout=None)
-    if not g or not p:
-        g = g or parse(gold, parsing_timeout=None)
-        p = p or parse(pred, parsing_timeout=None)
+    g = g or parse(gold, parsing_timeout=None)  # no LaTeX in it: the plain text
+    p = p or parse(pred, parsing_timeout=None)
     return bool(g) and bool(p) and bool(verify(g, p, timeout_seconds=None))
 
 

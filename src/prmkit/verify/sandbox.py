@@ -138,10 +138,8 @@ def _prepare(work: Path, code: str, limits: SandboxLimits, main: bool) -> tuple[
 
 
 def run_sandboxed(code: str, limits: SandboxLimits | None = None, main: bool = True) -> SandboxResult:
-    """Run `code` as `program.py` in a fresh temp dir under `limits`; returns whatever the code does.
-
-    `main=False` runs it with `__name__ != "__main__"` (as HumanEval's harness does), so that a candidate's
-    own `if __name__ == "__main__":` block does not run."""
+    """Run `code` as `program.py` in a fresh temp dir under `limits`; returns whatever the code does. `main=False`
+    runs it with `__name__ != "__main__"`, as HumanEval's harness does: a candidate's own main block does not run."""
     limits = limits or SandboxLimits()
     iso = isolation()
     work = Path(tempfile.mkdtemp(prefix="prmkit-sandbox-")).resolve()

@@ -24,18 +24,19 @@ __all__ = ["keep_settings", "settings_diff"]
 
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
-                  prefix: str = "") -> list[str]:
-    """`key: old -> new` for each setting that differs (a key on one side only counts as None on the other), sorted
-    by key; nested dicts are compared key by key (`outer.inner: ...`); keys in `skip` are ignored."""
+                  prefix: str = "", sep: str = " -> ") -> list[str]:
+    """`key: old -> new` (`sep` between the values) for each setting that differs (a key on one side only counts
+    as None on the other), sorted by key; nested dicts are compared key by key (`outer.inner: ...`); keys in `skip`
+    are ignored."""
     out = []
     for key in sorted(set(old) | set(new)):
         if key in skip:
             continue
         a, b = old.get(key), new.get(key)
         if isinstance(a, Mapping) and isinstance(b, Mapping):
-            out += settings_diff(a, b, prefix=f"{prefix}{key}.")
+            out += settings_diff(a, b, prefix=f"{prefix}{key}.", sep=sep)
         elif a != b:
-            out.append(f"{prefix}{key}: {a!r} -> {b!r}")
+            out.append(f"{prefix}{key}: {a!r}{sep}{b!r}")
     return out
 
 

@@ -18,6 +18,7 @@ import re
 import sqlite3
 import time
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 
 from prmkit.data.records import Problem
@@ -65,32 +66,27 @@ def _connect(db_path: str | Path) -> sqlite3.Connection:
 
 def read_schema(db_path: str | Path) -> str:
     """The CREATE statements of a database's tables and views, one per line (for the generation prompt)."""
-    conn = _connect(db_path)
-    try:
+    with closing(_connect(db_path)) as conn:
         rows = conn.execute("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL "
                             "AND name NOT LIKE 'sqlite_%' ORDER BY rowid").fetchall()
-    finally:
-        conn.close()
     return "\n".join(" ".join(sql.split()) + ";" for (sql,) in rows)
 
 
 def run_query(db_path: str | Path, sql: str, timeout: float = 5.0, max_rows: int = 100_000) -> list[tuple]:
     """Rows of one read-only query; raises ValueError (bad input) or sqlite3.Error (failure, timeout)."""
     sql = _single_statement(sql)
-    conn = _connect(db_path)
-    deadline = time.monotonic() + timeout
-    try:
+    with closing(_connect(db_path)) as conn:
+        deadline = time.monotonic() + timeout
         conn.set_authorizer(lambda action, *_: sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY)
         conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
-        rows = conn.execute(sql).fetchmany(max_rows + 1)
-    except sqlite3.Warning as e:  # Python 3.11 raises Warning for a second statement
-        raise ValueError(str(e)) from None
-    except sqlite3.OperationalError as e:
-        if time.monotonic() > deadline:
-            raise sqlite3.OperationalError(f"timed out after {timeout:g}s") from None
-        raise sqlite3.OperationalError(str(e)) from None
-    finally:
-        conn.close()
+        try:
+            rows = conn.execute(sql).fetchmany(max_rows + 1)
+        except sqlite3.Warning as e:  # Python 3.11 raises Warning for a second statement
+            raise ValueError(str(e)) from None
+        except sqlite3.OperationalError as e:
+            if time.monotonic() > deadline:
+                raise sqlite3.OperationalError(f"timed out after {timeout:g}s") from None
+            raise sqlite3.OperationalError(str(e)) from None
     if len(rows) > max_rows:
         raise ValueError(f"more than {max_rows} rows")
     return [tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows]

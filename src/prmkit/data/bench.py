@@ -183,16 +183,14 @@ def path_values(problem: Problem) -> set[Fraction]:
     """The values of the solution path (`prmkit.verify.step_checker`'s module doc)."""
     rows = problem.meta["graph"]
     values = {Fraction(q) for q in problem.meta["quantities"]} | {Fraction(r[3]) for r in rows}
-    start, run = None, []  # the current run of one kind on the running count
+    start, run = 0, []  # the current run of one kind on the running count
     for k, (op, a, b, _) in enumerate(rows):
-        chained = k > 0 and a == rows[k - 1][3] and _kind(op) is not None and _kind(op) == _kind(rows[k - 1][0])
-        if not chained:
-            start, run = a, []
-        if _kind(op) is None:
-            start, run = None, []
+        if _kind(op) is None:  # a division ends a run
             continue
+        if not (k > 0 and a == rows[k - 1][3] and _kind(op) == _kind(rows[k - 1][0])):
+            start, run = a, []
         run.append((op, b))
-        if start is not None and len(run) <= 8:
+        if len(run) <= 8:
             values |= _run_values(start, run)
     return values
 
@@ -282,8 +280,6 @@ def constructed_traces(problem: Problem, slips: tuple[str, ...], rng: random.Ran
         written, value, first = (rows, None, -1) if not slip else _slipped_rows(rows, slip, k, rng, avoid)
         final = written[-1][3] if value is None else value
         steps = [_phrase(rng, r, item, name) for r in written] + [f"The answer is ${final}$."]
-        if slip == "drop" and len(written) == len(rows):  # one-row problems: the slip fell back to arithmetic
-            first = k
         labels = truth_labels(len(steps), first)
         trace = Trace(f"{problem.id}/c{j}", problem.id, steps, str(final), str(final) == problem.answer,
                       "bench-constructed")

@@ -14,9 +14,8 @@
 
 The last five carry step labels too (`prmkit.data.labeled`: `prmkit train --labels FILE` reads them without
 `--pools`); here only their pools are read. The name `demo` (instead of a path) gives the built-in demo pools
-(`prmkit.data.demo_pools`). Each pool keeps the `file:line` it came from (`Pool.origin`). A problem id that comes
-twice is an error naming both lines, unless `allow_duplicates` (then the first copy is kept and the later ones are
-dropped); a file with no records is an error in every reader.
+(`prmkit.data.demo_pools`). Each pool keeps the `file:line` it came from (`Pool.origin`); ids must be unique and a
+file must hold records (`unique_pools`).
 """
 
 from __future__ import annotations

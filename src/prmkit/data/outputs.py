@@ -4,8 +4,7 @@
 where a file goes (or the reverse), or a folder that cannot be written is an `OutputPathError` naming both
 paths, so no work is lost to a bad `--output`. Whole-file outputs are written aside and renamed into place
 (`atomic_path` for a file, `atomic_dir` for a checkpoint directory), so a failure leaves the previous output
-or none; either takes the modes of the umask (not the 0600 of a temporary file). `save_figure` writes a PNG with
-fixed metadata: the same plot gives the same bytes on every run.
+or none; either takes the modes of the umask (not the 0600 of a temporary file).
 
 The output rule of every verb is `claim_outputs`, taken before any work and held for the whole run: each output
 can be written (`check_output_path`); none resolves (symlinks and hard links followed) to an input of the run or

@@ -179,9 +179,7 @@ class InformationScorer:
         hidden = hidden.last_hidden_state  # (B, L, H)
         flat = [(where[i][0], where[i][1] + p, tok) for i, s in enumerate(segs) for row in s.reads for y in row
                 for p, tok in y]
-        bi = torch.tensor([f[0] for f in flat], device=device)
-        pi = torch.tensor([f[1] for f in flat], device=device)
-        ti = torch.tensor([f[2] for f in flat], device=device)
+        bi, pi, ti = torch.tensor(flat, dtype=torch.long, device=device).reshape(-1, 3).T
         logp = iter(self._token_logprobs(hidden[bi, pi], ti).tolist())  # in `flat`'s order
         return [[[float(sum(islice(logp, len(y)))) for y in row] for row in s.reads] for s in segs]
 

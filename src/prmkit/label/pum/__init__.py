@@ -6,26 +6,12 @@ gain with student rollouts, normalises it per student, averages it into an intri
 prefixes of the same problem (which is more useful, a tie, or too uncertain to say); `prmkit train pum` then fits
 a Bradley-Terry value model on the pairs (`prmkit.train.pum_pairs`).
 
-    from prmkit.data.formats import read_pools
-    from prmkit.label.pum import PumConfig, label_pum
-
-    report = label_pum(read_pools("demo"), PumConfig(students=["ct2:smollm2-135m", "ct2:gemma3-270m"]), "runs/pum")
-
-The modules, in pipeline order:
-
-- `students`: the student population (`[BACKEND:]MODEL[@T][#TEMPLATE]`) and each student's append-only rollout
-  file (sec 3.1, A.3);
-- `prefix_gain`: prefix cut positions, solve rates, gains, per-student normalisation, intrinsic utility (sec
-  3.1-3.2, 4.5, A.2-A.3);
-- `pairs`: vertical and horizontal candidate pairs, the adaptive margin, the conflict filter, labels (sec 3.3,
-  A.2, A.4);
-- `plots`: the diagnostics of appendix B (figures 6 and 7);
-- `pipeline`: `label_pum` and `PumConfig`, the run that ties them together (prefixes -> rollouts -> gains ->
-  pairs -> report and figures);
-- `solve_rates`: each student's solve rate per level of bench problems, from the question and from a right
-  prefix (`prmkit pum --solve-rates`): whether the students can solve the problems PUM asks them to (sec 3.1);
-- `labeler`: the students' mean gain after every step as step labels (`prmkit label --method pum`, the step-label
-  bench), a `Labeler` like Math-Shepherd's.
+Modules, in pipeline order: `students` (the population and its rollout files, sec 3.1, A.3), `prefix_gain` (cut
+positions, solve rates, gains, normalisation, utility: sec 3.1-3.2, 4.5, A.2-A.3), `pairs` (candidates, the adaptive
+margin, the conflict filter, labels: sec 3.3, A.2, A.4), `plots` (appendix B, figures 6 and 7), `pipeline`
+(`label_pum` and `PumConfig`, the run that ties them together); beside them `solve_rates` (`prmkit pum
+--solve-rates`: can the students solve the problems at all) and `labeler` (`prmkit label --method pum`: the
+students' mean gain after every step as step labels).
 """
 
 from prmkit.label.pum.pairs import (

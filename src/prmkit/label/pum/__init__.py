@@ -14,98 +14,30 @@ margin, the conflict filter, labels: sec 3.3, A.2, A.4), `plots` (appendix B, fi
 students' mean gain after every step as step labels).
 """
 
-from prmkit.label.pum.pairs import (
-    BT_TARGETS,
-    CandidatePair,
-    PrefixPoint,
-    candidate_pairs,
-    conflict_rate,
-    global_margin,
-    length_matched,
-    mean_difference,
-    pair_label,
-    pair_margin,
-    resolution_floor,
-)
-from prmkit.label.pum.pipeline import (
-    PumConfig,
-    build_pairs,
-    check_settings,
-    label_pum,
-    prefix_points,
-    prefix_table,
-    pum_requests,
-)
-from prmkit.label.pum.plots import (
-    gain_by_position,
-    plot_agreement,
-    plot_gain_by_position,
-    ranks,
-    spearman,
-    student_agreement,
-)
-from prmkit.label.pum.prefix_gain import (
-    PREFIX_POSITIONS,
-    STUDENT_WEIGHTINGS,
-    capability_weights,
-    effective_students,
-    gain,
-    intrinsic_utility,
-    normalisation,
-    normalise,
-    prefix_step_counts,
-    solve_rate,
-)
-from prmkit.label.pum.solve_rates import (
-    format_solve_rates,
-    right_prefix,
-    solve_rate_counts,
-    solve_rate_requests,
-)
-from prmkit.label.pum.students import StudentSpec, parse_student, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.pairs import PrefixPoint, candidate_pairs, conflict_rate, global_margin, pair_label
+from prmkit.label.pum.pipeline import PumConfig, label_pum
+from prmkit.label.pum.prefix_gain import capability_weights, gain, intrinsic_utility, normalisation, prefix_step_counts
+from prmkit.label.pum.solve_rates import format_solve_rates, right_prefix, solve_rate_counts, solve_rate_requests
+from prmkit.label.pum.students import StudentSpec, parse_student, parse_students
 
 __all__ = [
-    "BT_TARGETS",
-    "PREFIX_POSITIONS",
-    "STUDENT_WEIGHTINGS",
-    "CandidatePair",
     "PrefixPoint",
     "PumConfig",
     "StudentSpec",
-    "build_pairs",
     "candidate_pairs",
     "capability_weights",
-    "check_settings",
     "conflict_rate",
-    "effective_students",
     "format_solve_rates",
     "gain",
-    "gain_by_position",
     "global_margin",
     "intrinsic_utility",
     "label_pum",
-    "length_matched",
-    "mean_difference",
     "normalisation",
-    "normalise",
     "pair_label",
-    "pair_margin",
     "parse_student",
     "parse_students",
-    "plot_agreement",
-    "plot_gain_by_position",
-    "prefix_points",
     "prefix_step_counts",
-    "prefix_table",
-    "pum_requests",
-    "ranks",
-    "read_rollouts",
-    "resolution_floor",
     "right_prefix",
-    "roll_student",
-    "solve_rate",
     "solve_rate_counts",
     "solve_rate_requests",
-    "spearman",
-    "student_agreement",
 ]

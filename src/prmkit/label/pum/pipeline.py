@@ -17,9 +17,8 @@
    `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted) and `<out>/report.json`.
 5. Diagnostics (appendix B): `<out>/fig6_gain_by_position.png`, `<out>/fig7_agreement.png` (two students or more).
 Steps 3-5 are cheap and rerun from the rollout files every time.
-6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems, from the question
-   alone and after the longest right prefix of a sample (`prmkit.label.pum.solve_rates`) -> `<out>/solve_rates.json`;
-   its rollouts go to the same files, under the same prefix ids, as a pairs run's.
+6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems
+   (`prmkit.label.pum.solve_rates`) -> `<out>/solve_rates.json`, its rollouts in the same files as a pairs run's.
 """
 
 from __future__ import annotations
@@ -76,8 +75,7 @@ SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_clock`)
 @dataclass
 class PumConfig(SamplerBackendConfig):
     """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
-    The sampling settings are `SamplerBackendConfig`'s (each student names its model); `rollouts`, K's old name,
-    is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:` key)."""
+    The sampling settings are `SamplerBackendConfig`'s (each student names its model); `rollouts` is K's alias."""
 
     k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
                                         "aliases": ("rollouts",)})
@@ -130,9 +128,7 @@ def prefix_points(pool: Pool, count_tokens: Callable[[str], int],
                   positions: Sequence[float] = PREFIX_POSITIONS) -> list[PrefixPoint]:
     """The sampled prefixes of one pool (traces with a verdict and two or more steps), one per distinct cut."""
     out = []
-    for t in pool.traces:
-        if t.correct is None:
-            continue
+    for t in (t for t in pool.traces if t.correct is not None):
         lengths = [count_tokens(s) for s in t.steps]
         by_n: dict[int, list[float]] = {}
         for r, n in prefix_step_counts(lengths, positions).items():

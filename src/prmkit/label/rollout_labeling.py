@@ -20,6 +20,8 @@ from prmkit.models.loading import resolve_model
 
 __all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "RolloutMethods", "rollout_skip_reason"]
 
+# settings that change no score (kept out of the records' params, so a re-run may change them)
+_NOT_PARAMS = ("batch_size", "base_url")
 _SCOPE = "Math-Shepherd/OmegaPRM: "  # `prmkit label` has the flags of every labeler: these name the ones they set
 
 
@@ -39,6 +41,10 @@ class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
                                                 "CPU, bfloat16 on a GPU when unset; on a CPU bfloat16 samples ~1.7x "
                                                 "faster with bf16 matrix units, other samples)")
 
+    def params(self, method: str) -> dict[str, Any]:
+        names = {"k": "rollouts"}  # K's key in the records' params: every label file, old and new, resumes on it
+        return {"method": method} | {names.get(k, k): v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
+
 
 def rollout_skip_reason(pool: Pool) -> str | None:
     """Rollout labels need the reference answer and each trace's own verdict (the final step's label)."""
@@ -56,8 +62,6 @@ class RolloutMethods:
     config_class: ClassVar[type] = RolloutLabelConfig
     NAME: ClassVar[str] = ""
     METHODS: ClassVar[tuple[str, ...]] = ()
-    # settings that change no score (kept out of the records' params, so a re-run may change them)
-    NOT_PARAMS: ClassVar[tuple[str, ...]] = ("batch_size", "base_url")
 
     def __init__(self, config: RolloutLabelConfig, methods: Sequence[str]):
         if unknown := [m for m in methods if m not in self.METHODS]:
@@ -65,9 +69,7 @@ class RolloutMethods:
         self.config, self.methods = config, tuple(methods)
 
     def params(self, method: str) -> dict[str, Any]:
-        names = {"k": "rollouts"}  # K's key in the records' params: every label file, old and new, resumes on it
-        return {"method": method} | {names.get(k, k): v for k, v in asdict(self.config).items()
-                                     if k not in self.NOT_PARAMS}
+        return self.config.params(method)
 
     def skip_reason(self, pool: Pool, method: str) -> str | None:
         return rollout_skip_reason(pool)

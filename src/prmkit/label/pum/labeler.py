@@ -61,6 +61,9 @@ class PumLabelConfig(RolloutLabelConfig):
                        temperature=self.temperature if spec.temperature is None else spec.temperature,
                        template=spec.prompt(self.template))
 
+    def params(self, method: str) -> dict[str, Any]:
+        return {k: v for k, v in super().params(method).items() if k != "model"}
+
 
 def step_utilities(baselines: Mapping[str, float], rates: Sequence[Mapping[str, float]]) -> list[float]:
     """The score of each step: the uniform mean over the students of q̂_s(prefix_i) - q̂_s(∅) (module doc).
@@ -78,7 +81,6 @@ class PumLabeler(RolloutMethods):
     config_class: ClassVar[type] = PumLabelConfig
     NAME: ClassVar[str] = "PUM"
     METHODS: ClassVar[tuple[str, ...]] = ("pum",)
-    NOT_PARAMS: ClassVar[tuple[str, ...]] = (*RolloutMethods.NOT_PARAMS, "model")  # its models are the students
     claims: ClassVar[dict[str, tuple[str, ...]]] = {"pum": ("math-shepherd",)}  # prefix utility vs values, sec 4.6
 
     @classmethod

@@ -12,8 +12,7 @@
 The paper formulas have their own modules: `information_gain`, `mcnig`, `threshold`, `complexity`; the rollout
 labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) are `rollout_labeling`'s subclasses, their
 prefixes rolled out through `rollout_batches` (shared within a pool, batched across pools). PUM (pum_paper) is its
-own pipeline in the subpackage `pum`, `pum.label_pum` (pairs, not step labels): formulas in `pum.prefix_gain` and
-`pum.pairs`, the students in `pum.students`, figures in `pum.plots`, the run in `pum.pipeline`.
+own pipeline in the subpackage `pum` (pairs, not step labels).
 """
 
 from prmkit.label.base import LabelCost, Labeled, Labeler

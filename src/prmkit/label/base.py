@@ -18,10 +18,8 @@ Optional members, read through `prmkit.label.registry` by every recipe that runs
 labeler joins them with no edit there: `check(config)`, a classmethod of cheap checks run before anything is
 written (a rollout model takes the run's template, PUM's students exist); `claims`, {method: methods it is
 claimed to beat or match}, each pair compared when both ran; `cost_reference`, the method whose tokens per trace
-the others' costs are put over. The cost ledger is the `LabelCost` each call returns.
-
-A labeler that loads a model takes it from the `model` field of `LabelerModelConfig`, which its config inherits:
-`prmkit label` has one flag per field name, so `--model X` gives X to every labeler of the run.
+the others' costs are put over. The cost ledger is the `LabelCost` each call returns. A labeler that loads a model
+takes it from the `model` field of `LabelerModelConfig`, which its config inherits.
 """
 
 from __future__ import annotations
@@ -39,11 +37,9 @@ __all__ = ["LabelCost", "Labeled", "Labeler", "LabelerModelConfig"]
 
 @dataclass
 class LabelerModelConfig:
-    """The model of every labeler that loads one (IG/MCNIG's scorer, Math-Shepherd/OmegaPRM's completer): their
-    configs inherit this field, so one `--model` flag of `prmkit label` (the CLI makes one flag per field name),
-    one `model=` of `prmkit.label` or one `model:` key of a `--config` file sets it for all the labelers of the run.
-    Labelers that need different models are separate runs (`prmkit label --method mcnig --model A`, then
-    `--method math-shepherd --model B`)."""
+    """The model of every labeler that loads one: their configs inherit this field, so one `--model` flag (the CLI
+    makes one flag per field name), `model=` or `model:` key sets it for all the labelers of the run. Labelers that
+    need different models are separate runs (`--method mcnig --model A`, then `--method math-shepherd --model B`)."""
 
     model: str = field(default=DEFAULT_MODEL, metadata={"help": "the model of every labeler of the run (IG/MCNIG "
                                                                 "scorer, Math-Shepherd/OmegaPRM completer): "

@@ -4,9 +4,7 @@ Per problem, one forward pass of `InformationScorer` reads I_i(y) for every step
 pending trace and every answer y the methods need (I_0 shared); each method's formula then turns that
 table into step scores. With `--method ig,mcnig` both methods share the pass: IG needs y* only, which is the
 first of MCNIG's answers (`answer_sets`), so IG reads the first column of MCNIG's table.
-
-Each method is a plan (the answers to score and the indices of C_q / W_q, or a skip reason) and a formula
-(`information_gain`, `mcnig`); `METHODS` maps the method names to them.
+Each method is a plan (the answers to score, the indices of C_q / W_q) and a formula, by name in `METHODS`.
 """
 
 from __future__ import annotations
@@ -88,18 +86,17 @@ def _plan_mcnig(pool: Pool) -> Plan | str:
     return (answers, correct, incorrect) if incorrect else "no incorrect answer"
 
 
-# method -> (plan of a pool, formula: (information table rows i = 0..N, plan, config) -> step scores)
-METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float]], Plan, InformationConfig],
-                                                                   list[float]]]] = {
-    "ig": (_plan_ig, lambda info, plan, cfg: information_gain([row[0] for row in info])),
-    "mcnig": (_plan_mcnig, lambda info, plan, cfg: mcnig(info, plan[1], plan[2], cfg.aggregation, cfg.reference)),
-}
 # MCNIG's variants of appendix D under names of their own, so that one forward pass labels them all
 # (`prmkit label --method mcnig,mcnig-mean,mcnig-previous,mcnig-mean-previous`): (aggregation, reference)
 VARIANTS: dict[str, tuple[str, str]] = {"mcnig-mean": ("mean", "step0"), "mcnig-previous": ("max", "previous"),
                                         "mcnig-mean-previous": ("mean", "previous")}
-for _name, (_agg, _ref) in VARIANTS.items():
-    METHODS[_name] = (_plan_mcnig, lambda info, plan, cfg, a=_agg, r=_ref: mcnig(info, plan[1], plan[2], a, r))
+# method -> (plan of a pool, formula: (information table rows i = 0..N, plan, the method's params) -> step scores)
+METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float]], Plan, dict[str, Any]],
+                                                                   list[float]]]] = {
+    "ig": (_plan_ig, lambda info, plan, params: information_gain([row[0] for row in info])),
+    **dict.fromkeys(("mcnig", *VARIANTS), (_plan_mcnig, lambda info, plan, params: mcnig(
+        info, plan[1], plan[2], params["aggregation"], params["reference"]))),
+}
 
 
 class InformationLabeler:
@@ -140,9 +137,7 @@ class InformationLabeler:
                       key=len, default=[])
         limit = self.config.max_step_tokens or self.context
         out = {}
-        for t in pool.traces:
-            if t.id not in ids:
-                continue
+        for t in (t for t in pool.traces if t.id in ids):
             lengths = [len(encode_text(self.scorer.tokenizer, s)) for s in t.steps]
             worst = max(range(len(lengths)), key=lengths.__getitem__, default=None)
             if worst is not None and lengths[worst] > limit:
@@ -221,7 +216,7 @@ class InformationLabeler:
             for trace, info in zip(job.traces, infos, strict=True):
                 if trace.id not in job.todo[m]:
                     continue
-                scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan, self.config)
+                scores = METHODS[m][1]([row[: len(plan[0])] for row in info], plan, params)
                 paper = paper_tokens(self.scorer, pool.problem.question, trace.steps, plan[0])
                 records[m].append(StepLabels(trace.id, m, scores, [], None, params, trace.correct, pool.problem.id,
                                              self._ledger(pool, trace.steps, job.answers, paper)))

@@ -95,17 +95,15 @@ def pack_rows(lengths: list[int], capacity: int) -> list[list[int]]:
     return rows
 
 
-def _block_mask(seg: Segments, length: int) -> torch.Tensor:
-    """Boolean (length, length) mask, True = may attend. Padding rows attend only to themselves."""
-    allowed = torch.zeros(length, length, dtype=torch.bool)
+def _block_mask(seg: Segments) -> torch.Tensor:
+    """Boolean (L, L) mask of one packed sequence, True = may attend."""
+    allowed = torch.zeros(len(seg.ids), len(seg.ids), dtype=torch.bool)
     p = seg.prefix_len
     allowed[:p, :p] = torch.ones(p, p, dtype=torch.bool).tril()
     for context_end, cue_start, cue_len, start, end in seg.blocks:
         allowed[start:end, :context_end] = True
         allowed[start:end, cue_start : cue_start + cue_len] = True
         allowed[start:end, start:end] = torch.ones(end - start, end - start, dtype=torch.bool).tril()
-    pad = torch.arange(len(seg.ids), length)
-    allowed[pad, pad] = True
     return allowed
 
 
@@ -149,26 +147,25 @@ class InformationScorer:
         sequences share a row (indices into `segs`, each sequence in one row; default one a row): a row holds them
         side by side, each under its own block mask, so they do not see each other (`pack_rows`)."""
         rows = [[i] for i in range(len(segs))] if rows is None else rows
-        offsets, lengths = {}, []
-        for row in rows:
+        where: dict[int, tuple[int, int]] = {}  # sequence -> (its row, its offset in the row)
+        lengths = []
+        for b, row in enumerate(rows):
             at = 0
             for i in row:
-                offsets[i], at = at, at + len(segs[i].ids)
+                where[i], at = (b, at), at + len(segs[i].ids)
             lengths.append(at)
         length = max(lengths)
         pad_id = self.tokenizer.pad_token_id or 0
         ids = torch.full((len(rows), length), pad_id, dtype=torch.long)
         pos = torch.zeros((len(rows), length), dtype=torch.long)
         mask = torch.zeros((len(rows), 1, length, length), dtype=torch.bool)
-        where = {}
         for b, row in enumerate(rows):
             for i in row:
-                s, at = segs[i], offsets[i]
+                s, at = segs[i], where[i][1]
                 n = len(s.ids)
                 ids[b, at : at + n] = torch.tensor(s.ids)
                 pos[b, at : at + n] = torch.tensor(s.positions)
-                mask[b, 0, at : at + n, at : at + n] = _block_mask(s, n)
-                where[i] = (b, at)
+                mask[b, 0, at : at + n, at : at + n] = _block_mask(s)
                 self.tokens_read += n
             pad = torch.arange(lengths[b], length)
             mask[b, 0, pad, pad] = True  # padding attends to itself only
@@ -179,9 +176,7 @@ class InformationScorer:
         hidden = hidden.last_hidden_state  # (B, L, H)
         flat = [(where[i][0], where[i][1] + p, tok) for i, s in enumerate(segs) for row in s.reads for y in row
                 for p, tok in y]
-        bi = torch.tensor([f[0] for f in flat], device=device)
-        pi = torch.tensor([f[1] for f in flat], device=device)
-        ti = torch.tensor([f[2] for f in flat], device=device)
+        bi, pi, ti = torch.tensor(flat, dtype=torch.long, device=device).reshape(-1, 3).T
         logp = iter(self._token_logprobs(hidden[bi, pi], ti).tolist())  # in `flat`'s order
         return [[[float(sum(islice(logp, len(y)))) for y in row] for row in s.reads] for s in segs]
 

@@ -43,9 +43,8 @@ ESTIMATES: dict[str, int] = {"math-shepherd": 1, "math-shepherd-hard": 0}
 
 
 class MathShepherdLabeler(RolloutLabeler):
-    """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace (one round per
-    problem; a prefix several traces share is rolled out once; `label_stream` batches many problems' prefixes
-    together), soft and/or hard estimates. `backend` replaces loading `config.model`."""
+    """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace, in one round per
+    problem, soft and/or hard estimates. `backend` replaces loading `config.model`."""
 
     NAME = "Math-Shepherd"
     METHODS = tuple(ESTIMATES)

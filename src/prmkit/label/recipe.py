@@ -1,18 +1,12 @@
-"""The labeling recipe, one for every labeler: the pipeline behind `prmkit label`.
+"""The labeling recipe behind `prmkit label`, one for every labeler (`prmkit.label.base.Labeler`).
 
-For each pool (problem), each labeler (`prmkit.label.base.Labeler`) labels the traces its methods still owe;
-records are appended (`AppendOnlyWriter`, one method a file), so `kill -9` loses at most the problem in flight
-and a re-run resumes where it stopped. A re-run into a file made with other settings is refused, naming the
-difference. When all problems are done, tau is chosen by balanced accuracy (or given, or read from another
-labeled file) and each file is rewritten atomically with the binary labels and its sweep plotted.
-
-The labeler calls run through an executor (`prmkit.generate.distributed`): here, or with `ray` set on Ray actors
-that each build the labelers once (one model per actor) and return the records; this process stays the only
-writer of the outputs and appends them as they come back, so resume and thresholding are the same either way
-(the lines may come in another order). Here, a labeler with `label_stream` (the rollout and information labelers)
-is handed all its pools at once and batches the work of many pools together (rollouts up to `batch_size` rows,
-forward passes up to `max_batch_tokens`); it still yields each pool's records in order as soon as they are done,
-the same records as `label` gives pool by pool.
+For each pool, each labeler labels the traces its methods still owe; records are appended (`AppendOnlyWriter`, one
+method a file), so `kill -9` loses at most the problem in flight and a re-run resumes where it stopped. The labeler
+calls run here or, with `ray` set, on Ray actors that each build the labelers once (`prmkit.generate.distributed`);
+this process stays the only writer either way (the lines may come in another order). Here, a labeler with
+`label_stream` is handed all its pools at once and batches the work of many pools together (rollouts up to
+`batch_size` rows, forward passes up to `max_batch_tokens`), yielding each pool's records, the same as `label`'s, in
+order as soon as they are done.
 
     reports = label_pools(read_pools("demo"), LabelConfig(method="ig,mcnig"), "runs/{method}.jsonl")
 """
@@ -23,7 +17,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -70,11 +64,9 @@ class LabelConfig(ScaleConfig):
 
 @dataclass
 class LabelReport:
-    """What one method's run did: problems and traces labeled now, skips by reason, problems already done
-    (`resumed`), tokens (measured, shared by the methods of one labeler; and the paper's count), wall seconds of
-    the whole run (`seconds`: every labeler of a run shares it), the seconds of this method's labeler's own calls
-    (`labeler_seconds`, summed over the calls: with several workers more than the wall time; shared by the methods
-    of one labeler) and the threshold sweeps."""
+    """What one method's run did. Tokens (measured) and `labeler_seconds` are its labeler's, shared by the methods of
+    that labeler; `seconds` is the wall time of the whole run, `labeler_seconds` the sum of the labeler's own calls
+    (with several workers more than the wall time)."""
 
     method: str = ""
     output: str = ""
@@ -170,30 +162,24 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:
     """A re-run may only extend a file made with the same settings: mixed records would be meaningless."""
-    if not Path(path).is_file():
-        return
-    first = next((obj for _, obj in iter_json(path)), None)
-    if first is None:
-        return
-    old = first.get("params", {})
-    if diff := settings_diff(old, params, skip=_SCORE_NEUTRAL_KEYS):
-        changes = ", ".join(diff)
-        raise ValueError(f"{path} was labeled with other settings ({changes}); use a new output to relabel")
+    first = next((obj for _, obj in iter_json(path)), None) if Path(path).is_file() else None
+    if first is not None and (diff := settings_diff(first.get("params", {}), params, skip=_SCORE_NEUTRAL_KEYS)):
+        raise ValueError(f"{path} was labeled with other settings ({', '.join(diff)}); use a new output to relabel")
 
 
-class _LabelWork:
+def _label_work(labelers: Resident[list[Labeler]], task: tuple[Pool, int, dict[str, set[str]]]) -> Labeled:
     """The work on one pool: `labelers[k].label(pool, owed)`; the labelers are built once where it runs."""
+    pool, k, owed = task
+    labeler = labelers.get()[k]
+    return _timed(functools.partial(labeler.label, pool, owed))
 
-    def __init__(self, labelers: Resident[list[Labeler]]):
-        self.labelers = labelers
 
-    def __call__(self, task: tuple[Pool, int, dict[str, set[str]]]) -> Labeled:
-        pool, k, owed = task
-        labeler = self.labelers.get()[k]
-        start = time.perf_counter()
-        done = labeler.label(pool, owed)
-        done.cost.seconds = time.perf_counter() - start  # this labeler's own time, apart from the others of a run
-        return done
+def _timed(call: Callable[[], Labeled]) -> Labeled:
+    """`call()` with its seconds in its cost: this labeler's own time, apart from the others of a run."""
+    start = time.perf_counter()
+    done = call()
+    done.cost.seconds = time.perf_counter() - start
+    return done
 
 
 def _streamed(tasks: Sequence[tuple[Pool, int, dict[str, set[str]]]],
@@ -206,10 +192,7 @@ def _streamed(tasks: Sequence[tuple[Pool, int, dict[str, set[str]]]],
         stream = getattr(lab, "label_stream", None)
         streams[k] = iter(stream(mine)) if stream else (lab.label(pool, owed) for pool, owed in mine)
     for i, (_, k, _) in enumerate(tasks):
-        start = time.perf_counter()
-        done = next(streams[k])
-        done.cost.seconds = time.perf_counter() - start  # this labeler's own time, apart from the others of a run
-        yield i, done
+        yield i, _timed(functools.partial(next, streams[k]))
 
 
 def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[list[Labeler]],
@@ -224,14 +207,13 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
     (`_owed`) before the first labeler call: a trace too long for a labeler is an error naming its file:line,
     or, with `skip_too_long`, skipped and counted.
 
-    `clock`: a JSONL file to which each labeler call appends its own seconds and the traces it labeled
-    (`{"methods": [...], "traces": [...], "seconds": s}`), right after its records: the time a resumed run's
-    labels cost, summed over every run that wrote them (the records themselves stay free of wall-clock noise).
-    A method whose output does not exist yet starts with `{"methods": [...], "reset": true}`: seconds spent on a
-    file since deleted are not counted again."""
+    `clock`: a JSONL ledger to which each labeler call appends `{"methods", "traces", "seconds"}` right after its
+    records, so a resumed run's labels cost the sum over every run that wrote them (the records stay free of
+    wall-clock noise); a method whose output does not exist yet starts with `{"methods", "reset": true}`, so the
+    seconds of a file since deleted are not counted again."""
     if not isinstance(labelers, Resident):
         labelers = Resident(functools.partial(list, labelers), list(labelers))
-    work, labelers = _LabelWork(labelers), labelers.get()
+    work, labelers = functools.partial(_label_work, labelers), labelers.get()
     served = [m for lab in labelers for m in lab.methods]
     if sorted(served) != sorted(outputs):
         raise ValueError(f"the labelers serve {served} but outputs are given for {sorted(outputs)}")

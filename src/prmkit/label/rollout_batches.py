@@ -15,21 +15,16 @@ cache reads (the paper's KV-caching assumption, appendix A). `step_tokens` is th
 s of the paper's formulas.
 
 A rollout labeler labels one pool by a plan: a generator that yields the (trace, n) prefixes it needs in a round
-(Math-Shepherd: one round, every proper prefix; OmegaPRM: one round per step of its binary searches; PUM: one round
-per student, the baseline and every proper prefix), is sent their rollouts, and returns the pool's `Labeled` (PUM:
-one student's part of it, `prmkit.label.pum.labeler`). Labeled pool by pool (`label` is `label_stream` of one
-pool), a generation batch holds one problem's prefixes (a dozen rows on a bench problem), which leaves a GPU mostly
-idle. `label_stream` runs the plans of many pools at once: the pending prefixes of the pools in flight, oldest pool
-first, fill each `generate_rendered` call up to `batch_size` rows (`PrefixRoller.prefixes_per_batch` prefixes of K
-rows), and a pool is yielded, in input order, as soon as its plan returns and every pool before it has been yielded.
+(Math-Shepherd: one round; OmegaPRM: one per step of its binary searches; PUM: one per student), is sent their
+rollouts, and returns the pool's `Labeled` (PUM: one student's part of it). Pool by pool, a generation batch holds
+one problem's prefixes (a dozen rows on a bench problem), which leaves a GPU mostly idle, so `label_stream` runs the
+plans of many pools at once: the pending prefixes of the pools in flight, oldest pool first, fill each batch up to
+`batch_size` rows, and each pool is yielded, in input order, as soon as its plan returns.
 
 Nothing a record holds depends on the batching: a prefix's continuations are seeded from (seed, prefix id) alone
-(`prmkit.generate.rollout.prefix_seed`, one random stream per row), its id and its ledger are its pool's
-(`PoolRollouts`), and a prefix two traces of a pool share is still rolled out once. Bad input (a step holding
-[STEP]) is found when its pool asks for it; the pools before that pool are finished and yielded first, then the
-error is raised, as pool by pool. A batch holds pools of one set of stop strings (one domain).
-
-    for done in label_stream(labeler.roller, labeler.plan, [(pool, {"math-shepherd": {"t1", "t2"}}), ...]): ...
+(`prmkit.generate.rollout.prefix_seed`), and its id and ledger are its pool's. Bad input (a step holding [STEP]) is
+raised when its pool's turn comes, after the pools before it are yielded, as pool by pool. A batch holds pools of
+one set of stop strings (one domain).
 """
 
 from __future__ import annotations

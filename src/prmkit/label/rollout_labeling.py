@@ -32,11 +32,9 @@ def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
 
 @dataclass
 class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
-    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults and with its help (the generation
-    defaults, MCNIG sec 4.2), with K the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison
-    (appendix A) and Math-Shepherd (Wang et al. 2024, N = 8 completions); `model` is every labeler's
-    (`LabelerModelConfig`). `rollouts`, K's old name, is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:`
-    key); the records' `params` still name K `rollouts`, so files labeled before resume."""
+    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults and with its help (MCNIG sec 4.2), with K
+    the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison (appendix A) and Math-Shepherd (Wang et
+    al. 2024, N = 8 completions). `rollouts` is K's deprecated alias and its key in the records' `params`."""
 
     k: int = _sampler_field("k", "completions M per prefix", aliases=("rollouts",))
     dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 on a "

@@ -24,11 +24,7 @@ __all__ = ["Sweep", "balanced_accuracy", "cot_scores", "missing_classes", "plot_
 
 def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) -> np.ndarray:
     """The CoT-level score: min over the considered steps (all labels 1 <=> min > tau); +inf if none."""
-    out = []
-    for s in scores:
-        considered = s[:-1] if exclude_final else s
-        out.append(min(considered) if len(considered) else np.inf)
-    return np.asarray(out, dtype=float)
+    return np.asarray([min(s[:-1] if exclude_final else s, default=np.inf) for s in scores], dtype=float)
 
 
 def balanced_accuracy(pred: Sequence[bool] | np.ndarray, truth: Sequence[bool] | np.ndarray,
@@ -65,11 +61,8 @@ def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
     cs = cot_scores(scores, exclude_final)
     truth = np.asarray(correct, dtype=bool)
     finite = np.unique(cs[np.isfinite(cs)])
-    if finite.size == 0:
-        taus = np.array([0.0])
-    else:
-        mids = (finite[:-1] + finite[1:]) / 2
-        taus = np.concatenate([[finite[0] - 1.0], mids, [finite[-1] + 1.0]])
+    mids = (finite[:-1] + finite[1:]) / 2
+    taus = np.concatenate([[finite[0] - 1.0], mids, [finite[-1] + 1.0]]) if finite.size else np.array([0.0])
     accs = np.array([balanced_accuracy(cs > t, truth) for t in taus])
     best = int(np.argmax(accs))
     return Sweep(taus, accs, float(taus[best]), float(accs[best]), exclude_final)

@@ -105,10 +105,8 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
         return {"applied": {"tau": 0.0 if tau is None else tau}, "warnings": []}
     judged = [r for r in records if r.correct is not None]
     scores, truth = [r.scores for r in judged], np.asarray([bool(r.correct) for r in judged], dtype=bool)
-    sweeps: dict[str, Sweep] = {}
-    for name, excl in (("final_excluded", True), ("final_included", False)):
-        if judged:
-            sweeps[name] = sweep_threshold(scores, truth, excl)
+    sweeps: dict[str, Sweep] = {name: sweep_threshold(scores, truth, excl) for name, excl in
+                                (("final_excluded", True), ("final_included", False))} if judged else {}
     key = "final_excluded" if exclude_final else "final_included"
     chosen = tau if tau is not None else (sweeps[key].tau if key in sweeps else 0.0)
     unjudged = [] if tau is not None or judged else [warn(

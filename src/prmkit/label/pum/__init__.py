@@ -6,120 +6,38 @@ gain with student rollouts, normalises it per student, averages it into an intri
 prefixes of the same problem (which is more useful, a tie, or too uncertain to say); `prmkit train pum` then fits
 a Bradley-Terry value model on the pairs (`prmkit.train.pum_pairs`).
 
-    from prmkit.data.formats import read_pools
-    from prmkit.label.pum import PumConfig, label_pum
-
-    report = label_pum(read_pools("demo"), PumConfig(students=["ct2:smollm2-135m", "ct2:gemma3-270m"]), "runs/pum")
-
-The modules, in pipeline order:
-
-- `students`: the student population (`[BACKEND:]MODEL[@T][#TEMPLATE]`) and each student's append-only rollout
-  file (sec 3.1, A.3);
-- `prefix_gain`: prefix cut positions, solve rates, gains, per-student normalisation, intrinsic utility (sec
-  3.1-3.2, 4.5, A.2-A.3);
-- `pairs`: vertical and horizontal candidate pairs, the adaptive margin, the conflict filter, labels (sec 3.3,
-  A.2, A.4);
-- `plots`: the diagnostics of appendix B (figures 6 and 7);
-- `pipeline`: `label_pum` and `PumConfig`, the run that ties them together (prefixes -> rollouts -> gains ->
-  pairs -> report and figures);
-- `solve_rates`: each student's solve rate per level of bench problems, from the question and from a right
-  prefix (`prmkit pum --solve-rates`): whether the students can solve the problems PUM asks them to (sec 3.1);
-- `labeler`: the students' mean gain after every step as step labels (`prmkit label --method pum`, the step-label
-  bench), a `Labeler` like Math-Shepherd's.
+Modules, in pipeline order: `students` (the population and its rollout files, sec 3.1, A.3), `prefix_gain` (cut
+positions, solve rates, gains, normalisation, utility: sec 3.1-3.2, 4.5, A.2-A.3), `pairs` (candidates, the adaptive
+margin, the conflict filter, labels: sec 3.3, A.2, A.4), `plots` (appendix B, figures 6 and 7), `pipeline`
+(`label_pum` and `PumConfig`, the run that ties them together); beside them `solve_rates` (`prmkit pum
+--solve-rates`: can the students solve the problems at all) and `labeler` (`prmkit label --method pum`: the
+students' mean gain after every step as step labels).
 """
 
-from prmkit.label.pum.pairs import (
-    BT_TARGETS,
-    CandidatePair,
-    PrefixPoint,
-    candidate_pairs,
-    conflict_rate,
-    global_margin,
-    length_matched,
-    mean_difference,
-    pair_label,
-    pair_margin,
-    resolution_floor,
-)
-from prmkit.label.pum.pipeline import (
-    PumConfig,
-    build_pairs,
-    check_settings,
-    label_pum,
-    prefix_points,
-    prefix_table,
-    pum_requests,
-)
-from prmkit.label.pum.plots import (
-    gain_by_position,
-    plot_agreement,
-    plot_gain_by_position,
-    ranks,
-    spearman,
-    student_agreement,
-)
-from prmkit.label.pum.prefix_gain import (
-    PREFIX_POSITIONS,
-    STUDENT_WEIGHTINGS,
-    capability_weights,
-    effective_students,
-    gain,
-    intrinsic_utility,
-    normalisation,
-    normalise,
-    prefix_step_counts,
-    solve_rate,
-)
-from prmkit.label.pum.solve_rates import (
-    format_solve_rates,
-    right_prefix,
-    solve_rate_counts,
-    solve_rate_requests,
-)
-from prmkit.label.pum.students import StudentSpec, parse_student, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.pairs import PrefixPoint, candidate_pairs, conflict_rate, global_margin, pair_label
+from prmkit.label.pum.pipeline import PumConfig, label_pum
+from prmkit.label.pum.prefix_gain import capability_weights, gain, intrinsic_utility, normalisation, prefix_step_counts
+from prmkit.label.pum.solve_rates import format_solve_rates, right_prefix, solve_rate_counts, solve_rate_requests
+from prmkit.label.pum.students import StudentSpec, parse_student, parse_students
 
 __all__ = [
-    "BT_TARGETS",
-    "PREFIX_POSITIONS",
-    "STUDENT_WEIGHTINGS",
-    "CandidatePair",
     "PrefixPoint",
     "PumConfig",
     "StudentSpec",
-    "build_pairs",
     "candidate_pairs",
     "capability_weights",
-    "check_settings",
     "conflict_rate",
-    "effective_students",
     "format_solve_rates",
     "gain",
-    "gain_by_position",
     "global_margin",
     "intrinsic_utility",
     "label_pum",
-    "length_matched",
-    "mean_difference",
     "normalisation",
-    "normalise",
     "pair_label",
-    "pair_margin",
     "parse_student",
     "parse_students",
-    "plot_agreement",
-    "plot_gain_by_position",
-    "prefix_points",
     "prefix_step_counts",
-    "prefix_table",
-    "pum_requests",
-    "ranks",
-    "read_rollouts",
-    "resolution_floor",
     "right_prefix",
-    "roll_student",
-    "solve_rate",
     "solve_rate_counts",
     "solve_rate_requests",
-    "spearman",
-    "student_agreement",
 ]

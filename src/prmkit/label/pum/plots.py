@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, groupby
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +21,12 @@ __all__ = ["gain_by_position", "plot_agreement", "plot_gain_by_position", "ranks
 
 def ranks(values: Sequence[float]) -> list[float]:
     """1-based ranks, ties given their mean rank. Example: (0.5, 0.1, 0.5) -> (2.5, 1, 2.5)."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    out = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = (i + j) / 2 + 1
-        i = j + 1
+    out, done = [0.0] * len(values), 0
+    for _, group in groupby(sorted(range(len(values)), key=values.__getitem__), key=values.__getitem__):
+        tied = list(group)
+        for i in tied:
+            out[i] = done + (len(tied) + 1) / 2
+        done += len(tied)
     return out
 
 
@@ -40,14 +37,10 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     """
     if len(x) != len(y):
         raise ValueError("spearman needs two sequences of one length")
-    rx, ry = ranks(x), ranks(y)
-    n = len(rx)
-    if n < 2:
+    try:
+        return statistics.correlation(ranks(x), ranks(y))
+    except statistics.StatisticsError:  # fewer than two values, or one side constant
         return math.nan
-    mx, my = sum(rx) / n, sum(ry) / n
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else math.nan
 
 
 def gain_by_position(rows: Sequence[dict[str, Any]], positions: Sequence[float]) -> dict[str, dict[str, list]]:
@@ -77,9 +70,7 @@ def student_agreement(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for a, b in combinations(students, 2):
         both = [row for row in rows if a in row["gain"] and b in row["gain"]]
-        base = {}
-        for row in both:
-            base[row["problem_id"]] = (row["q0"][a], row["q0"][b])
+        base = {row["problem_id"]: (row["q0"][a], row["q0"][b]) for row in both}
         gap = abs(sum(x for x, _ in base.values()) - sum(y for _, y in base.values())) / max(1, len(base))
         rho = spearman([r["gain"][a] for r in both], [r["gain"][b] for r in both])
         out.append({"students": [a, b], "spearman": rho, "capability_gap": gap, "prefixes": len(both)})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 
 __all__ = [
     "PREFIX_POSITIONS",
@@ -58,10 +59,8 @@ def prefix_step_counts(step_lengths: Sequence[int], positions: Sequence[float] =
         raise ValueError("step lengths must be >= 0")
     if len(step_lengths) < 2:
         return {}
-    cumulative, total = [], 0
-    for n in step_lengths:
-        total += n
-        cumulative.append(total)
+    cumulative = list(accumulate(step_lengths))
+    total = cumulative[-1]
     out = {}
     for r in positions:
         if not 0.0 < r < 1.0:
@@ -131,11 +130,8 @@ def capability_weights(baselines: Mapping[str, float], group_weights: Sequence[f
     if len(group_weights) != 3 or any(w < 0 for w in group_weights):
         raise ValueError(f"group weights are three numbers >= 0 (weak, medium, strong), got {group_weights}")
     size, extra = divmod(len(names), 3)
-    groups, start = [], 0
-    for k in range(3):
-        end = start + size + (1 if k < extra else 0)
-        groups.append(names[start:end])
-        start = end
+    bounds = list(accumulate((size + (k < extra) for k in range(3)), initial=0))
+    groups = [names[bounds[k] : bounds[k + 1]] for k in range(3)]
     raw = {s: w / len(g) for g, w in zip(groups, group_weights, strict=True) if g for s in g}
     total = sum(raw.values())
     if total <= 0:

@@ -19,11 +19,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from prmkit.data.warn import warn
 
-__all__ = ["cpu_has_bf16", "default_dtype", "inference_device", "to_device", "warn_slow_dtype"]
+__all__ = ["cpu_has_bf16", "default_dtype", "inference_device", "warn_slow_dtype"]
 
 _VALID = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
@@ -40,11 +39,6 @@ def inference_device() -> str:
     if wanted.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"PRMKIT_DEVICE={wanted}: torch sees no GPU here (a CPU build of torch, or no driver)")
     return wanted
-
-
-def to_device(model: Any) -> Any:
-    """`model` moved to `inference_device()` (torch's `.to`: a model already there stays as it is)."""
-    return model.to(inference_device())
 
 
 def default_dtype(device: str) -> str:

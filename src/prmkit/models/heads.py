@@ -37,8 +37,7 @@ import torch
 from prmkit.models.losses import bradley_terry_loss, soft_cross_entropy, step_weights
 
 __all__ = ["HEADS", "BinaryHead", "BradleyTerryHead", "ClassTokenHead", "Head", "OutcomeHead", "ThreeClassHead",
-           "class_targets",
-           "head_class"]
+           "class_targets", "head_class"]
 
 
 class Head(torch.nn.Module):

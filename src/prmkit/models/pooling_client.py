@@ -30,17 +30,18 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
-from prmkit.models.scorer import one_question
-from prmkit.models.step_inputs import CHAT, StepLayout, check_options, options_layout, tokenizer_encoder
+from prmkit.models.step_inputs import CHAT, LayoutScorer, StepLayout, check_options, options_layout
+from prmkit.models.stepwise import encode_text
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
 
 OPTIONS = ("model", "tokenizer", "sep", "sep_id", "positive", "prompt", "system", "max_batch", "timeout", "request")
 
 
-class PoolingScorer:
+class PoolingScorer(LayoutScorer):
     """A `BatchStepScorer` whose step scores come from a vLLM `/pooling` endpoint (module doc)."""
 
     def __init__(self, url: str, layout: StepLayout, encode: Any, positive: int | None = None,
@@ -61,13 +62,6 @@ class PoolingScorer:
         except urllib.error.HTTPError as e:
             raise RuntimeError(f"{self.url}/{route}: HTTP {e.code}: {e.read().decode('utf-8', 'replace')[:300]}") \
                 from None
-
-    def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
-        return self.layout.encode(self._encode, question, steps)
-
-    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
-        return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         encoded = [self.encode(q, steps) for q, steps in items]
@@ -123,7 +117,7 @@ def load(url: str, **options: Any) -> PoolingScorer:
             fields = getattr(AutoConfig.from_pretrained(options["tokenizer"]), "prmkit", None) or {}
         except (OSError, ValueError):
             fields = {}
-        scorer._encode = tokenizer_encoder(tokenizer)
+        scorer._encode = partial(encode_text, tokenizer)
         scorer.layout = options_layout(tokenizer, options, fields)
     else:
         scorer._encode = _server_encoder(scorer)

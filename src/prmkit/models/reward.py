@@ -32,8 +32,7 @@ from prmkit.models.step_inputs import LocalStepScorer, length_batches, pad_batch
 from prmkit.models.stepwise import encode_steps
 from prmkit.models.weight_files import check_weight_files
 
-__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches",
-           "load"]
+__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches", "load"]
 
 CONFIG_NAME = "prmkit_reward.json"
 HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own
@@ -273,9 +272,6 @@ class RewardModel(LocalStepScorer):
         self.train(False)
         positions = torch.stack([rows, cols], 1)  # (P, 2)
         return self.target_head.scores(self.head(self.hidden(input_ids, attention_mask), positions))
-
-
-PRM = RewardModel  # the class's former name, kept as an alias
 
 
 def load(path: str, **options: Any) -> RewardModel:

@@ -28,16 +28,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["SCORERS", "BatchStepScorer", "StepScorer", "check_scorer_kind", "load_scorer", "one_question",
-           "score_items", "score_traces"]
-
-
-def one_question(scorer: BatchStepScorer, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-    """`score_steps` of a scorer that batches with `score_many`: one question's traces as items, in input order."""
-    out: list[list[float]] = [[] for _ in step_lists]
-    for i, scores in scorer.score_many([(question, steps) for steps in step_lists]):
-        out[i] = scores
-    return out
+__all__ = ["SCORERS", "BatchStepScorer", "StepScorer", "check_scorer_kind", "load_scorer", "score_items",
+           "score_traces"]
 
 
 @runtime_checkable

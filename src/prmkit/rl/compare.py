@@ -32,7 +32,9 @@ from prmkit.rl.logs import read_metrics
 
 __all__ = ["compare_runs", "format_compare", "parse_groups"]
 
-_CURVE_KEYS = ("accuracy", "greedy_accuracy", "answered", "steps")
+# curve key -> its panel's title in compare.png
+_CURVES = {"accuracy": "held-out accuracy (sampled)", "greedy_accuracy": "held-out accuracy (greedy)",
+           "answered": "answered", "steps": "steps per completion"}
 
 
 def parse_groups(items: Sequence[str]) -> dict[str, list[str]]:
@@ -121,7 +123,7 @@ def _fractions(row: dict[str, Any]) -> np.ndarray:
 
 def _mean_row(step: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"step": step}
-    for key in _CURVE_KEYS:
+    for key in _CURVES:
         values = [r[key] for r in rows]
         out |= {key: float(np.mean(values)), f"{key}_min": min(values), f"{key}_max": max(values)}
     return out
@@ -158,10 +160,8 @@ def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
 
     from prmkit.data.outputs import save_figure
 
-    titles = {"accuracy": "held-out accuracy (sampled)", "greedy_accuracy": "held-out accuracy (greedy)",
-              "answered": "answered", "steps": "steps per completion"}
-    fig, axes = plt.subplots(1, len(titles), figsize=(3.3 * len(titles), 3.1))
-    for ax, (key, title) in zip(axes, titles.items(), strict=True):
+    fig, axes = plt.subplots(1, len(_CURVES), figsize=(3.3 * len(_CURVES), 3.1))
+    for ax, (key, title) in zip(axes, _CURVES.items(), strict=True):
         for name, rows in curves.items():
             steps = [r["step"] for r in rows]
             line, = ax.plot(steps, [r[key] for r in rows], marker=".", label=name)

@@ -60,7 +60,7 @@ def setup_trainer(prm: RewardModel, train: list[Any], held: list[Any], config: T
     batches = sampler(enc_train, accumulation)
     steps = config.max_steps or batches.total_steps(config.epochs)
     args = training_arguments(config, output, steps, accumulation, evaluate=bool(enc_held))
-    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, config.batch_traces, config.seed, sampler=batches)
+    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, batches)
     trainer.remove_callback(ProgressCallback)
     trainer.add_callback(LossProgress())
     trainer.skipped = skipped

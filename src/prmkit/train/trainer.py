@@ -2,7 +2,7 @@
 
     prm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
     prepare_parameters(prm, config)                      # LoRA or frozen lower layers
-    trainer = RewardModelTrainer(prm, args, train_items, held_out_items, batch_traces=16, seed=0)
+    trainer = RewardModelTrainer(prm, args, train_items, held_out_items, sampler)  # prmkit.train.batches
     trainer.train()                                      # checkpoints, resume, eval/save strategies: the Trainer's
 
 The loss of an optimiser step is the paper's L (MCNIG sec 3.3: per-problem mean, then batch mean) over all its
@@ -26,12 +26,11 @@ from torch.utils.data import DataLoader
 from transformers import Trainer
 
 from prmkit.models.reward import RewardModel
-from prmkit.train.batches import Encoded, ProblemBatchSampler, RewardCollator, TraceDataset
+from prmkit.train.batches import Encoded, PlannedBatchSampler, RewardCollator, TraceDataset
 from prmkit.train.config import TrainConfig
 
-__all__ = ["RewardForward", "RewardModelTrainer", "RunClock",
-           "freeze_embeddings_but", "held_out_check", "prepare_parameters",
-           "trainable_parameters"]
+__all__ = ["RewardForward", "RewardModelTrainer", "RunClock", "freeze_embeddings_but", "held_out_check",
+           "prepare_parameters", "trainable_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
 # Trainer releases without `loss_is_scaled_for_ga` (transformers 4.56 to 5.17 at least) divide every micro-batch's
@@ -154,12 +153,9 @@ class RewardModelTrainer(RunClock, Trainer):
     """`transformers.Trainer` over a `RewardModel`: problem-grouped batches, the head's loss, prmkit checkpoints."""
 
     def __init__(self, prm: RewardModel, args: Any, train_items: list[Encoded], held_out: list[Encoded],
-                 batch_traces: int, seed: int, sampler: Any = None, **kwargs: Any):
-        """`sampler` replaces the problem-grouped batches (e.g. `prmkit.train.pum_pairs.PairBatchSampler`)."""
-        self.prm, self.held_out = prm, held_out
-        self.sampler = sampler or ProblemBatchSampler([it.problem_id for it in train_items],
-                                                      [len(it.ids) for it in train_items], batch_traces,
-                                                      args.gradient_accumulation_steps, seed)
+                 sampler: PlannedBatchSampler, **kwargs: Any):
+        """`sampler`: the batches, problem-grouped (`ProblemBatchSampler`) or of pairs (`PairBatchSampler`)."""
+        self.prm, self.held_out, self.sampler = prm, held_out, sampler
         self.tokens, self.started, self.before = 0, time.time(), 0.0
         super().__init__(model=RewardForward(prm), args=args, train_dataset=TraceDataset(train_items),
                          eval_dataset=TraceDataset(held_out) if held_out else None,

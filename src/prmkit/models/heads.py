@@ -1,27 +1,14 @@
 """What a reward-model kind is: a `Head` over the decoder's hidden states, chosen by name from `HEADS`.
 
-A head owns everything that differs between kinds:
-
-- `class_fields`: the config fields naming its reserved class tokens (their LM-head rows form the head);
-- `target_positions`: which step delimiters carry a target (every one for prm/prm3, the last for orm);
-- `label_source`: where `prmkit.train.data` reads its labels (step labels, three-class step labels, or the
-  validator's outcome) and `check_labels` over all of them;
-- `targets` (a classmethod, like `check_labels`: no model needed): label -> target row (binary soft (y, 1 - y);
-  prm3 one-hot of -1/0/+1);
-- `keep`: the truncation policy (prm/prm3 keep the targets within max_length, orm skips the trace);
-- `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`;
-- `linear_head` / `label_names`: the head as one linear layer on the hidden states (its weight rows, its bias or
-  None, one name per output), which `prmkit export-hf` writes as a standard token-classification model's `score`;
-  None where the head is not one linear layer (the default `bt` MLP);
-- `mlp_head`: the head as Linear(H, H)-GELU-Linear(H, C) (the default `bt` value head), which `export-hf` writes
-  as the `score` of a token-classification model with custom code; None for the other heads.
+A head owns everything that differs between kinds: its reserved class tokens (`class_fields`; their LM-head rows
+form the head), which step delimiters carry a target, where `prmkit.train.data` reads its labels (`label_source`)
+and how a label becomes a target row (`targets`, a classmethod: no model needed), what truncation keeps (`keep`),
+its outputs, loss (MCNIG sec 3.3 grouped CE), hits and scores, and its form for `prmkit export-hf` (`linear_head`,
+`mlp_head`).
 
 A head is a `torch.nn.Module`, so it may own parameters (built in `attach`, which sees the model): the `bt` head
-(PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head read at every delimiter (so one pass
-scores every prefix of a trace: U(x, p_1..i) at step i), trained at the last delimiter of each prefix only, with
-the Bradley-Terry loss over the pairs of a batch. Its parameters train beside the model's
-(`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in
-`HEADS`.
+(PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head whose parameters train beside the model's
+(`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in `HEADS`.
 
     >>> HEADS["prm3"].targets([1, 0, -1])
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]

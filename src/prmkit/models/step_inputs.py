@@ -85,16 +85,16 @@ def options_layout(tokenizer: Any, options: dict[str, Any], export: dict[str, An
     return layout_for(tokenizer, options.get("prompt") or export.get("prompt") or chat, sep, options.get("system"))
 
 
-def separator_ids(tokenizer: Any, token: str | None, token_id: int | None, what: str = "sep") -> list[int]:
+def separator_ids(tokenizer: Any, token: str | None, token_id: int | None) -> list[int]:
     """The ids appended after each step: [`token_id`] when given, else the ids of `token` (one id for a special
     token such as `<extra_0>`)."""
     if token_id is not None:
         return [int(token_id)]
     if not token:
-        raise ValueError(f"no separator: give the option {what} (a token) or {what}_id")
+        raise ValueError("no separator: give the option sep (a token) or sep_id")
     ids = encode_text(tokenizer, token)
     if not ids:
-        raise ValueError(f"{what} {token!r} encodes to no token")
+        raise ValueError(f"sep {token!r} encodes to no token")
     return ids
 
 

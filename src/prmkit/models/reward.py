@@ -80,9 +80,6 @@ class RewardModelConfig:
     def class_tokens(self) -> list[str]:
         return [getattr(self, name) for name in head_class(self.kind).class_fields]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RewardModelConfig:
         names = {f.name for f in fields(cls)}
@@ -182,7 +179,7 @@ class RewardModel(LocalStepScorer):
         with atomic_dir(directory) as out:
             model.save_pretrained(out)
             self.tokenizer.save_pretrained(out)
-            (out / CONFIG_NAME).write_text(json.dumps(self.config.to_dict(), indent=2) + "\n", encoding="utf-8")
+            (out / CONFIG_NAME).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
             if state := self.target_head.state_dict():
                 torch.save(state, out / HEAD_WEIGHTS)
 

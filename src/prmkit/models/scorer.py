@@ -3,13 +3,9 @@
 A step scorer maps candidate traces of one question to per-step scores (an ORM: one score a trace, as a
 one-element list). `RewardModel` implements it; so can anything else with `score_steps` (a judge, a lookup).
 
-`SCORERS` maps a scorer kind to its loader (a path -> a `StepScorer`); `load_scorer(path, kind)` is what
-`prmkit score`, `prmkit search --scorer` and the RL rewards (`rewards.Scorers`) call. The kind "reward-model"
-loads any `prmkit train` checkpoint: a PRM, an ORM, a prm3, and a PUM value model (the `bt` head); PRMs trained
-elsewhere load as `token-classification` (Qwen2.5-Math-PRM, a `prmkit export-hf` output), `step-tag` (Math-Shepherd's
-PRM) or `openai-pooling` (a PRM served by vLLM). A loader takes the path and its options as keywords (`load_scorer(
-path, kind, options)`; `models.scorer_spec` reads them from a spec `KIND:PATH,KEY=VALUE`). Adding a kind is one
-loader plus one line `SCORERS["name"] = loader`.
+`SCORERS` maps a scorer kind to its loader, which takes the path and its options as keywords (`load_scorer(path,
+kind, options)`, what `prmkit score`, `search --scorer` and the RL rewards call; `models.scorer_spec` reads them
+from a spec `KIND:PATH,KEY=VALUE`). Adding a kind is one loader plus one line `SCORERS["name"] = loader`.
 
     >>> class Lengths:  # a toy scorer: longer steps score higher
     ...     def score_steps(self, question, step_lists):

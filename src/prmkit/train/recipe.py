@@ -120,7 +120,7 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
     history = [{"epoch": r["epoch"], "step": r["step"], "seconds": r["seconds"], "tokens": r["tokens"],
                 "loss": r["eval_loss"], "accuracy": r["eval_accuracy"], "targets": r["eval_targets"]}
                for r in logs if "eval_loss" in r]
-    record = {"model_config": model_config.to_dict(), "train_config": asdict(train_config), "history": history,
+    record = {"model_config": asdict(model_config), "train_config": asdict(train_config), "history": history,
               "log_history": logs, "train_seconds": whole, "seconds_this_run": seconds,
               "train_traces": len(trainer.train_dataset), "skipped": trainer.skipped, "resumed_from": last}
     Path(output, TRAIN_LOG).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

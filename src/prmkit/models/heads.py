@@ -155,14 +155,10 @@ class ThreeClassHead(ClassTokenHead):
 
     @classmethod
     def targets(cls, labels: list[float]) -> list[list[float]]:
-        out = []
         for k, y in enumerate(labels, start=1):
             if y not in _THREE_CLASS:
                 raise ValueError(f"target {k} is {y}; a 3-class label is -1, 0 or 1")
-            row = [0.0, 0.0, 0.0]
-            row[_THREE_CLASS[int(y)]] = 1.0
-            out.append(row)
-        return out
+        return [[float(c == _THREE_CLASS[int(y)]) for c in range(3)] for y in labels]
 
     @classmethod
     def check_labels(cls, labels: list[list[float]]) -> None:

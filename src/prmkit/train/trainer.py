@@ -53,9 +53,8 @@ class RewardForward(torch.nn.Module):
         embeds = self.model.get_input_embeddings()(input_ids)  # (B, T, H)
         if not any(p.requires_grad for p in decoder.layers[0].parameters()):
             embeds = embeds.detach()  # frozen lower layers: no backward through them (the head rows still train)
-        hidden = decoder(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state
-        h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
-        return self.head(h, self.model.get_output_embeddings())  # (P, C)
+        hidden = decoder(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state  # (B, T, H)
+        return self.prm.head(hidden, positions)  # (P, C)
 
 
 def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:

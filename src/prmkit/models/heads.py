@@ -176,9 +176,8 @@ class BradleyTerryHead(Head):
     score is its last value (`aggregation: last`) and a partial prefix is scored like a whole one (beam search).
 
     `value_head` (a `RewardModelConfig` field): `mlp` (the paper's, appendix C: Linear-GELU-Linear) or `linear`
-    (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains).
-    Only `linear` is one linear layer, so only it exports as a standard single-label token-classification model
-    (vLLM serves it); the MLP exports with a modeling file of its own (transformers' `trust_remote_code`).
+    (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains;
+    the export vLLM can serve, `prmkit.models.hf_export`).
     """
 
     label_source = "pairs"

@@ -5,10 +5,8 @@
     trainer = RewardModelTrainer(prm, args, train_items, held_out_items, sampler)  # prmkit.train.batches
     trainer.train()                                      # checkpoints, resume, eval/save strategies: the Trainer's
 
-The loss of an optimiser step is the paper's L (MCNIG sec 3.3: per-problem mean, then batch mean) over all its
-micro-batches: every target carries its weight in the whole step (`prmkit.train.batches`), each micro-batch returns
-its share, and `loss_is_scaled_for_ga = True` keeps the Trainer from dividing by the accumulation count (older
-Trainers, which divide whatever that says, get the share times the count: `TRAINER_DIVIDES_BY_GA`).
+Each micro-batch returns its share of the step's loss (the paper's L, MCNIG sec 3.3: `prmkit.train.batches`), so
+the Trainer must not divide it by the accumulation count (`loss_is_scaled_for_ga`, `TRAINER_DIVIDES_BY_GA`).
 Checkpoints are prmkit reward models (`RewardModel.save_pretrained`, `prmkit score` reads them), plus the trainable
 parameters of a LoRA run (`prmkit_trainable.pt`, to resume its adapters).
 """

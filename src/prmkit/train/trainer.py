@@ -100,7 +100,7 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
     """Held-out paper loss (all held-out problems one batch) and accuracy of argmax vs the target's argmax."""
     was_training, head, prm = module.training, module.head, module.prm
     module.eval()
-    correct, count, losses = 0, 0, []
+    correct, losses = 0, []
     for i in range(0, len(items), micro_batch):
         part = items[i: i + micro_batch]
         collated = prm.collate([(it.ids, it.positions) for it in part])
@@ -110,11 +110,10 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
         losses += list(zip([it.problem_id for it in part for _ in it.positions],
                            head.target_losses(logits, targets).tolist(), strict=True))
         correct += head.hits(logits, targets)
-        count += len(targets)
     module.train(was_training)
     weights = head.weights([g for g, _ in losses])
     loss = float((weights * torch.tensor([c for _, c in losses])).sum()) if losses else float("nan")
-    return {"loss": loss, "accuracy": correct / max(1, count), "targets": count}
+    return {"loss": loss, "accuracy": correct / max(1, len(losses)), "targets": len(losses)}
 
 
 def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:

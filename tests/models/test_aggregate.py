@@ -28,8 +28,8 @@ def test_pspo_wrs_is_registered_without_importing_rewards():
 
 
 def test_rewards_reexport_the_models_formulas():
+    import prmkit.rewards as rewards_pspo
     from prmkit.models import pspo
-    from prmkit.rewards import pspo as rewards_pspo
 
     assert rewards_pspo.pspo_wrs is pspo.pspo_wrs is AGGREGATIONS["pspo_wrs"]
     assert rewards_pspo.adjusted_weibull is pspo.adjusted_weibull

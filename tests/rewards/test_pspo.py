@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from prmkit.rewards.pspo import adjusted_weibull, pspo_wrs
+from prmkit.rewards import adjusted_weibull, pspo_wrs
 
 
 def test_weibull_values_from_the_formula():

@@ -3,7 +3,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from prmkit.models.reward import PRM, RewardModelConfig
+from prmkit.models.reward import RewardModel as PRM
+from prmkit.models.reward import RewardModelConfig
 from prmkit.train import TrainConfig
 from prmkit.train.batches import encode_examples
 from prmkit.train.data import Example

@@ -7,11 +7,8 @@ backend runs on the CPU; vLLM and OpenAI-compatible servers place theirs.
 
     PRMKIT_DEVICE=cpu prmkit label --method mcnig ...     # keep a GPU free for something else
 
-Random draws do not depend on the device: every sampled row has its own counter-based stream, computed where the
-model runs (`prmkit.generate.backends.row_sampling`), so the same seed draws the same tokens on a CPU and a GPU up to
-the rounding of the logits. The dtype a generation backend loads its weights in when none is given is
-`default_dtype`: float32 on a CPU, bfloat16 on a GPU (its samples differ from float32's, each reproducible by its
-seed; `--dtype float32` keeps float32 there).
+The same seed draws the same tokens on a CPU and a GPU up to the rounding of the logits (a counter-based stream per
+row: `prmkit.generate.backends.row_sampling`); the default weights dtype differs (`default_dtype`).
 """
 
 from __future__ import annotations
@@ -19,11 +16,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from prmkit.data.warn import warn
 
-__all__ = ["cpu_has_bf16", "default_dtype", "inference_device", "to_device", "warn_slow_dtype"]
+__all__ = ["cpu_has_bf16", "default_dtype", "inference_device", "warn_slow_dtype"]
 
 _VALID = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
@@ -42,14 +38,9 @@ def inference_device() -> str:
     return wanted
 
 
-def to_device(model: Any) -> Any:
-    """`model` moved to `inference_device()` (torch's `.to`: a model already there stays as it is)."""
-    return model.to(inference_device())
-
-
 def default_dtype(device: str) -> str:
     """The weights dtype of a model prmkit samples from when none is given: float32 on a CPU (bf16 products are
-    emulated on most CPUs), bfloat16 on a GPU (its tensor cores' type).
+    emulated on most CPUs), bfloat16 on a GPU (its tensor cores' type; `--dtype float32` keeps float32 there).
 
     >>> default_dtype("cpu"), default_dtype("cuda:0")
     ('float32', 'bfloat16')

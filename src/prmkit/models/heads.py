@@ -1,27 +1,14 @@
 """What a reward-model kind is: a `Head` over the decoder's hidden states, chosen by name from `HEADS`.
 
-A head owns everything that differs between kinds:
-
-- `class_fields`: the config fields naming its reserved class tokens (their LM-head rows form the head);
-- `target_positions`: which step delimiters carry a target (every one for prm/prm3, the last for orm);
-- `label_source`: where `prmkit.train.data` reads its labels (step labels, three-class step labels, or the
-  validator's outcome) and `check_labels` over all of them;
-- `targets` (a classmethod, like `check_labels`: no model needed): label -> target row (binary soft (y, 1 - y);
-  prm3 one-hot of -1/0/+1);
-- `keep`: the truncation policy (prm/prm3 keep the targets within max_length, orm skips the trace);
-- `forward` (outputs at the target positions), `loss` (MCNIG sec 3.3 grouped CE), `hits`, `scores`;
-- `linear_head` / `label_names`: the head as one linear layer on the hidden states (its weight rows, its bias or
-  None, one name per output), which `prmkit export-hf` writes as a standard token-classification model's `score`;
-  None where the head is not one linear layer (the default `bt` MLP);
-- `mlp_head`: the head as Linear(H, H)-GELU-Linear(H, C) (the default `bt` value head), which `export-hf` writes
-  as the `score` of a token-classification model with custom code; None for the other heads.
+A head owns everything that differs between kinds: its reserved class tokens (`class_fields`; their LM-head rows
+form the head), which step delimiters carry a target, where `prmkit.train.data` reads its labels (`label_source`)
+and how a label becomes a target row (`targets`, a classmethod: no model needed), what truncation keeps (`keep`),
+its outputs, loss (MCNIG sec 3.3 grouped CE), hits and scores, and its form for `prmkit export-hf` (`linear_head`,
+`mlp_head`).
 
 A head is a `torch.nn.Module`, so it may own parameters (built in `attach`, which sees the model): the `bt` head
-(PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head read at every delimiter (so one pass
-scores every prefix of a trace: U(x, p_1..i) at step i), trained at the last delimiter of each prefix only, with
-the Bradley-Terry loss over the pairs of a batch. Its parameters train beside the model's
-(`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in
-`HEADS`.
+(PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head whose parameters train beside the model's
+(`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in `HEADS`.
 
     >>> HEADS["prm3"].targets([1, 0, -1])
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
@@ -37,8 +24,7 @@ import torch
 from prmkit.models.losses import bradley_terry_loss, soft_cross_entropy, step_weights
 
 __all__ = ["HEADS", "BinaryHead", "BradleyTerryHead", "ClassTokenHead", "Head", "OutcomeHead", "ThreeClassHead",
-           "class_targets",
-           "head_class"]
+           "class_targets", "head_class"]
 
 
 class Head(torch.nn.Module):
@@ -169,14 +155,10 @@ class ThreeClassHead(ClassTokenHead):
 
     @classmethod
     def targets(cls, labels: list[float]) -> list[list[float]]:
-        out = []
         for k, y in enumerate(labels, start=1):
             if y not in _THREE_CLASS:
                 raise ValueError(f"target {k} is {y}; a 3-class label is -1, 0 or 1")
-            row = [0.0, 0.0, 0.0]
-            row[_THREE_CLASS[int(y)]] = 1.0
-            out.append(row)
-        return out
+        return [[float(c == _THREE_CLASS[int(y)]) for c in range(3)] for y in labels]
 
     @classmethod
     def check_labels(cls, labels: list[list[float]]) -> None:
@@ -194,9 +176,8 @@ class BradleyTerryHead(Head):
     score is its last value (`aggregation: last`) and a partial prefix is scored like a whole one (beam search).
 
     `value_head` (a `RewardModelConfig` field): `mlp` (the paper's, appendix C: Linear-GELU-Linear) or `linear`
-    (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains).
-    Only `linear` is one linear layer, so only it exports as a standard single-label token-classification model
-    (vLLM serves it); the MLP exports with a modeling file of its own (transformers' `trust_remote_code`).
+    (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains;
+    the export vLLM can serve, `prmkit.models.hf_export`).
     """
 
     label_source = "pairs"

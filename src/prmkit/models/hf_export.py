@@ -1,29 +1,21 @@
 """A prmkit reward model as a transformers token-classification model, loadable with nothing but
-`AutoModelForTokenClassification.from_pretrained(dir)` and servable by vLLM (`--runner pooling`, STEP pooler);
-PUM's default MLP value head with transformers' custom code instead (`trust_remote_code=True`, not vLLM).
+`AutoModelForTokenClassification.from_pretrained(dir)` and servable by vLLM (`--runner pooling`, STEP pooler).
 
-A prmkit checkpoint is a causal LM whose head is the LM-head rows of its class tokens read at the step separator
-(`prmkit.models.heads`); nothing outside prmkit knows that. The export is `<Arch>ForTokenClassification` (e.g.
-`LlamaForTokenClassification`) with the same decoder weights and `score.weight` = the head as one linear layer
-(`Head.linear_head`): for prm/orm/prm3 the class-token rows of the LM head, `num_labels` = 2 or 3, softmax over
-them = prmkit's step score p(positive) (index 0); for a `bt` model with `value_head: linear`, the value layer,
-`num_labels` = 1, the logit = prmkit's utility U. `score` has no bias (`token_classification_bias: false`, what
-vLLM's converted classifier has too) unless the LM head had one.
+The export is the decoder's `<Arch>ForTokenClassification` (e.g. `LlamaForTokenClassification`) with the same decoder
+weights and `score.weight` = the head as one linear layer (`Head.linear_head`): for prm/orm/prm3 the class-token rows
+of the LM head (`num_labels` 2 or 3, softmax index 0 = prmkit's p(positive)); for a `bt` model with
+`value_head: linear` the value layer (`num_labels` 1, the logit = the utility U). `score` has no bias, as vLLM's
+converted classifier, unless the LM head had one.
 
-A `bt` model with the paper's `value_head: mlp` (PUM appendix C, Linear(H, H)-GELU-Linear(H, 1), `Head.mlp_head`)
-fits no standard head. Its export is `PrmkitMLPForTokenClassification`, defined in `modeling_prmkit.py` beside
-the weights (a copy of `prmkit.models.modeling_prmkit` naming the decoder's `<Arch>ForTokenClassification`) and
-registered in config.json's `auto_map` (transformers' `register_for_auto_class`); the same decoder weights,
-`score.0.*` / `score.2.*` = the MLP, the logit = U. transformers loads it with `trust_remote_code=True`; vLLM
-cannot serve it (its classifier is one linear layer): for vLLM train with `--value-head linear`.
+A `bt` model with the paper's `value_head: mlp` (PUM appendix C, `Head.mlp_head`) fits no standard head: its export
+is `PrmkitMLPForTokenClassification` (`prmkit.models.modeling_prmkit`, written beside the weights and named in
+config.json's `auto_map`), which transformers loads with `trust_remote_code=True` and vLLM cannot serve.
 
-config.json carries the step format under `prmkit` (kind, prompt template, separator and its id, class tokens),
-and a model card `README.md` beside the weights says how to build the inputs, how to read the scores, and the vLLM
-command (or that vLLM cannot serve the MLP). The input of a trace: `tokenizer(prompt.format(question=q)).input_ids`
-then, for each step, `tokenizer(step, add_special_tokens=False).input_ids + [sep_token_id]` (each step on its own,
-never a joined string); the score of step i is read at the i-th separator.
+config.json carries the step format under `prmkit`, and the model card `README.md` says how to build the inputs
+(each step tokenised on its own, then the separator id; never a joined string), how to read the scores, and the
+vLLM command.
 
-    export_hf("runs/prm", "runs/prm_hf")        # = prmkit export-hf --model runs/prm --output runs/prm_hf
+    export_hf(model="runs/prm", output="runs/prm_hf")   # = prmkit export-hf --model runs/prm --output runs/prm_hf
 """
 
 from __future__ import annotations

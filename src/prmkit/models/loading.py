@@ -176,9 +176,9 @@ def load_pretrained(name_or_path: str | os.PathLike[str], dtype: str = "float32"
 @lru_cache(maxsize=4)
 def load_model(name_or_path: str, dtype: str = "float32"):
     """Load (model, tokenizer) in eval mode on `inference_device()`, once per process for each (name, dtype)."""
-    from prmkit.models.device import inference_device, to_device, warn_slow_dtype
+    from prmkit.models.device import inference_device, warn_slow_dtype
 
-    warn_slow_dtype(dtype, inference_device())
+    device = inference_device()  # the GPU when there is one
+    warn_slow_dtype(dtype, device)
     model, tokenizer = load_pretrained(name_or_path, dtype)
-    model.eval()
-    return to_device(model), tokenizer  # the GPU when there is one (`prmkit.models.device`)
+    return model.eval().to(device), tokenizer

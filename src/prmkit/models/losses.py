@@ -11,6 +11,8 @@ CE = log 2 for both, so L = log 2 = 0.693.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import torch
 
 __all__ = ["bradley_terry_loss", "grouped_cross_entropy", "soft_cross_entropy", "step_weights"]
@@ -23,9 +25,7 @@ def soft_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Ten
 
 def step_weights(groups: list[str]) -> torch.Tensor:
     """Weight 1/(M * N_m) of each target, so that sum(weights * CE) is the paper's L (works across micro-batches)."""
-    counts: dict[str, int] = {}
-    for g in groups:
-        counts[g] = counts.get(g, 0) + 1
+    counts = Counter(groups)
     return torch.tensor([1.0 / (len(counts) * counts[g]) for g in groups])
 
 

@@ -30,26 +30,34 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
-from prmkit.models.scorer import one_question
-from prmkit.models.step_inputs import CHAT, StepLayout, check_options, options_layout, tokenizer_encoder
+from prmkit.models.step_inputs import CHAT, LayoutScorer, StepLayout, check_options, options_layout
+from prmkit.models.stepwise import encode_text
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
 
 OPTIONS = ("model", "tokenizer", "sep", "sep_id", "positive", "prompt", "system", "max_batch", "timeout", "request")
 
 
-class PoolingScorer:
-    """A `BatchStepScorer` whose step scores come from a vLLM `/pooling` endpoint (module doc)."""
+class PoolingScorer(LayoutScorer):
+    """A `BatchStepScorer` whose step scores come from a vLLM `/pooling` endpoint (module doc); its ids come from
+    the server's `/tokenize` (`tokenize`) unless `load` gives it a local tokenizer."""
 
-    def __init__(self, url: str, layout: StepLayout, encode: Any, positive: int | None = None,
-                 model: str | None = None, max_batch: int = 32, timeout: float = 600.0,
-                 request: dict[str, Any] | None = None):
-        self.url, self.layout, self._encode = url.rstrip("/"), layout, encode
+    def __init__(self, url: str, positive: int | None = None, model: str | None = None, max_batch: int = 32,
+                 timeout: float = 600.0, request: dict[str, Any] | None = None):
+        self.url, self.layout, self._encode = url.rstrip("/"), StepLayout("{question}", ()), self.tokenize
+        self._ids: dict[tuple[str, bool], list[int]] = {}
         self.positive, self.model, self.max_batch, self.timeout = positive, model, max_batch, timeout
         self.request = request or {}
         self.scored_tokens = 0
+
+    def tokenize(self, text: str, special: bool) -> list[int]:
+        """Token ids of `text` from the server's /tokenize, each text asked once."""
+        if text and (text, special) not in self._ids:
+            self._ids[text, special] = self.post("tokenize", {"prompt": text, "add_special_tokens": special})["tokens"]
+        return self._ids.get((text, special), [])
 
     def post(self, route: str, body: dict[str, Any]) -> dict[str, Any]:
         """POST `body` as JSON to URL/route; the decoded JSON answer (an HTTP error names the route and status)."""
@@ -61,13 +69,6 @@ class PoolingScorer:
         except urllib.error.HTTPError as e:
             raise RuntimeError(f"{self.url}/{route}: HTTP {e.code}: {e.read().decode('utf-8', 'replace')[:300]}") \
                 from None
-
-    def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
-        return self.layout.encode(self._encode, question, steps)
-
-    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
-        return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         encoded = [self.encode(q, steps) for q, steps in items]
@@ -91,30 +92,15 @@ class PoolingScorer:
         return [float(r[positive]) for r in rows]
 
 
-def _server_encoder(scorer: PoolingScorer) -> Any:
-    """Token ids of a text from the server's /tokenize, each text asked once."""
-    cache: dict[tuple[str, bool], list[int]] = {}
-
-    def encode(text: str, special: bool) -> list[int]:
-        if not text:
-            return []
-        if (text, special) not in cache:
-            cache[text, special] = scorer.post("tokenize", {"prompt": text, "add_special_tokens": special})["tokens"]
-        return cache[text, special]
-
-    return encode
-
-
 def load(url: str, **options: Any) -> PoolingScorer:
     """The scorer of the vLLM server at `url` (http://host:port; module doc for the options)."""
     check_options("openai-pooling", options, OPTIONS)
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"openai-pooling: '{url}' is not an http(s) URL of a vLLM server")
-    fields: dict[str, Any] = {}
     positive = options.get("positive")
-    scorer = PoolingScorer(url, StepLayout("{question}", ()), None, None if positive is None else int(positive),
-                           options.get("model"), int(options.get("max_batch", 32)),
-                           float(options.get("timeout", 600.0)), options.get("request"))
+    scorer = PoolingScorer(url, None if positive is None else int(positive), options.get("model"),
+                           int(options.get("max_batch", 32)), float(options.get("timeout", 600.0)),
+                           options.get("request"))
     if options.get("tokenizer"):
         from transformers import AutoConfig, AutoTokenizer
 
@@ -123,18 +109,17 @@ def load(url: str, **options: Any) -> PoolingScorer:
             fields = getattr(AutoConfig.from_pretrained(options["tokenizer"]), "prmkit", None) or {}
         except (OSError, ValueError):
             fields = {}
-        scorer._encode = tokenizer_encoder(tokenizer)
+        scorer._encode = partial(encode_text, tokenizer)
         scorer.layout = options_layout(tokenizer, options, fields)
-    else:
-        scorer._encode = _server_encoder(scorer)
-        sep = [int(options["sep_id"])] if options.get("sep_id") is not None else \
-            scorer._encode(str(options.get("sep") or ""), False)
-        if not sep:
-            raise ValueError("openai-pooling without a tokenizer: give the option sep or sep_id")
-        prompt = options.get("prompt") or "{question}\n"
-        if prompt == CHAT:
-            raise ValueError("openai-pooling: prompt 'chat' needs a local tokenizer (option tokenizer)")
-        scorer.layout = StepLayout(prompt, tuple(sep))
-    if fields and positive is None:
-        scorer.positive = 0
+        if fields and positive is None:
+            scorer.positive = 0
+        return scorer
+    sep = [int(options["sep_id"])] if options.get("sep_id") is not None else \
+        scorer.tokenize(str(options.get("sep") or ""), False)
+    if not sep:
+        raise ValueError("openai-pooling without a tokenizer: give the option sep or sep_id")
+    prompt = options.get("prompt") or "{question}\n"
+    if prompt == CHAT:
+        raise ValueError("openai-pooling: prompt 'chat' needs a local tokenizer (option tokenizer)")
+    scorer.layout = StepLayout(prompt, tuple(sep))
     return scorer

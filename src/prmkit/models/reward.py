@@ -1,8 +1,8 @@
 """A reward model on a causal LM: a `Head` (models/heads.py) over the decoder's hidden states at the step
 delimiters; the class-token heads read the logits of reserved class tokens (MCNIG sec 3.3).
 
-Input: q, r_1, <sep>, r_2, <sep>, ..., r_N, <sep>; each step tokenised on its own with the separator ids
-appended (`encode_steps`). At every <sep> the softmax over the <pos>/<neg> logits (or <pos>/<neu>/<neg> for
+Input: q, r_1, <sep>, r_2, <sep>, ..., r_N, <sep>; each step tokenised on its own with the separator id
+appended (`step_inputs.StepLayout`). At every <sep> the softmax over the <pos>/<neg> logits (or <pos>/<neu>/<neg> for
 the 3-class PSPO head) gives p(step correct). Only the class rows of the LM head are computed, at the delimiter
 positions only, so scoring costs one forward pass of the decoder body.
 
@@ -28,12 +28,10 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
-from prmkit.models.step_inputs import LocalStepScorer, length_batches, pad_batch
-from prmkit.models.stepwise import encode_steps
+from prmkit.models.step_inputs import LocalStepScorer, StepLayout, length_batches, pad_batch
 from prmkit.models.weight_files import check_weight_files
 
-__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "PRM", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches",
-           "load"]
+__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches", "load"]
 
 CONFIG_NAME = "prmkit_reward.json"
 HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own
@@ -81,9 +79,6 @@ class RewardModelConfig:
     def class_tokens(self) -> list[str]:
         return [getattr(self, name) for name in head_class(self.kind).class_fields]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RewardModelConfig:
         names = {f.name for f in fields(cls)}
@@ -102,20 +97,16 @@ def _add_rows(model: Any, size: int) -> None:
 
 class RewardModel(LocalStepScorer):
     """(model, tokenizer, config) with the delimiter/class token ids resolved and checked, and the head of
-    `config.kind`. `max_tokens`/`max_batch` bound the padded batches of `score_steps` (`LocalStepScorer`'s, with
-    `encode` and `values` of its own)."""
-
-    max_tokens: int = 4096
-    max_batch: int = 64
+    `config.kind`; a `LocalStepScorer` (its batches of `score_steps`) with `encode` and `values` of its own."""
 
     def __init__(self, model: Any, tokenizer: Any, config: RewardModelConfig):
-        self.model, self.tokenizer, self.config = model, tokenizer, config
+        self.tokenizer, self.config = tokenizer, config
         self.sep_id = self._single_id(config.sep_token)
+        self.prefix = load_template(config.prefix_template)
+        super().__init__(model, tokenizer, StepLayout(self.prefix, (self.sep_id,)))
         self.target_head = head_class(config.kind)(config, self._single_id)
         self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids
-        self.prefix = load_template(config.prefix_template)
-        self.scored_tokens = 0  # real tokens scored by `score_steps` (a throughput counter)
 
     def _single_id(self, token: str) -> int:
         ids = self.tokenizer(token, add_special_tokens=False)["input_ids"]
@@ -183,7 +174,7 @@ class RewardModel(LocalStepScorer):
         with atomic_dir(directory) as out:
             model.save_pretrained(out)
             self.tokenizer.save_pretrained(out)
-            (out / CONFIG_NAME).write_text(json.dumps(self.config.to_dict(), indent=2) + "\n", encoding="utf-8")
+            (out / CONFIG_NAME).write_text(json.dumps(asdict(self.config), indent=2) + "\n", encoding="utf-8")
             if state := self.target_head.state_dict():
                 torch.save(state, out / HEAD_WEIGHTS)
 
@@ -203,8 +194,7 @@ class RewardModel(LocalStepScorer):
             raise ValueError(f"checkpoint {path} declares head '{config.kind}', but its tokenizer has no "
                              f"{', '.join(missing)}: its weights are not a '{config.kind}' model's")
         model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
-        model.eval()
-        rm = cls(model, tokenizer, config)
+        rm = cls(model, tokenizer, config)  # in eval mode
         own = rm.target_head.state_dict()
         stored = path / HEAD_WEIGHTS
         if own and not stored.is_file():
@@ -239,10 +229,8 @@ class RewardModel(LocalStepScorer):
     # --- inputs ------------------------------------------------------------------------------------------
     def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
         """(ids, target positions): the head's choice among the delimiters (all for prm/prm3, the last for orm)."""
-        ids, ends = encode_steps(self.tokenizer, self.prefix.format(question=question), steps,
-                                 self.config.sep_token)
-        seps = [e - 1 for e in ends[1:]]
-        if ids.count(self.sep_id) != len(steps) or any(ids[p] != self.sep_id for p in seps):
+        ids, seps = super().encode(question, steps)
+        if ids.count(self.sep_id) != len(steps):
             raise AssertionError(f"{ids.count(self.sep_id)} separators for {len(steps)} steps: a step or the "
                                  f"question contains the separator {self.config.sep_token!r}")
         return ids, self.target_head.target_positions(seps)
@@ -273,9 +261,6 @@ class RewardModel(LocalStepScorer):
         self.train(False)
         positions = torch.stack([rows, cols], 1)  # (P, 2)
         return self.target_head.scores(self.head(self.hidden(input_ids, attention_mask), positions))
-
-
-PRM = RewardModel  # the class's former name, kept as an alias
 
 
 def load(path: str, **options: Any) -> RewardModel:

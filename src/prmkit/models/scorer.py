@@ -3,13 +3,9 @@
 A step scorer maps candidate traces of one question to per-step scores (an ORM: one score a trace, as a
 one-element list). `RewardModel` implements it; so can anything else with `score_steps` (a judge, a lookup).
 
-`SCORERS` maps a scorer kind to its loader (a path -> a `StepScorer`); `load_scorer(path, kind)` is what
-`prmkit score`, `prmkit search --scorer` and the RL rewards (`rewards.Scorers`) call. The kind "reward-model"
-loads any `prmkit train` checkpoint: a PRM, an ORM, a prm3, and a PUM value model (the `bt` head); PRMs trained
-elsewhere load as `token-classification` (Qwen2.5-Math-PRM, a `prmkit export-hf` output), `step-tag` (Math-Shepherd's
-PRM) or `openai-pooling` (a PRM served by vLLM). A loader takes the path and its options as keywords (`load_scorer(
-path, kind, options)`; `models.scorer_spec` reads them from a spec `KIND:PATH,KEY=VALUE`). Adding a kind is one
-loader plus one line `SCORERS["name"] = loader`.
+`SCORERS` maps a scorer kind to its loader, which takes the path and its options as keywords (`load_scorer(path,
+kind, options)`, what `prmkit score`, `search --scorer` and the RL rewards call; `models.scorer_spec` reads them
+from a spec `KIND:PATH,KEY=VALUE`). Adding a kind is one loader plus one line `SCORERS["name"] = loader`.
 
     >>> class Lengths:  # a toy scorer: longer steps score higher
     ...     def score_steps(self, question, step_lists):
@@ -28,16 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["SCORERS", "BatchStepScorer", "StepScorer", "check_scorer_kind", "load_scorer", "one_question",
-           "score_items", "score_traces"]
-
-
-def one_question(scorer: BatchStepScorer, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-    """`score_steps` of a scorer that batches with `score_many`: one question's traces as items, in input order."""
-    out: list[list[float]] = [[] for _ in step_lists]
-    for i, scores in scorer.score_many([(question, steps) for steps in step_lists]):
-        out[i] = scores
-    return out
+__all__ = ["SCORERS", "BatchStepScorer", "StepScorer", "check_scorer_kind", "load_scorer", "score_items",
+           "score_traces"]
 
 
 @runtime_checkable

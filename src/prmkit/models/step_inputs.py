@@ -16,14 +16,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from typing import Any
 
-from prmkit.models.scorer import one_question
 from prmkit.models.stepwise import encode_text
 
-__all__ = ["CHAT", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for", "options_layout",
-           "pad_batch", "read_json_beside", "separator_ids", "tokenizer_encoder"]
+__all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for",
+           "options_layout", "pad_batch", "read_json_beside", "separator_ids"]
 
 CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
 _SLOT = "\x00question\x00"
@@ -85,21 +85,17 @@ def options_layout(tokenizer: Any, options: dict[str, Any], export: dict[str, An
     return layout_for(tokenizer, options.get("prompt") or export.get("prompt") or chat, sep, options.get("system"))
 
 
-def separator_ids(tokenizer: Any, token: str | None, token_id: int | None, what: str = "sep") -> list[int]:
+def separator_ids(tokenizer: Any, token: str | None, token_id: int | None) -> list[int]:
     """The ids appended after each step: [`token_id`] when given, else the ids of `token` (one id for a special
     token such as `<extra_0>`)."""
     if token_id is not None:
         return [int(token_id)]
     if not token:
-        raise ValueError(f"no separator: give the option {what} (a token) or {what}_id")
+        raise ValueError("no separator: give the option sep (a token) or sep_id")
     ids = encode_text(tokenizer, token)
     if not ids:
-        raise ValueError(f"{what} {token!r} encodes to no token")
+        raise ValueError(f"sep {token!r} encodes to no token")
     return ids
-
-
-def tokenizer_encoder(tokenizer: Any) -> Encoder:
-    return lambda text, special: encode_text(tokenizer, text, special)
 
 
 def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Iterator[list[int]]:
@@ -115,25 +111,33 @@ def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Itera
         yield current
 
 
-class LocalStepScorer:
-    """A `BatchStepScorer` over a local model: traces encoded by `layout`, batched by length (`max_tokens` padded
-    tokens, `max_batch` rows), right-padded; a subclass gives `values` (the outputs at the separators -> scores)."""
+class LayoutScorer:
+    """A `BatchStepScorer` whose traces are encoded by `layout` with `_encode` (a tokenizer's or a server's); a
+    subclass gives `score_many`."""
+
+    layout: StepLayout
+    _encode: Encoder
+
+    def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
+        return self.layout.encode(self._encode, question, steps)
+
+    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
+        """`StepScorer`: one question's traces as items of `score_many`, in input order."""
+        return [scores for _, scores in sorted(self.score_many([(question, steps) for steps in step_lists]))]
+
+
+class LocalStepScorer(LayoutScorer):
+    """A `LayoutScorer` over a local model: batched by length (`max_tokens` padded tokens, `max_batch` rows),
+    right-padded; a subclass gives `values` (the outputs at the separators -> scores)."""
 
     def __init__(self, model: Any, tokenizer: Any, layout: StepLayout, max_tokens: int = 4096, max_batch: int = 64):
         self.model, self.tokenizer, self.layout = model.eval(), tokenizer, layout
         self.max_tokens, self.max_batch = max_tokens, max_batch
         self.scored_tokens = 0
-        self._encode = tokenizer_encoder(tokenizer)
-
-    def encode(self, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
-        return self.layout.encode(self._encode, question, steps)
+        self._encode = partial(encode_text, tokenizer)
 
     def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
         raise NotImplementedError
-
-    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: the step scores of candidate traces of one question, through `score_many`."""
-        return one_question(self, question, step_lists)
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length

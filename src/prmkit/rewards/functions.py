@@ -14,6 +14,7 @@ Worked example (the ShortSteps scorer of the tests, each step scores 1 / (1 + it
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from prmkit.domains import extract_answer, verify_answer
@@ -76,15 +77,11 @@ class StepScoreReward:
         return rewards
 
 
-def aggregated(name: str) -> Callable[[list[float]], float]:
-    """The trace score of `AGGREGATIONS[name]` (prod, min, geomean, ...), 0 for an empty trace."""
-    return lambda scores: aggregate(scores, name)
-
-
+# name -> trace score of the step scores (`AGGREGATIONS`' 0 for an empty trace)
 FORMULAS: dict[str, Callable[[list[float]], float]] = {
-    "prm_prod": aggregated("prod"),
-    "prm_min": aggregated("min"),
-    "prm_geomean": aggregated("geomean"),
+    "prm_prod": partial(aggregate, name="prod"),
+    "prm_min": partial(aggregate, name="min"),
+    "prm_geomean": partial(aggregate, name="geomean"),
     "pspo_wrs": pspo_wrs,  # PSPO eq. 9-11: geometric mean x adjusted Weibull of the step count
     "pum": terminal_utility,  # PUM: the utility of the complete response
 }

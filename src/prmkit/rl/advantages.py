@@ -26,17 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-__all__ = [
-    "MAX_SEGMENTS",
-    "PROCESS_ADVANTAGES",
-    "PROCESS_COEF",
-    "group_advantages",
-    "prefix_utility_advantages",
-    "prm_step_advantages",
-    "segment_ends",
-    "step_segments",
-    "token_advantages",
-]
+__all__ = ["MAX_SEGMENTS", "PROCESS_ADVANTAGES", "PROCESS_COEF", "group_advantages", "prefix_utility_advantages",
+           "prm_step_advantages", "segment_ends", "step_segments", "token_advantages"]
 
 PROCESS_COEF = 0.5  # D.4: A = A_GRPO + 0.5 A_eval
 MAX_SEGMENTS = 8  # D.4: each response is split into at most 8 reasoning segments

@@ -32,7 +32,9 @@ from prmkit.rl.logs import read_metrics
 
 __all__ = ["compare_runs", "format_compare", "parse_groups"]
 
-_CURVE_KEYS = ("accuracy", "greedy_accuracy", "answered", "steps")
+# curve key -> its panel's title in compare.png
+_CURVES = {"accuracy": "held-out accuracy (sampled)", "greedy_accuracy": "held-out accuracy (greedy)",
+           "answered": "answered", "steps": "steps per completion"}
 
 
 def parse_groups(items: Sequence[str]) -> dict[str, list[str]]:
@@ -60,21 +62,22 @@ def _run(path: str) -> dict[str, Any]:
         raise DataError(f"{rows}: lines without per-problem results ('right'): re-measure with this prmkit")
     report_path = Path(path) / "report.json"
     report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.is_file() else {}
-    return {"dir": str(path), "curve": curve, "report": report}
+    config = report.get("config", {})
+    held = (config.get("heldout_data") or config.get("data"), config.get("heldout_range")) if report else None
+    return {"dir": str(path), "curve": curve, "report": report, "held": held}
 
 
 def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[str] | None = None,
                  bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
     """Compare the runs of each setting (module doc); writes the outputs when `output` is given."""
     runs = {name: [_run(d) for d in dirs] for name, dirs in groups.items()}
-    sizes = {len(r["curve"][s]["right"]) for rs in runs.values() for r in rs for s in r["curve"]}
+    every = [r for rs in runs.values() for r in rs]
+    sizes = {len(row["right"]) for r in every for row in r["curve"].values()}
     if len(sizes) != 1:
         raise ValueError(f"the runs were measured on different numbers of held-out problems ({sorted(sizes)})")
-    held = {(r["report"].get("config", {}).get("heldout_data") or r["report"].get("config", {}).get("data"),
-             r["report"].get("config", {}).get("heldout_range")) for rs in runs.values() for r in rs if r["report"]}
-    if len(held) > 1:
+    if len(held := {r["held"] for r in every if r["report"]}) > 1:
         raise ValueError(f"the runs hold different held-out problems: {sorted(map(str, held))}")
-    common = sorted(set.intersection(*(set(r["curve"]) for rs in runs.values() for r in rs)))
+    common = sorted(set.intersection(*(set(r["curve"]) for r in every)))
     if not common:
         raise ValueError("the runs share no evaluated step")
     last = common[-1]
@@ -121,7 +124,7 @@ def _fractions(row: dict[str, Any]) -> np.ndarray:
 
 def _mean_row(step: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"step": step}
-    for key in _CURVE_KEYS:
+    for key in _CURVES:
         values = [r[key] for r in rows]
         out |= {key: float(np.mean(values)), f"{key}_min": min(values), f"{key}_max": max(values)}
     return out
@@ -158,10 +161,8 @@ def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
 
     from prmkit.data.outputs import save_figure
 
-    titles = {"accuracy": "held-out accuracy (sampled)", "greedy_accuracy": "held-out accuracy (greedy)",
-              "answered": "answered", "steps": "steps per completion"}
-    fig, axes = plt.subplots(1, len(titles), figsize=(3.3 * len(titles), 3.1))
-    for ax, (key, title) in zip(axes, titles.items(), strict=True):
+    fig, axes = plt.subplots(1, len(_CURVES), figsize=(3.3 * len(_CURVES), 3.1))
+    for ax, (key, title) in zip(axes, _CURVES.items(), strict=True):
         for name, rows in curves.items():
             steps = [r["step"] for r in rows]
             line, = ax.plot(steps, [r[key] for r in rows], marker=".", label=name)

@@ -31,10 +31,8 @@ _GREEDY_T = 1e-6  # the samplers take the argmax at this temperature
 def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], samples: int, temperature: float,
                      top_p: float, max_new_tokens: int, seed: int = 0, chat: bool = True,
                      template: str | None = None, batch_size: int = 32) -> dict[str, float]:
-    """{"accuracy", "greedy_accuracy", "steps" (mean per sampled completion), "answered" (fraction of sampled
-    completions with an extractable answer), "samples", "tokens" (generated, sampled and greedy), "seconds",
-    "right", "greedy_right" (per problem)};
-    `template`: the prompt template text (None: the domain's)."""
+    """{"accuracy", "greedy_accuracy", "steps", "answered", "samples", "tokens" (sampled and greedy), "seconds",
+    "right", "greedy_right"} (module doc); `template`: the prompt template text (None: the domain's)."""
     start = time.perf_counter()
     was_training = model.training
     model.eval()

@@ -19,7 +19,7 @@ from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.templates import check_template, prompt_template
-from prmkit.models.loading import context_length, resolve_model
+from prmkit.models.loading import context_length, load_trainable, resolve_model
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import RLConfig
@@ -34,39 +34,28 @@ __all__ = ["grpo_arguments", "run_grpo"]
 
 def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: list[float]) -> Any:
     """The `trl.GRPOConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
+    import torch
     from trl import GRPOConfig
 
+    gpu = torch.cuda.is_available()
     kwargs: dict[str, Any] = dict(
         output_dir=str(output), max_steps=config.steps, num_generations=config.group_size,
         per_device_train_batch_size=config.group_size * config.prompts_per_step, gradient_accumulation_steps=1,
         learning_rate=config.lr, beta=config.beta, temperature=config.temperature, top_p=config.top_p,
         max_completion_length=config.max_new_tokens, reward_weights=weights, seed=config.seed, logging_steps=1,
         save_strategy="steps", save_steps=config.save_steps, save_total_limit=config.save_total_limit or None,
-        report_to=[], remove_unused_columns=False, dataloader_pin_memory=False, use_cpu=not _has_gpu(),
+        report_to=[], remove_unused_columns=False, dataloader_pin_memory=False, use_cpu=not gpu,
         # TRL's GRPOConfig turns bf16 and gradient checkpointing on by default; on a CPU without native bf16 that
         # autocasts every matmul to torch's generic bf16 gemm (py-spy: `cpublas`), and checkpointing recomputes
         # the forward: both only on a GPU
-        bf16=_has_gpu(), gradient_checkpointing=_has_gpu(),
+        bf16=gpu, gradient_checkpointing=gpu,
     )
     return GRPOConfig(**(kwargs | trainer_overrides(config.trainer_args)))
-
-
-def _has_gpu() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
 
 
 def _last_checkpoint(output: Path) -> str | None:
     found = sorted(output.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
     return str(found[-1]) if found else None
-
-
-def _policy(config: RLConfig) -> tuple[Any, Any, Any]:
-    """(model, tokenizer, peft LoraConfig or None) of the policy."""
-    from prmkit.models.loading import load_trainable
-
-    return load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
 
 
 def _rewards(config: RLConfig, scorers: Scorers) -> tuple[list[Any], list[float]]:
@@ -115,7 +104,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
                   flag=None)  # before the policy loads
     funcs, weights = _rewards(config, scorers)
     process = _process(config, scorers)
-    model, tokenizer, lora = _policy(config)
+    model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
     resume = _last_checkpoint(out) if config.resume else None
     if not resume and _last_checkpoint(out):
         raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")

@@ -10,6 +10,7 @@ character; `token_ends[k]` is the length of the decoded text up to and including
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 from prmkit.domains import STEP
@@ -21,19 +22,11 @@ def piece_steps(text: str, sep: str = STEP) -> list[tuple[int, int]]:
     """(end character, step index) of each piece of `text` split on `sep`, the delimiter counted in the piece it
     closes; whitespace-only pieces take the step of their neighbour (previous, else next). Empty text: []."""
     pieces = text.split(sep)
-    ends, real, pos = [], [], 0
-    for k, piece in enumerate(pieces):
-        pos += len(piece) + (len(sep) if k + 1 < len(pieces) else 0)
-        ends.append(pos)
-        real.append(bool(piece.strip()))
-    if not any(real):
+    if not any(piece.strip() for piece in pieces):
         return []
-    steps, current = [], 0
-    first = real.index(True)
-    for k, is_real in enumerate(real):
-        if is_real and k > first:
-            current += 1
-        steps.append(current)
+    ends = list(accumulate(len(piece) + len(sep) for piece in pieces))
+    ends[-1] -= len(sep)  # the last piece closes with no delimiter
+    steps = [max(real - 1, 0) for real in accumulate(bool(piece.strip()) for piece in pieces)]  # real pieces so far
     return list(zip(ends, steps, strict=True))
 
 

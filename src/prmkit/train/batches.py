@@ -1,6 +1,6 @@
 """Problem-grouped batches for `transformers.Trainer`: the encoded traces, the batch sampler and the collator.
 
-An optimiser step sees about `batch_traces` traces, all traces of a problem in the same step (`problem_batches`).
+An optimiser step sees about `batch_traces` traces, all traces of a problem in the same step (`ProblemBatchSampler`).
 The sampler cuts each step into exactly `accumulation` micro-batches (the Trainer's `gradient_accumulation_steps`),
 and each micro-batch carries the step it belongs to, so that the collator weights every target by the head's
 `weights` over the whole step: 1/(M * N_m) for the paper's loss (MCNIG sec 3.3). The micro-batch losses then sum
@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
 from prmkit.models.reward import RewardModel
 from prmkit.train.data import Example
 
-__all__ = ["Encoded", "PlannedBatchSampler", "ProblemBatchSampler", "RewardCollator", "TraceDataset", "encode_examples",
-           "problem_batches"]
+__all__ = ["Encoded", "PlannedBatchSampler", "ProblemBatchSampler", "RewardCollator", "TraceDataset", "encode_examples"]
 
 Key = tuple[int, tuple[int, ...]]  # (trace index, the trace indices of its optimiser step; () = zero weight)
 
@@ -53,23 +51,6 @@ def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) 
         out.append(Encoded(ids[:max_length], [positions[k] for k in keep],
                            head.targets([ex.labels[k] for k in keep]), ex.problem_id))
     return out, skipped
-
-
-def problem_batches(items: list[Any], batch_traces: int, rng: random.Random,
-                    key: Callable[[Any], str] = lambda it: it.problem_id) -> list[list[Any]]:
-    """Shuffle problems, keep each problem's traces together, fill batches of about `batch_traces`."""
-    by_problem: dict[str, list[Any]] = {}
-    for it in items:
-        by_problem.setdefault(key(it), []).append(it)
-    groups = list(by_problem.values())
-    rng.shuffle(groups)
-    batches, current = [], []
-    for g in groups:
-        current += g
-        if len(current) >= batch_traces:
-            batches.append(current)
-            current = []
-    return batches + ([current] if current else [])
 
 
 class PlannedBatchSampler:
@@ -124,10 +105,20 @@ class ProblemBatchSampler(PlannedBatchSampler):
         self.problems, self.lengths, self.batch_traces = problems, lengths, batch_traces
 
     def new_plan(self) -> list[list[int]]:
-        """Trace indices, shortest first in a step: less padding per micro-batch."""
-        steps = problem_batches(list(range(len(self.problems))), self.batch_traces, self.rng,
-                                key=self.problems.__getitem__)
-        return [sorted(s, key=self.lengths.__getitem__) for s in steps]
+        """Problems shuffled, each problem's traces together, steps filled up to about `batch_traces` traces;
+        trace indices, shortest first in a step: less padding per micro-batch."""
+        by_problem: dict[str, list[int]] = {}
+        for i, problem in enumerate(self.problems):
+            by_problem.setdefault(problem, []).append(i)
+        groups = list(by_problem.values())
+        self.rng.shuffle(groups)
+        steps, current = [], []
+        for group in groups:
+            current += group
+            if len(current) >= self.batch_traces:
+                steps.append(current)
+                current = []
+        return [sorted(s, key=self.lengths.__getitem__) for s in steps + ([current] if current else [])]
 
 
 class TraceDataset(torch.utils.data.Dataset):

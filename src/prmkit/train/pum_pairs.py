@@ -2,10 +2,8 @@
 
 Each pair becomes two rows, p_a then p_b, always adjacent in a micro-batch (`PairBatchSampler`), so the head's
 loss sees Delta = U(x, p_a) - U(x, p_b) (`prmkit.models.heads.BradleyTerryHead`). An optimiser step holds about
-`batch_traces` rows (batch_traces / 2 pairs), cut into the Trainer's `gradient_accumulation_steps` micro-batches
-of whole pairs; every row carries 1 / (rows of the step), so the micro-batch losses add up to the step's mean pair
-loss (eq. 9), as for the other heads. The rest (LoRA or frozen layers, checkpoints, resume, held-out check) is the
-reward-model Trainer's (`prmkit.train.trainer`).
+`batch_traces` rows (batch_traces / 2 pairs); every row carries 1 / (rows of the step), so the micro-batch losses
+add up to the step's mean pair loss (eq. 9). The rest is the reward-model Trainer's (`prmkit.train.trainer`).
 
     pairs = read_pair_examples("runs/pum/pairs.jsonl")
     train_reward_model(pairs, RewardModelConfig(kind="bt", aggregation="last"), TrainConfig(), "runs/pum_model",

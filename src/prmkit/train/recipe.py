@@ -60,7 +60,7 @@ def setup_trainer(prm: RewardModel, train: list[Any], held: list[Any], config: T
     batches = sampler(enc_train, accumulation)
     steps = config.max_steps or batches.total_steps(config.epochs)
     args = training_arguments(config, output, steps, accumulation, evaluate=bool(enc_held))
-    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, config.batch_traces, config.seed, sampler=batches)
+    trainer = RewardModelTrainer(prm, args, enc_train, enc_held, batches)
     trainer.remove_callback(ProgressCallback)
     trainer.add_callback(LossProgress())
     trainer.skipped = skipped
@@ -120,7 +120,7 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
     history = [{"epoch": r["epoch"], "step": r["step"], "seconds": r["seconds"], "tokens": r["tokens"],
                 "loss": r["eval_loss"], "accuracy": r["eval_accuracy"], "targets": r["eval_targets"]}
                for r in logs if "eval_loss" in r]
-    record = {"model_config": model_config.to_dict(), "train_config": asdict(train_config), "history": history,
+    record = {"model_config": asdict(model_config), "train_config": asdict(train_config), "history": history,
               "log_history": logs, "train_seconds": whole, "seconds_this_run": seconds,
               "train_traces": len(trainer.train_dataset), "skipped": trainer.skipped, "resumed_from": last}
     Path(output, TRAIN_LOG).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")

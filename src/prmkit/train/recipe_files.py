@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["RECIPES_DIR", "default_recipe", "recipe_path"]
+__all__ = ["RECIPES_DIR", "recipe_path"]
 
 RECIPES_DIR = Path(__file__).resolve().parents[1] / "recipes"
 
@@ -22,10 +22,3 @@ def recipe_path(name: str) -> Path:
         known = sorted(p.stem for p in RECIPES_DIR.glob("*.yaml")) if RECIPES_DIR.is_dir() else []
         raise FileNotFoundError(f"no recipe {name!r} in {RECIPES_DIR} (recipes: {', '.join(known) or 'none'})")
     return path
-
-
-def default_recipe() -> str:
-    """`gpu` when CUDA is available, else `cpu`."""
-    import torch
-
-    return "gpu" if torch.cuda.is_available() else "cpu"

@@ -47,7 +47,9 @@ def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Cal
     """The config file of the run: `config_file` (a file, or the name of a recipe under recipes/), or the machine's
     recipe when neither a file nor a training setting (a TrainConfig field outside RUN_FLAGS) is given; the recipe
     is named in a logged line."""
-    from prmkit.train.recipe_files import default_recipe, recipe_path
+    import torch
+
+    from prmkit.train.recipe_files import recipe_path
 
     training = {f.name for f in fields(TrainConfig)} - RUN_FLAGS
     if config_file:  # a YAML path as it is (a missing one is an error where it is read), a bare name a recipe
@@ -55,7 +57,7 @@ def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Cal
         return str(recipe_path(config_file)) if named else config_file
     if training & set(settings):
         return None
-    name = default_recipe()
+    name = "gpu" if torch.cuda.is_available() else "cpu"
     path = str(recipe_path(name))
     log(f"recipe {name}: {path} (no --config and no training flag given; flags override it)")
     return path

@@ -2,13 +2,11 @@
 
     prm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
     prepare_parameters(prm, config)                      # LoRA or frozen lower layers
-    trainer = RewardModelTrainer(prm, args, train_items, held_out_items, batch_traces=16, seed=0)
+    trainer = RewardModelTrainer(prm, args, train_items, held_out_items, sampler)  # prmkit.train.batches
     trainer.train()                                      # checkpoints, resume, eval/save strategies: the Trainer's
 
-The loss of an optimiser step is the paper's L (MCNIG sec 3.3: per-problem mean, then batch mean) over all its
-micro-batches: every target carries its weight in the whole step (`prmkit.train.batches`), each micro-batch returns
-its share, and `loss_is_scaled_for_ga = True` keeps the Trainer from dividing by the accumulation count (older
-Trainers, which divide whatever that says, get the share times the count: `TRAINER_DIVIDES_BY_GA`).
+Each micro-batch returns its share of the step's loss (the paper's L, MCNIG sec 3.3: `prmkit.train.batches`), so
+the Trainer must not divide it by the accumulation count (`loss_is_scaled_for_ga`, `TRAINER_DIVIDES_BY_GA`).
 Checkpoints are prmkit reward models (`RewardModel.save_pretrained`, `prmkit score` reads them), plus the trainable
 parameters of a LoRA run (`prmkit_trainable.pt`, to resume its adapters).
 """
@@ -26,12 +24,11 @@ from torch.utils.data import DataLoader
 from transformers import Trainer
 
 from prmkit.models.reward import RewardModel
-from prmkit.train.batches import Encoded, ProblemBatchSampler, RewardCollator, TraceDataset
+from prmkit.train.batches import Encoded, PlannedBatchSampler, RewardCollator, TraceDataset
 from prmkit.train.config import TrainConfig
 
-__all__ = ["RewardForward", "RewardModelTrainer", "RunClock",
-           "freeze_embeddings_but", "held_out_check", "prepare_parameters",
-           "trainable_parameters"]
+__all__ = ["RewardForward", "RewardModelTrainer", "RunClock", "freeze_embeddings_but", "held_out_check",
+           "prepare_parameters", "trainable_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
 # Trainer releases without `loss_is_scaled_for_ga` (transformers 4.56 to 5.17 at least) divide every micro-batch's
@@ -54,9 +51,8 @@ class RewardForward(torch.nn.Module):
         embeds = self.model.get_input_embeddings()(input_ids)  # (B, T, H)
         if not any(p.requires_grad for p in decoder.layers[0].parameters()):
             embeds = embeds.detach()  # frozen lower layers: no backward through them (the head rows still train)
-        hidden = decoder(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state
-        h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
-        return self.head(h, self.model.get_output_embeddings())  # (P, C)
+        hidden = decoder(inputs_embeds=embeds, attention_mask=attention_mask).last_hidden_state  # (B, T, H)
+        return self.prm.head(hidden, positions)  # (P, C)
 
 
 def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:
@@ -104,7 +100,7 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
     """Held-out paper loss (all held-out problems one batch) and accuracy of argmax vs the target's argmax."""
     was_training, head, prm = module.training, module.head, module.prm
     module.eval()
-    correct, count, losses = 0, 0, []
+    correct, losses = 0, []
     for i in range(0, len(items), micro_batch):
         part = items[i: i + micro_batch]
         collated = prm.collate([(it.ids, it.positions) for it in part])
@@ -114,11 +110,10 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
         losses += list(zip([it.problem_id for it in part for _ in it.positions],
                            head.target_losses(logits, targets).tolist(), strict=True))
         correct += head.hits(logits, targets)
-        count += len(targets)
     module.train(was_training)
     weights = head.weights([g for g, _ in losses])
     loss = float((weights * torch.tensor([c for _, c in losses])).sum()) if losses else float("nan")
-    return {"loss": loss, "accuracy": correct / max(1, count), "targets": count}
+    return {"loss": loss, "accuracy": correct / max(1, len(losses)), "targets": len(losses)}
 
 
 def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
@@ -154,12 +149,9 @@ class RewardModelTrainer(RunClock, Trainer):
     """`transformers.Trainer` over a `RewardModel`: problem-grouped batches, the head's loss, prmkit checkpoints."""
 
     def __init__(self, prm: RewardModel, args: Any, train_items: list[Encoded], held_out: list[Encoded],
-                 batch_traces: int, seed: int, sampler: Any = None, **kwargs: Any):
-        """`sampler` replaces the problem-grouped batches (e.g. `prmkit.train.pum_pairs.PairBatchSampler`)."""
-        self.prm, self.held_out = prm, held_out
-        self.sampler = sampler or ProblemBatchSampler([it.problem_id for it in train_items],
-                                                      [len(it.ids) for it in train_items], batch_traces,
-                                                      args.gradient_accumulation_steps, seed)
+                 sampler: PlannedBatchSampler, **kwargs: Any):
+        """`sampler`: the batches, problem-grouped (`ProblemBatchSampler`) or of pairs (`PairBatchSampler`)."""
+        self.prm, self.held_out, self.sampler = prm, held_out, sampler
         self.tokens, self.started, self.before = 0, time.time(), 0.0
         super().__init__(model=RewardForward(prm), args=args, train_dataset=TraceDataset(train_items),
                          eval_dataset=TraceDataset(held_out) if held_out else None,

@@ -18,7 +18,8 @@ from typing import Any
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SettingError, check_limits, parse_range
 
-__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_files", "parse_ks", "processbench"]
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_file", "named_files", "parse_ks",
+           "processbench"]
 
 
 @dataclass
@@ -77,14 +78,17 @@ class ProcessBenchConfig:
         parse_range(self.report_on, "report_on")
 
 
+def named_file(item: str | os.PathLike[str]) -> tuple[str, str]:
+    """NAME=PATH -> (NAME, PATH); PATH alone is named by its file, without `.jsonl`."""
+    name, sep, path = str(item).partition("=")
+    return (name, path) if sep else (os.path.basename(item).removesuffix(".jsonl"), str(item))
+
+
 def named_files(items: Sequence[str] | Mapping[str, str] | str) -> dict[str, str]:
     """NAME=PATH items (or PATH alone, named by its file) -> {name: path}; a mapping is taken as it is."""
     if isinstance(items, Mapping):
         return {str(k): str(v) for k, v in items.items()}
-    files: dict[str, str] = {}
-    for item in [items] if isinstance(items, str | os.PathLike) else items:
-        name, sep, path = str(item).partition("=")
-        files[name if sep else str(item).rsplit("/", 1)[-1].removesuffix(".jsonl")] = path if sep else str(item)
+    files = dict(map(named_file, [items] if isinstance(items, str | os.PathLike) else items))
     if not files:
         raise ValueError("give at least one score file (NAME=PATH)")
     return files

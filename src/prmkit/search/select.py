@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from prmkit.data.answers import answer_key
 from prmkit.models.aggregate import aggregate
 from prmkit.models.scorer import StepScorer, score_items
+from prmkit.search.records import SearchResult
 
-__all__ = ["choose", "keep_best", "majority_vote", "prefix_scores"]
+__all__ = ["choose", "keep_best", "majority_vote", "prefix_scores", "search_result"]
 
 
 def keep_best(scores: Sequence[float], b: int) -> list[int]:
@@ -54,3 +55,15 @@ def prefix_scores(scorer: StepScorer, items: list[tuple[str, list[str]]], aggreg
     for j, step_scores in score_items(scorer, [items[i] for i in kept]):
         out[kept[j]] = aggregate(step_scores, aggregation)
     return out
+
+
+def search_result(problem_id: str, method: str, candidates: Sequence[tuple[Sequence[str], str | None, bool, float]],
+                  samples: int, stages: int, tokens: int) -> SearchResult:
+    """A problem's record from its finished candidates (steps, answer, correct, score): the one `choose` picks, and
+    the `majority_vote` beside it."""
+    answers = [a for _, a, _, _ in candidates]
+    steps, answer, correct, score = candidates[choose([c[3] for c in candidates], answers)]
+    vote = majority_vote(answers)
+    return SearchResult(problem_id, method, list(steps), answer, correct, score,
+                        None if vote is None else answers[vote], vote is not None and candidates[vote][2],
+                        len(candidates), sum(a is not None for a in answers), samples, stages, tokens)

@@ -1,22 +1,15 @@
 """A sampling loop for many rows at once, where a row leaves the batch as soon as it is done.
 
-`transformers.generate` keeps every row of a batch until the longest one ends: rows that met their stop string or
-end of sequence go on decoding padding, and a batch of K rollouts runs as long as its slowest sample. Here each
-step runs the model on the live rows only: a row that emits the end-of-sequence token, reaches a stop string or its
-token limit is dropped from the batch and from the KV cache (`DynamicCache.batch_select_indices`), so the work of a
-step is proportional to the rows still sampling.
-
-    rows = decode_rows(model, tokenizer, ids, mask, cache, cfg, seeds)   # one token list per row
-
-The caller prefills the prompts (each distinct prompt once, its cache repeated K times) and hands over the cache
-of all but each row's last prompt token; the loop feeds that last token first. Every row draws from its own
-counter-based stream, keyed by its seed and step on the model's device (`row_sampling.step_keys`), so a row's
-continuation does not depend on the rows beside it (up to the float rounding of batched matrix products).
+`transformers.generate` keeps every row of a batch until the longest one ends, so a batch of K rollouts runs as long
+as its slowest sample. Here each step runs the model on the live rows only: a row that emits the end-of-sequence
+token, reaches a stop string or its token limit is dropped from the batch and from the KV cache
+(`DynamicCache.batch_select_indices`), so the work of a step is proportional to the rows still sampling. Every row
+draws from its own counter-based stream keyed by its seed and step (`row_sampling.step_keys`), so its continuation
+does not depend on the rows beside it (up to the float rounding of batched matrix products).
 
 The sampled tokens stay on the device; the host reads them every `check_every` steps (every step on a CPU, where
-reading is free; every 8 on a GPU, where each read stalls the device) to end the rows that met their end of
-sequence, a stop string or their token limit, replaying the steps in between one by one. A row that ended
-between two reads runs on until the next one, but what it keeps is what a check at every step keeps: its draws
+reading is free; every 8 on a GPU, where each read stalls the device), replaying the steps in between one by one. A
+row that ended between two reads runs on until the next one, but keeps what a check at every step keeps: its draws
 depend on its seed, its step and its own tokens only, and the steps past its end are dropped.
 """
 

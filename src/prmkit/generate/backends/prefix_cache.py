@@ -32,11 +32,7 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     >>> common_prefix([5, 6, 7, 8], [5, 6, 9])
     2
     """
-    n = min(len(a), len(b))
-    for k in range(n):
-        if a[k] != b[k]:
-            return k
-    return n
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def cache_plan(lengths: Sequence[int], cached: Sequence[int]) -> tuple[int, list[int]]:

@@ -44,15 +44,7 @@ class BokConfig:
 
     def __post_init__(self) -> None:
         check_limits(self)
-        if isinstance(self.ks, str):
-            try:
-                ks = [int(k) for k in self.ks.split(",") if k.strip()]
-            except ValueError:
-                raise SettingError("ks", f"--ks {self.ks!r}: expected a comma list of whole numbers, e.g. "
-                                         "1,2,4") from None
-        else:
-            ks = list(self.ks)
-        if bad := [k for k in ks if not isinstance(k, int) or k < 1]:
+        if bad := [k for k in _ks(self.ks) if not isinstance(k, int) or k < 1]:
             raise SettingError("ks", f"--ks {bad[0]!r}: each K must be a whole number, at least 1")
 
 
@@ -99,15 +91,21 @@ def default_ks(pool_size: int) -> list[int]:
     return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
+def _ks(ks: str | Sequence[int]) -> list[int]:
+    """"1,2,4" or [1, 2, 4] as a list; a SettingError for a string that is not a comma list of numbers."""
+    if not isinstance(ks, str):
+        return list(ks)
+    try:
+        return [int(k) for k in ks.split(",") if k.strip()]
+    except ValueError:
+        raise SettingError("ks", f"--ks {ks!r}: expected a comma list of whole numbers, e.g. 1,2,4") from None
+
+
 def parse_ks(ks: str | Sequence[int], first_file: str) -> list[int]:
     """"1,2,4" or [1, 2, 4]; empty: `default_ks` of the smallest pool of `first_file`."""
     from prmkit.evaluate.report import read_scores
 
-    if isinstance(ks, str):
-        ks = [int(k) for k in ks.split(",") if k.strip()]
-    if ks:
-        return list(ks)
-    return default_ks(min(len(recs) for recs in read_scores(first_file).values()))
+    return _ks(ks) or default_ks(min(len(recs) for recs in read_scores(first_file).values()))
 
 
 def _write(path: str | None, report: dict[str, Any]) -> None:

@@ -52,14 +52,14 @@ def compute_type(dtype: str | None) -> str:
     return chosen
 
 
-def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8", cache: Path | None = None) -> Path:
+def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8") -> Path:
     """The ctranslate2 model directory for an embedded name or HF directory, converted on first use only."""
     from prmkit.models.loading import EMBEDDED, cache_dir, convert_once, resolve_model
 
     source = resolve_model(model)
     digest = hashlib.sha1(str(source.resolve()).encode()).hexdigest()[:8]
     name = str(model) if str(model) in EMBEDDED else f"{source.name}-{digest}"
-    target = (cache or cache_dir() / "ct2") / f"{name}-{quantization}"
+    target = cache_dir() / "ct2" / f"{name}-{quantization}"
     if (target / "model.bin").is_file():
         return target
     from ctranslate2.converters import TransformersConverter

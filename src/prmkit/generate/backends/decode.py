@@ -112,7 +112,8 @@ def growing_layer_class() -> type:
 
     class GrowingLayer(DynamicLayer):
         """A `DynamicLayer` whose keys and values live in preallocated buffers (B, H, capacity, D): `update` writes
-        the new positions in place and returns views of the filled part (no concatenation per step)."""
+        the new positions in place and returns views of the filled part (no concatenation per step). It has what
+        `decode_rows` asks of a layer: `update`, `get_seq_length` and `batch_select_indices`."""
 
         def __init__(self, keys: Any, values: Any, capacity: int) -> None:
             super().__init__()
@@ -147,15 +148,6 @@ def growing_layer_class() -> type:
 
         def batch_select_indices(self, indices: Any) -> None:
             self.key_buffer, self.value_buffer = self.key_buffer[indices], self.value_buffer[indices]
-            self._views()
-
-        def batch_repeat_interleave(self, repeats: int) -> None:
-            self.key_buffer = self.key_buffer.repeat_interleave(repeats, dim=0)
-            self.value_buffer = self.value_buffer.repeat_interleave(repeats, dim=0)
-            self._views()
-
-        def crop(self, tokens_to_remove: int) -> None:
-            self.length = max(0, self.length - abs(tokens_to_remove))
             self._views()
 
     return GrowingLayer

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from prmkit.data.answers import answer_key
@@ -35,17 +36,12 @@ def choose(scores: Sequence[float], answers: Sequence[str | None]) -> int:
 def majority_vote(answers: Sequence[str | None]) -> int | None:
     """Index of the first candidate whose answer (by `answer_key`) is the most frequent; None when none has one
     (PUM D: ties broken by the earliest occurrence)."""
-    counts: dict[str, int] = {}
-    first: dict[str, int] = {}
-    for i, a in enumerate(answers):
-        if a is not None:
-            key = answer_key(a)
-            counts[key] = counts.get(key, 0) + 1
-            first.setdefault(key, i)
+    keys = [None if a is None else answer_key(a) for a in answers]
+    counts = Counter(k for k in keys if k is not None)
     if not counts:
         return None
     top = max(counts.values())
-    return min(first[k] for k, c in counts.items() if c == top)
+    return next(i for i, k in enumerate(keys) if k is not None and counts[k] == top)
 
 
 def prefix_scores(scorer: StepScorer, items: list[tuple[str, list[str]]], aggregation: str) -> list[float]:

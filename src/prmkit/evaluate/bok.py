@@ -65,16 +65,13 @@ def _mean_correct(cands: list[Candidate]) -> float:
 
 
 def _vote(cands: list[Candidate], weight: Callable[[Candidate], float]) -> float:
-    totals: dict[str, float] = {}
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
-        if c.answer is None:
-            continue
-        key = answer_key(c.answer)
-        totals[key] = totals.get(key, 0.0) + weight(c)
-        groups.setdefault(key, []).append(c)
-    if not totals:
+        if c.answer is not None:
+            groups.setdefault(answer_key(c.answer), []).append(c)
+    if not groups:
         return _mean_correct(cands)
+    totals = {key: sum(map(weight, group)) for key, group in groups.items()}
     best = max(totals.values())
     return _mean_correct([c for k, g in groups.items() if totals[k] == best for c in g])
 

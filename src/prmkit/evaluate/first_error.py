@@ -91,10 +91,5 @@ def choose_tau(scores: Sequence[Sequence[float]], labels: Sequence[int]) -> tupl
     [[0.9, 0.2]] label 1 and [[0.8, 0.7]] label -1: tau = 0.7 flags step 1 of the first and nothing in the
     second, F1 = 1.
     """
-    best: tuple[float, FirstErrorResult] | None = None
-    for tau in _candidates(scores):
-        result = first_error_result(scores, labels, tau)
-        if best is None or result.f1 > best[1].f1:
-            best = (tau, result)
-    assert best is not None
-    return best
+    fits = ((tau, first_error_result(scores, labels, tau)) for tau in _candidates(scores))
+    return max(fits, key=lambda fit: fit[1].f1)  # the first of equal maxima: the smallest tau

@@ -10,25 +10,33 @@ from prmkit.data.outputs import save_figure
 __all__ = ["plot_bok", "plot_payoff", "plot_payoff_scale", "plot_payoff_tokens"]
 
 
-def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
-    """Title, grid and legend, then the PNG written and the figure closed."""
-    import matplotlib.pyplot as plt
-
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_figure(fig, path)
-    plt.close(fig)
-
-
-def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-of-K") -> None:
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend (files only, no display)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    return plt
+
+
+def _errors(mean: list[float], lo: list[float], hi: list[float]) -> list[list[float]]:
+    """Asymmetric error bars for `errorbar`: the distances below and above each mean."""
+    return [[m - a for m, a in zip(mean, lo, strict=True)], [b - m for m, b in zip(mean, hi, strict=True)]]
+
+
+def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
+    """Title, grid and legend, then the PNG written and the figure closed."""
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+    _pyplot().close(fig)
+
+
+def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-of-K") -> None:
+    fig, ax = _pyplot().subplots(figsize=(6, 4))
     for method in dict.fromkeys(r["method"] for r in rows):
         pts = sorted((r for r in rows if r["method"] == method), key=lambda r: r["k"])
         ks = [r["k"] for r in pts]
@@ -45,20 +53,13 @@ def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: st
     """`prmkit payoff table`'s rows against the number of training problems (log scale), one line per kind of labels
     (the row's labeler), best-of-K minus majority voting with its 95% interval; a learning curve that crosses zero
     is where the reward model starts to pay."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = _pyplot().subplots(figsize=(7, 4.5))
     for i, labels in enumerate(dict.fromkeys(c["labels"] for c in costs)):
         rows = sorted((c for c in costs if c["labels"] == labels and c["train_problems"]),
                       key=lambda c: c["train_problems"])
         xs = [c["train_problems"] * (1 + 0.03 * i) for c in rows]  # a small offset keeps the bars apart
         mean, lo, hi = ([100 * c["best_minus_majority"][j] for c in rows] for j in range(3))
-        ax.errorbar(xs, mean, yerr=[[m - a for m, a in zip(mean, lo, strict=True)],
-                                    [b - m for m, b in zip(mean, hi, strict=True)]],
-                    fmt="o-", capsize=3, color=f"C{i}", label=labels)
+        ax.errorbar(xs, mean, yerr=_errors(mean, lo, hi), fmt="o-", capsize=3, color=f"C{i}", label=labels)
     ax.axhline(0, color="grey", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("training problems")
@@ -70,19 +71,12 @@ def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: s
     """`prmkit payoff table`'s rows against the tokens their labels cost (symmetric log scale: labels that cost no
     tokens, the checker's or the answers', sit at 0): best-of-K and weighted voting minus majority voting with their
     95% intervals, each point named by its row; a labeler pays where it sits high and left."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = _pyplot().subplots(figsize=(7, 4.5))
     for key, colour, name, shift in (("best_minus_majority", "C0", "best-of-K", 0.97),
                                      ("weighted_minus_majority", "C1", "weighted vote", 1.03)):
         xs = [c["label_tokens"] * shift or 1e4 * (shift - 1) for c in costs]  # apart, also at 0 (linear there)
         mean, lo, hi = ([100 * c[key][j] for c in costs] for j in range(3))
-        ax.errorbar(xs, mean, yerr=[[m - a for m, a in zip(mean, lo, strict=True)],
-                                    [b - m for m, b in zip(mean, hi, strict=True)]],
-                    fmt="o", capsize=3, color=colour, label=name)
+        ax.errorbar(xs, mean, yerr=_errors(mean, lo, hi), fmt="o", capsize=3, color=colour, label=name)
         if key == "weighted_minus_majority":
             for i, (c, x, m) in enumerate(zip(costs, xs, mean, strict=True)):
                 ax.annotate(c["labeler"], (x, m), textcoords="offset points", xytext=(5, _label_offset(i, xs, mean)),
@@ -105,17 +99,12 @@ def _label_offset(i: int, xs: list[float], ys: list[float]) -> float:
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
     """One line per labeler (`prmkit payoff table`'s costs): best-of-K minus majority voting, its interval as a
     bar, the weighted vote beside it; the label tokens in the labeler's name."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(costs) + 1.5))
+    fig, ax = _pyplot().subplots(figsize=(7, 0.6 * len(costs) + 1.5))
     for i, c in enumerate(costs):
         for offset, key, colour, name in ((-0.12, "best_minus_majority", "C0", "best-of-K"),
                                           (0.12, "weighted_minus_majority", "C1", "weighted vote")):
             mean, lo, hi = (100 * v for v in c[key])
-            ax.errorbar(mean, i + offset, xerr=[[mean - lo], [hi - mean]], fmt="o", color=colour, capsize=3,
+            ax.errorbar(mean, i + offset, xerr=_errors([mean], [lo], [hi]), fmt="o", color=colour, capsize=3,
                         label=name if i == 0 else None)
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks(range(len(costs)), [f"{c['labeler']} ({c['label_tokens'] / 1e6:.2f}M label tokens)"
@@ -126,4 +115,4 @@ def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> 
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)
+    _pyplot().close(fig)

@@ -18,7 +18,8 @@ from typing import Any
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SettingError, check_limits, parse_range
 
-__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_files", "parse_ks", "processbench"]
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_file", "named_files", "parse_ks",
+           "processbench"]
 
 
 @dataclass
@@ -43,15 +44,7 @@ class BokConfig:
 
     def __post_init__(self) -> None:
         check_limits(self)
-        if isinstance(self.ks, str):
-            try:
-                ks = [int(k) for k in self.ks.split(",") if k.strip()]
-            except ValueError:
-                raise SettingError("ks", f"--ks {self.ks!r}: expected a comma list of whole numbers, e.g. "
-                                         "1,2,4") from None
-        else:
-            ks = list(self.ks)
-        if bad := [k for k in ks if not isinstance(k, int) or k < 1]:
+        if bad := [k for k in _ks(self.ks) if not isinstance(k, int) or k < 1]:
             raise SettingError("ks", f"--ks {bad[0]!r}: each K must be a whole number, at least 1")
 
 
@@ -77,14 +70,17 @@ class ProcessBenchConfig:
         parse_range(self.report_on, "report_on")
 
 
+def named_file(item: str | os.PathLike[str]) -> tuple[str, str]:
+    """NAME=PATH -> (NAME, PATH); PATH alone is named by its file, without `.jsonl`."""
+    name, sep, path = str(item).partition("=")
+    return (name, path) if sep else (os.path.basename(item).removesuffix(".jsonl"), str(item))
+
+
 def named_files(items: Sequence[str] | Mapping[str, str] | str) -> dict[str, str]:
     """NAME=PATH items (or PATH alone, named by its file) -> {name: path}; a mapping is taken as it is."""
     if isinstance(items, Mapping):
         return {str(k): str(v) for k, v in items.items()}
-    files: dict[str, str] = {}
-    for item in [items] if isinstance(items, str | os.PathLike) else items:
-        name, sep, path = str(item).partition("=")
-        files[name if sep else str(item).rsplit("/", 1)[-1].removesuffix(".jsonl")] = path if sep else str(item)
+    files = dict(map(named_file, [items] if isinstance(items, str | os.PathLike) else items))
     if not files:
         raise ValueError("give at least one score file (NAME=PATH)")
     return files
@@ -95,15 +91,21 @@ def default_ks(pool_size: int) -> list[int]:
     return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
+def _ks(ks: str | Sequence[int]) -> list[int]:
+    """"1,2,4" or [1, 2, 4] as a list; a SettingError for a string that is not a comma list of numbers."""
+    if not isinstance(ks, str):
+        return list(ks)
+    try:
+        return [int(k) for k in ks.split(",") if k.strip()]
+    except ValueError:
+        raise SettingError("ks", f"--ks {ks!r}: expected a comma list of whole numbers, e.g. 1,2,4") from None
+
+
 def parse_ks(ks: str | Sequence[int], first_file: str) -> list[int]:
     """"1,2,4" or [1, 2, 4]; empty: `default_ks` of the smallest pool of `first_file`."""
     from prmkit.evaluate.report import read_scores
 
-    if isinstance(ks, str):
-        ks = [int(k) for k in ks.split(",") if k.strip()]
-    if ks:
-        return list(ks)
-    return default_ks(min(len(recs) for recs in read_scores(first_file).values()))
+    return _ks(ks) or default_ks(min(len(recs) for recs in read_scores(first_file).values()))
 
 
 def _write(path: str | None, report: dict[str, Any]) -> None:

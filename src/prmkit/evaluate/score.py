@@ -129,13 +129,13 @@ def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str
     rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
     if rm is not None:
         rm.max_tokens, rm.max_batch = cfg.max_tokens, cfg.max_batch
+        kind = rm.config.kind
     agg = cfg.aggregation or (rm.config.aggregation if rm is not None else "prod")
     if agg not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
     if rm is not None:
         _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
-    kind = rm.config.kind if rm is not None else kind
     with AppendOnlyWriter(output) as writer:
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)

@@ -31,7 +31,7 @@ def _scale(lo: float, hi: float, a: float, b: float):
 
 
 def line_plot(series: list[dict], size: tuple[int, int], hline: float | None = None, labels: bool = False,
-              x_label: str = "", y_label: str = "", css: str = "plot") -> str:
+              x_label: str = "", y_label: str = "") -> str:
     """An SVG of polylines. Each series: {"points": [(x, y), ...], "colour", "width", "opacity"}, and optional
     "dots": [(x, y, colour)]. `hline` draws a dashed horizontal line (the threshold); `labels` adds axis ticks."""
     w, h = size
@@ -40,7 +40,7 @@ def line_plot(series: list[dict], size: tuple[int, int], hline: float | None = N
     ys = [y for s in series for _, y in s["points"]] + ([hline] if hline is not None else []) or [0.0]
     lo, hi = min(ys), max(ys)
     fx, fy = _scale(min(xs), max(xs), pad_l, w - 4), _scale(lo, hi, h - pad_b, 4)
-    out = [f'<svg class="{escape(css)}" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+    out = [f'<svg class="plot" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
            f'xmlns="http://www.w3.org/2000/svg" role="img">']
     out.append(f'<rect x="{pad_l}" y="2" width="{w - pad_l - 2}" height="{h - pad_b - 1}" fill="#fff" '
                f'stroke="#ccc"/>')

@@ -24,6 +24,7 @@ from prmkit.data.records import Pool, RecordError, StepLabels
 from prmkit.data.settings import check_limits
 from prmkit.data.warn import warn
 from prmkit.evaluate.first_error import first_labeled_wrong
+from prmkit.evaluate.run import named_file
 
 __all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "load_view", "predicted_first_error",
            "read_source", "trajectory"]
@@ -83,15 +84,7 @@ TRAJECTORIES: dict[str, Callable[[list[float]], list[tuple[int, float]]]] = {
 }
 
 
-def predicted_first_error(labels: list[int]) -> int:
-    """0-based index of the first step labeled 0, -1 when every step is labeled 1 (ProcessBench's convention, as
-    `first_labeled_wrong`). [1, 0, 0] -> 1; [1, 1] -> -1."""
-    return first_labeled_wrong(labels)
-
-
-def _named(item: str) -> tuple[str, str]:
-    name, sep, path = item.partition("=")
-    return (name, path) if sep else (os.path.basename(item).removesuffix(".jsonl"), item)
+predicted_first_error = first_labeled_wrong  # the first step labeled 0, -1 when none is (ProcessBench's convention)
 
 
 def _first_error(obj: dict[str, Any], where: str) -> int | None:
@@ -99,18 +92,6 @@ def _first_error(obj: dict[str, Any], where: str) -> int | None:
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < -1):
         raise DataError(f"{where}: first_error must be a step index >= -1, got {value!r}")
     return value
-
-
-def _fill(source: Source, path: str, mark: Callable[[Source, dict[str, Any], str], tuple[str, Mark]]) -> Source:
-    """Read every line of `path` into `source`: `mark` turns one record into (trace id, Mark)."""
-    for lineno, obj in iter_json(path):
-        where = f"{path}:{lineno}"
-        first = _first_error(obj, where)
-        trace_id, value = mark(source, obj, where)
-        source.marks[trace_id] = value
-        if first is not None:
-            source.first_errors[trace_id] = first
-    return source
 
 
 def _label_mark(source: Source, obj: dict[str, Any], where: str) -> tuple[str, Mark]:
@@ -138,23 +119,28 @@ def _score_mark(source: Source, obj: dict[str, Any], where: str) -> tuple[str, M
     return obj["id"], Mark([float(v) for v in steps], [int(v > 0.5) for v in steps], 0.5)
 
 
-def _read_labels(name: str, path: str) -> Source:
-    return _fill(Source(name, "nats", "step0", 0.0), path, _label_mark)
-
-
-def _read_scores(name: str, path: str) -> Source:
-    return _fill(Source(name, "probability", "probability", 0.5), path, _score_mark)
-
-
-SOURCE_READERS: dict[str, Callable[[str, str], Source]] = {"labels": _read_labels, "scores": _read_scores}
+# kind -> the (unit, reading, center) of its Source, and its reader of one record: (trace id, Mark)
+SOURCE_READERS: dict[str, tuple[tuple[str, str, float], Callable[[Source, dict[str, Any], str], tuple[str, Mark]]]] = {
+    "labels": (("nats", "step0", 0.0), _label_mark),
+    "scores": (("probability", "probability", 0.5), _score_mark),
+}
 
 
 def read_source(kind: str, item: str) -> Source:
     """A labels or scores file (`kind`), given as PATH or NAME=PATH."""
-    name, path = _named(item)
+    name, path = named_file(item)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"--{kind} file not found: {path}")
-    return SOURCE_READERS[kind](name, path)
+    (unit, reading, center), mark = SOURCE_READERS[kind]
+    source = Source(name, unit, reading, center)
+    for lineno, obj in iter_json(path):
+        where = f"{path}:{lineno}"
+        first = _first_error(obj, where)
+        trace_id, value = mark(source, obj, where)
+        source.marks[trace_id] = value
+        if first is not None:
+            source.first_errors[trace_id] = first
+    return source
 
 
 def load_view(cfg: ViewConfig) -> tuple[list[Pool], list[Source], dict[str, int]]:
@@ -179,7 +165,7 @@ def _warn_unmatched(pools: list[Pool], sources: list[Source], items: list[str], 
     """A warning per source that marks no trace on the page (an empty file, or ids of other traces)."""
     shown = {t.id for p in pools for t in p.traces}
     for item, source in zip(items, sources, strict=True):
-        path = _named(item)[1]
+        path = named_file(item)[1]
         if not source.marks:
             warn(f"{path}: no records (the file is empty): the page shows no {source.name} marks")
         elif not shown & source.marks.keys():

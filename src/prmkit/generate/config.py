@@ -1,17 +1,14 @@
 """The sampling settings of prmkit, declared once, and the configs of `prmkit generate` and `prmkit rollout`.
 
-`DecodingConfig` (temperature, top-p, new tokens, seed, chat prompts: how each sample is decoded) <-
-`SamplerBackendConfig` (+ K and the backend that samples) <- `SamplerConfig` (+ the model). Every verb that samples
-inherits them, overriding a default where its method's paper differs: generate and rollout (here), the rollout
-labelers (`label.rollout_labeling.RolloutLabelConfig`), PUM (`label.pum.PumConfig`, its models are the students:
-a `SamplerBackendConfig`), search (`search.BeamConfig`) and GRPO (`rl.RLConfig`: decoding only, TRL samples).
+`DecodingConfig` (how each sample is decoded) <- `SamplerBackendConfig` (+ K and the backend) <- `SamplerConfig`
+(+ the model). Every verb that samples inherits them, overriding a default where its method's paper differs:
+generate and rollout (here), the rollout labelers (`label.rollout_labeling.RolloutLabelConfig`), PUM
+(`label.pum.PumConfig`, its students a `SamplerBackendConfig`), search (`search.BeamConfig`) and GRPO (`rl.RLConfig`:
+decoding only, TRL samples).
 
 Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
-filtering that keeps up to eight traces per problem (sec 3.1). PUM (appendix, gain estimation) also samples K = 8
-continuations per prefix (at T = 0.7; set `temperature` to reproduce it). `template` chooses the prompt (a warm
-start trained on a template of its own is sampled with it). Creating a config loads no model and touches no
-network; `make_backend()` loads the model. `ray` / `ray_actors` (ScaleConfig) run the sampling on Ray actors, each
-with its own model.
+filtering that keeps up to eight traces per problem (sec 3.1); PUM (appendix, gain estimation) samples at T = 0.7.
+Creating a config loads no model and touches no network; `make_backend()` loads the model.
 """
 
 from __future__ import annotations

@@ -1,16 +1,14 @@
 """Executors of per-item work: in this process, or scaled out on Ray (Ray Data `map_batches` over an actor pool).
 
-The recipes of `prmkit generate`, `rollout` and `label` each cut their job into items that are not yet done
-(batches of problems, batches of prefixes, pools) and a picklable callable `work(item) -> result`. An executor
-maps the work over the items and yields `(index, result)` as results come back; the recipe (the driver) is
-the only writer of the output and appends each result as it arrives, so resuming, the output lock and
-everything after the loop stay the same whichever executor ran the work.
+The recipes of `prmkit generate`, `rollout` and `label` each cut their job into items not yet done and a picklable
+callable `work(item) -> result`. An executor maps the work over the items and yields `(index, result)` as results
+come back; the recipe is the only writer of the output and appends each result as it arrives, so resuming and the
+output lock are the same whichever executor ran the work.
 
 - `LocalExecutor`: one worker, here, in item order.
-- `RayExecutor`: `ray.data.from_items(items).map_batches(_RayActor, compute=ActorPoolStrategy(size=n))`: each
-  of the n actors unpickles `work` once, so a model is loaded once per actor (`Resident`), then serves items
-  one at a time; results stream back in completion order (`iter_rows`). The driver may be killed at any time:
-  what it appended is kept, what was in flight is redone by the next run.
+- `RayExecutor`: each of its n actors unpickles `work` once, so a model is loaded once per actor (`Resident`), then
+  serves items one at a time; results stream back in completion order. The driver may be killed at any time: what
+  it appended is kept, what was in flight is redone by the next run.
 
     executor = make_executor(ScaleConfig(ray="local", ray_actors=2))
     for i, result in executor.map(work, items): ...

@@ -11,12 +11,10 @@ prefix ["3 * 4 = 12."] reads
     ...Question: Tom has 3 boxes...\\nAnswer: 3 * 4 = 12. [STEP]
 
 The continuation's answer is extracted from the continuation alone (the prefix's own numbers are not answers) and
-checked with the problem's validator (`prmkit.verify.verify_answers`). Continuation k of a prefix is seeded from
-(seed, prefix id, k), never from its batch position. Prefixes of many problems share one generation batch
-(`prefixes_per_batch` x K sequences); each prefix is encoded once and its K continuations share its KV cache
-(transformers; vLLM by prefix caching). Records are appended one line per prefix (`AppendOnlyWriter`, keyed on the
-prefix id): a re-run skips prefixes already written. The batches run through an executor (`distributed`: here, or
-on Ray actors, each with its own model); this process appends the records as they come back.
+checked with the problem's validator. Continuation k of a prefix is seeded from (seed, prefix id, k), never from its
+batch position. Prefixes of many problems share one generation call (`prefixes_per_batch` x K rows). Records are
+appended one line per prefix, keyed on the prefix id (a re-run skips prefixes already written), by this process as
+the batches come back from the executor (`distributed`).
 """
 
 from __future__ import annotations

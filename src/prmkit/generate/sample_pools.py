@@ -60,23 +60,14 @@ def _seed(base: int, problems: Sequence[Problem]) -> int:
     return (base + zlib.crc32("\n".join(p.id for p in problems).encode())) % (2**31)
 
 
-@dataclass
-class _Sampled:
-    """One batch's pools, with the samples and tokens behind each and the batch's sampling seconds."""
-
-    pools: list[Pool]
-    samples: list[int]
-    tokens: list[int]
-    seconds: float
-
-
 class _SampleBatch:
     """The work on one batch of problems: sample, parse, validate; the backend is built once where it runs."""
 
     def __init__(self, backend: Resident[Backend], cfg: SamplingConfig, source: str):
         self.backend, self.cfg, self.source = backend, cfg, source
 
-    def __call__(self, batch: Sequence[Problem]) -> _Sampled:
+    def __call__(self, batch: Sequence[Problem]) -> tuple[list[Pool], list[int], float]:
+        """The batch's pools (a trace per sample), the tokens generated for each, and the sampling seconds."""
         backend = self.backend.get()
         stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
         start = time.perf_counter()
@@ -87,7 +78,7 @@ class _SampleBatch:
         seconds = time.perf_counter() - start
         source = self.source or backend.name
         pools = [make_pool(p, [c.text for c in cs], source) for p, cs in zip(batch, outs, strict=True)]
-        return _Sampled(pools, [len(cs) for cs in outs], [sum(c.tokens for c in cs) for cs in outs], seconds)
+        return pools, [sum(c.tokens for c in cs) for cs in outs], seconds
 
 
 def generate_pools(
@@ -110,14 +101,14 @@ def generate_pools(
         if progress and stats.skipped:
             progress(stats.skipped)  # a resumed run's bar starts where the last one stopped
         batches = [todo[i : i + problems_per_batch] for i in range(0, len(todo), problems_per_batch)]
-        for _, done in (executor or LocalExecutor()).map(work, batches):
-            stats.seconds += done.seconds
-            for pool, samples, tokens in zip(done.pools, done.samples, done.tokens, strict=True):
+        for _, (pools, tokens, seconds) in (executor or LocalExecutor()).map(work, batches):
+            stats.seconds += seconds
+            for pool, n_tokens in zip(pools, tokens, strict=True):
                 writer.write(pool)
                 stats.problems += 1
-                stats.samples += samples
-                stats.tokens += tokens
+                stats.samples += len(pool.traces)
+                stats.tokens += n_tokens
                 stats.correct += sum(bool(t.correct) for t in pool.traces)
             if progress:
-                progress(len(done.pools))
+                progress(len(pools))
     return stats

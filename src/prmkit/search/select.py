@@ -10,13 +10,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from prmkit.data.answers import answer_key
 from prmkit.models.aggregate import aggregate
 from prmkit.models.scorer import StepScorer, score_items
+from prmkit.search.records import SearchResult
 
-__all__ = ["choose", "keep_best", "majority_vote", "prefix_scores"]
+__all__ = ["choose", "keep_best", "majority_vote", "prefix_scores", "search_result"]
 
 
 def keep_best(scores: Sequence[float], b: int) -> list[int]:
@@ -34,17 +36,12 @@ def choose(scores: Sequence[float], answers: Sequence[str | None]) -> int:
 def majority_vote(answers: Sequence[str | None]) -> int | None:
     """Index of the first candidate whose answer (by `answer_key`) is the most frequent; None when none has one
     (PUM D: ties broken by the earliest occurrence)."""
-    counts: dict[str, int] = {}
-    first: dict[str, int] = {}
-    for i, a in enumerate(answers):
-        if a is not None:
-            key = answer_key(a)
-            counts[key] = counts.get(key, 0) + 1
-            first.setdefault(key, i)
+    keys = [None if a is None else answer_key(a) for a in answers]
+    counts = Counter(k for k in keys if k is not None)
     if not counts:
         return None
     top = max(counts.values())
-    return min(first[k] for k, c in counts.items() if c == top)
+    return next(i for i, k in enumerate(keys) if k is not None and counts[k] == top)
 
 
 def prefix_scores(scorer: StepScorer, items: list[tuple[str, list[str]]], aggregation: str) -> list[float]:
@@ -54,3 +51,15 @@ def prefix_scores(scorer: StepScorer, items: list[tuple[str, list[str]]], aggreg
     for j, step_scores in score_items(scorer, [items[i] for i in kept]):
         out[kept[j]] = aggregate(step_scores, aggregation)
     return out
+
+
+def search_result(problem_id: str, method: str, candidates: Sequence[tuple[Sequence[str], str | None, bool, float]],
+                  samples: int, stages: int, tokens: int) -> SearchResult:
+    """A problem's record from its finished candidates (steps, answer, correct, score): the one `choose` picks, and
+    the `majority_vote` beside it."""
+    answers = [a for _, a, _, _ in candidates]
+    steps, answer, correct, score = candidates[choose([c[3] for c in candidates], answers)]
+    vote = majority_vote(answers)
+    return SearchResult(problem_id, method, list(steps), answer, correct, score,
+                        None if vote is None else answers[vote], vote is not None and candidates[vote][2],
+                        len(candidates), sum(a is not None for a in answers), samples, stages, tokens)

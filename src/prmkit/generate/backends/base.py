@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-__all__ = ["Backend", "BackendOptions", "Completion", "PromptBackend", "SamplingConfig", "row_seed", "split_at_stop"]
+from prmkit.generate.prompts import in_chat_template
+
+__all__ = ["Backend", "BackendOptions", "ChatPrompts", "Completion", "PromptBackend", "SamplingConfig", "row_seed",
+           "split_at_stop"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,22 @@ class PromptBackend(Backend, Protocol):
     def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
         """cfg.n completions of each verbatim prompt; sample k of prompt i is seeded by `row_seed(seeds[i], k)`."""
         ...
+
+
+class ChatPrompts:
+    """`render` and `count_tokens` of a backend that holds the model's Hugging Face `tokenizer` and `chat`."""
+
+    tokenizer: Any
+    chat: bool
+
+    def render(self, prompt: str) -> str:
+        """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
+        return in_chat_template(self.tokenizer, prompt, self.chat)
+
+    format_prompt = render
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text)["input_ids"])
 
 
 def row_seed(seed: int, k: int) -> int:

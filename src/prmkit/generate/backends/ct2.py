@@ -1,30 +1,22 @@
 """CTranslate2 backend: int8 CPU sampling of a Llama-family HF checkpoint (the embedded model by default).
 
 The HF checkpoint is converted once with ctranslate2's transformers converter and cached under
-`cache_dir()/ct2/<name>-<quantization>` (written aside, then renamed atomically), like the GGUF conversion.
-Prompts are rendered in the model's chat template exactly as in the transformers backend.
+`cache_dir()/ct2/<name>-<quantization>` (written aside, then renamed atomically). Prompts are rendered in the
+model's chat template as in the transformers backend.
 
-Prefix sharing: with `share_prefix` on (the default), all prompts of a call go in ONE `generate_batch` with
-`num_hypotheses=K`: ctranslate2 prefills each prompt once and samples its K continuations from copies of that state
-(measured here: 601-token prompt, K = 16: 4.5 s vs 40.7 s for 16 copied rows), and the rows of all prompts decode
-together in batches of about `batch_size` rows (`--batch-size`, default 16: on this 2-core CPU one batch of 128
-rows decoded at 31.8 tok/s and 16-row batches at 62.3, so large batches are not faster here; a beam-search stage of
-many short prefixes is still one call, not one call per prefix). Off: every prompt is
-copied K times, the copies go in batches of `batch_size` rows and each is prefilled on its own (the baseline of
-`benchmarks/rollout_throughput.py`). ctranslate2's `static_prompt` (the few-shot part common to all prompts) is not
-used: in 4.8.5, with prompts of different lengths after it, the tokens past the shortest one are force-decoded,
-counted against `max_length` and returned as generated text.
+Prefix sharing (`share_prefix`, the default): all prompts of a call go in ONE `generate_batch` with
+`num_hypotheses=K`, so each prompt is prefilled once and its K continuations sampled from copies of that state
+(measured: 601-token prompt, K = 16: 4.5 s vs 40.7 s for 16 copied rows); rows decode in batches of about
+`batch_size` (on a 2-core CPU 16-row batches ran at 62.3 tok/s, one 128-row batch at 31.8). Off: every prompt is
+copied K times and each copy prefilled on its own (the baseline of `benchmarks/rollout_throughput.py`).
+ctranslate2's `static_prompt` is not used: in 4.8.5, with prompts of different lengths after it, the tokens past
+the shortest one are force-decoded, counted against `max_length` and returned as generated text.
 
-Stop strings: a row stops as soon as its text holds one (a step callback; see `_stopper`), so its tokens count
-up to the stop, and finished rows leave the batch.
-
-Seeds: ctranslate2 seeds each worker thread's random generator once, from the global seed, at its first sample;
-it has no per-call or per-row seed. So every `generate`/`generate_rendered` call builds a fresh `Generator` after
-`set_random_seed` (a model load: 3.7 s for the embedded model, measured at load average 4.6 on a shared 2-core
-machine), and a call's samples are a function of its whole input. Rollouts (`generate_rendered`) seed the call from
-all its prompts' seeds: the same requests in the same batches give the same samples, but a prefix's K continuations
-are not independent of the other prefixes of its batch (unlike the transformers backend's per-row generators), and a
-resumed run batches differently.
+Seeds: ctranslate2 seeds each worker thread's generator once, from the global seed, at its first sample; it has no
+per-call or per-row seed. So every call builds a fresh `Generator` after `set_random_seed` (a model load: 3.7 s
+for the embedded model on a loaded 2-core machine), and a call's samples are a function of its whole input.
+Rollouts seed the call from all its prompts' seeds: the same requests in the same batches give the same samples,
+but a prefix's K continuations depend on the other prefixes of its batch, and a resumed run batches differently.
 """
 
 from __future__ import annotations
@@ -37,8 +29,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, split_at_stop
-from prmkit.generate.prompts import in_chat_template
+from prmkit.generate.backends.base import BackendOptions, ChatPrompts, Completion, SamplingConfig, split_at_stop
 
 __all__ = ["CT2Backend", "compute_type", "convert_to_ct2"]
 
@@ -61,14 +52,14 @@ def compute_type(dtype: str | None) -> str:
     return chosen
 
 
-def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8", cache: Path | None = None) -> Path:
+def convert_to_ct2(model: str | os.PathLike[str], quantization: str = "int8") -> Path:
     """The ctranslate2 model directory for an embedded name or HF directory, converted on first use only."""
     from prmkit.models.loading import EMBEDDED, cache_dir, convert_once, resolve_model
 
     source = resolve_model(model)
     digest = hashlib.sha1(str(source.resolve()).encode()).hexdigest()[:8]
     name = str(model) if str(model) in EMBEDDED else f"{source.name}-{digest}"
-    target = (cache or cache_dir() / "ct2") / f"{name}-{quantization}"
+    target = cache_dir() / "ct2" / f"{name}-{quantization}"
     if (target / "model.bin").is_file():
         return target
     from ctranslate2.converters import TransformersConverter
@@ -91,7 +82,7 @@ def _fill_missing_tokens(config: Path) -> None:
     config.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
-class CT2Backend:
+class CT2Backend(ChatPrompts):
     name = "ct2"
 
     def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None,
@@ -109,18 +100,9 @@ class CT2Backend:
         self._context = context_length(model)
         self._path = str(convert_to_ct2(model, quantization))
         self._settings = dict(device="cpu", compute_type=quantization, intra_threads=threads, inter_threads=1)
-        self.generator: Any = None  # made per generate() call, see there
         self.chat = options.chat
         self.batch_size = options.batch_size
         self.share_prefix = share_prefix
-
-    def format_prompt(self, prompt: str) -> str:
-        return in_chat_template(self.tokenizer, prompt, self.chat)
-
-    render = format_prompt
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text).input_ids)
 
     def context_length(self) -> int | None:
         return self._context
@@ -137,7 +119,7 @@ class CT2Backend:
 
         # a worker thread seeds its generator at its first sample: new threads, so the seed holds
         ctranslate2.set_random_seed(seed)
-        self.generator = ctranslate2.Generator(self._path, **self._settings)
+        generator = ctranslate2.Generator(self._path, **self._settings)
         tokens = [self.tokenizer.convert_ids_to_tokens(self.tokenizer(t).input_ids) for t in texts]
         options = dict(max_length=cfg.max_new_tokens, include_prompt_in_result=False, sampling_topk=0,
                        sampling_topp=cfg.top_p, sampling_temperature=cfg.temperature,
@@ -148,14 +130,14 @@ class CT2Backend:
             # one prefill per prompt (`num_hypotheses`), batches of about `batch_size` rows (`batch_size // n` prompts);
             # ctranslate2 returns a prompt's hypotheses sorted by likelihood; a seeded shuffle makes their order
             # exchangeable again (the first k of them are then k random samples, not the k most likely)
-            results = self.generator.generate_batch(tokens, num_hypotheses=cfg.n,
-                                                    max_batch_size=max(1, self.batch_size // cfg.n), **options)
+            results = generator.generate_batch(tokens, num_hypotheses=cfg.n,
+                                               max_batch_size=max(1, self.batch_size // cfg.n), **options)
             rows = [list(r.sequences_ids) for r in results]
             for i, row in enumerate(rows):
                 random.Random(seed * 1_000_003 + i).shuffle(row)
         else:
             flat = [t for t in tokens for _ in range(cfg.n)]
-            results = self.generator.generate_batch(flat, max_batch_size=self.batch_size, **options)
+            results = generator.generate_batch(flat, max_batch_size=self.batch_size, **options)
             ids = [r.sequences_ids[0] for r in results]
             rows = [ids[k * cfg.n : (k + 1) * cfg.n] for k in range(len(texts))]
         return [[self._completion(r, cfg) for r in row] for row in rows]

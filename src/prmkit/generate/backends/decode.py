@@ -1,22 +1,15 @@
 """A sampling loop for many rows at once, where a row leaves the batch as soon as it is done.
 
-`transformers.generate` keeps every row of a batch until the longest one ends: rows that met their stop string or
-end of sequence go on decoding padding, and a batch of K rollouts runs as long as its slowest sample. Here each
-step runs the model on the live rows only: a row that emits the end-of-sequence token, reaches a stop string or its
-token limit is dropped from the batch and from the KV cache (`DynamicCache.batch_select_indices`), so the work of a
-step is proportional to the rows still sampling.
-
-    rows = decode_rows(model, tokenizer, ids, mask, cache, cfg, seeds)   # one token list per row
-
-The caller prefills the prompts (each distinct prompt once, its cache repeated K times) and hands over the cache
-of all but each row's last prompt token; the loop feeds that last token first. Every row draws from its own
-counter-based stream, keyed by its seed and step on the model's device (`row_sampling.step_keys`), so a row's
-continuation does not depend on the rows beside it (up to the float rounding of batched matrix products).
+`transformers.generate` keeps every row of a batch until the longest one ends, so a batch of K rollouts runs as long
+as its slowest sample. Here each step runs the model on the live rows only: a row that emits the end-of-sequence
+token, reaches a stop string or its token limit is dropped from the batch and from the KV cache
+(`DynamicCache.batch_select_indices`), so the work of a step is proportional to the rows still sampling. Every row
+draws from its own counter-based stream keyed by its seed and step (`row_sampling.step_keys`), so its continuation
+does not depend on the rows beside it (up to the float rounding of batched matrix products).
 
 The sampled tokens stay on the device; the host reads them every `check_every` steps (every step on a CPU, where
-reading is free; every 8 on a GPU, where each read stalls the device) to end the rows that met their end of
-sequence, a stop string or their token limit, replaying the steps in between one by one. A row that ended
-between two reads runs on until the next one, but what it keeps is what a check at every step keeps: its draws
+reading is free; every 8 on a GPU, where each read stalls the device), replaying the steps in between one by one. A
+row that ended between two reads runs on until the next one, but keeps what a check at every step keeps: its draws
 depend on its seed, its step and its own tokens only, and the steps past its end are dropped.
 """
 
@@ -119,7 +112,8 @@ def growing_layer_class() -> type:
 
     class GrowingLayer(DynamicLayer):
         """A `DynamicLayer` whose keys and values live in preallocated buffers (B, H, capacity, D): `update` writes
-        the new positions in place and returns views of the filled part (no concatenation per step)."""
+        the new positions in place and returns views of the filled part (no concatenation per step). It has what
+        `decode_rows` asks of a layer: `update`, `get_seq_length` and `batch_select_indices`."""
 
         def __init__(self, keys: Any, values: Any, capacity: int) -> None:
             super().__init__()
@@ -154,15 +148,6 @@ def growing_layer_class() -> type:
 
         def batch_select_indices(self, indices: Any) -> None:
             self.key_buffer, self.value_buffer = self.key_buffer[indices], self.value_buffer[indices]
-            self._views()
-
-        def batch_repeat_interleave(self, repeats: int) -> None:
-            self.key_buffer = self.key_buffer.repeat_interleave(repeats, dim=0)
-            self.value_buffer = self.value_buffer.repeat_interleave(repeats, dim=0)
-            self._views()
-
-        def crop(self, tokens_to_remove: int) -> None:
-            self.length = max(0, self.length - abs(tokens_to_remove))
             self._views()
 
     return GrowingLayer

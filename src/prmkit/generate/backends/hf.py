@@ -1,30 +1,30 @@
-"""transformers backend: batched sampling on CPU or GPU with left padding (the embedded model by default; the
-model runs on `prmkit.models.device.inference_device()`, the GPU when there is one).
+"""transformers backend: batched sampling with left padding on `prmkit.models.device.inference_device()` (the GPU
+when there is one; float32 on a CPU, bfloat16 on a GPU unless `dtype` says otherwise).
 
-Prompts are repeated K times and generated `batch_size` sequences at a time; left padding keeps every
-prompt's last token next to its first generated token, so batched and one-at-a-time sampling agree.
-When a batch holds K copies of one prompt (the usual case), the prompt is encoded once and its KV cache
-is copied K times, so a long few-shot prompt costs one prefill instead of K.
+Prompts are repeated K times and generated `batch_size` sequences at a time; left padding keeps every prompt's last
+token next to its first generated token, so batched and one-at-a-time sampling agree. Each distinct prompt is
+prefilled once and its KV cache repeated for its K copies, so a long few-shot prompt costs one prefill instead of K.
 
-Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the tokens
-all of them start with (the few-shot prompt, the question) are prefilled once, each distinct prompt's rest once,
-left-padded after them, and their KV cache repeated K times; each row samples from its
-own seeded stream, on the model's device (`row_sampling.py`), so a prefix's continuations do not depend on its
-batch. Weights are float32 on a CPU and bfloat16 on a GPU unless `dtype` says otherwise.
-`tokens_prefilled` counts the prompt tokens actually run through the model by `generate_rendered`.
-
-The KV cache goes to the model and comes back under the name the installed transformers gives it (`cache_name`):
-`cache` where transformers has renamed it (5.x; the old `past_key_values` then emits a FutureWarning on every
-forward and generate call), `past_key_values` in the releases before.
+Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the tokens all
+of them start with (the few-shot prompt, the question) are prefilled once, each prompt's rest once after them
+(`shared_prefill`); each row samples from its own seeded stream on the model's device (`row_sampling.py`), so a
+prefix's continuations do not depend on its batch. `tokens_prefilled` counts the prompt tokens actually run through
+the model by `generate_rendered`. The KV cache keyword is the installed transformers' (`cache_name`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, row_seed, split_at_stop
+from prmkit.generate.backends.base import (
+    BackendOptions,
+    ChatPrompts,
+    Completion,
+    SamplingConfig,
+    row_seed,
+    split_at_stop,
+)
 from prmkit.generate.backends.prefix_cache import PrefixCache, cache_plan, common_prefix
-from prmkit.generate.prompts import in_chat_template
 
 __all__ = ["TransformersBackend", "cache_name", "prefill_columns", "shared_prefill"]
 
@@ -68,14 +68,14 @@ def prefill_columns(model: Any, ids: Any, mask: Any, cache: Any, start: int, nam
 
 
 def cache_name(model: Any) -> str:
-    """The keyword of the KV cache in `model`'s forward and generate calls and the field of their outputs:
-    "cache" where transformers has renamed it, else "past_key_values" (older releases)."""
+    """The keyword of the KV cache in `model`'s forward and generate calls and the field of their outputs: "cache"
+    where transformers has renamed it (5.x, where `past_key_values` warns on every call), else "past_key_values"."""
     import inspect
 
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
-class TransformersBackend:
+class TransformersBackend(ChatPrompts):
     name = "transformers"
 
     def __init__(self, model: str | tuple[Any, Any], options: BackendOptions | None = None):
@@ -95,15 +95,6 @@ class TransformersBackend:
         self.prefix_cache = PrefixCache() if options.prefix_cache else None
         self._cache = cache_name(self.model)
         self._stops: dict[tuple[str, ...], Any] = {}
-
-    def format_prompt(self, prompt: str) -> str:
-        """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
-        return in_chat_template(self.tokenizer, prompt, self.chat)
-
-    render = format_prompt
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text)["input_ids"])
 
     def context_length(self) -> int | None:
         return getattr(self.model.config, "max_position_embeddings", None)
@@ -126,10 +117,8 @@ class TransformersBackend:
         return self._decode(rows, cfg)
 
     def prefill_distinct(self, prompts: list[str]) -> tuple[Any, Any, Any]:
-        """(ids, mask, cache) of `prompts` (B, T), the cache holding all but the last column. Each distinct prompt
-        runs through the model once, and the tokens all distinct prompts start with (the few-shot prompt, a
-        problem's question and earlier steps) run once for all of them (`shared_prefill`); the cache rows are
-        repeated for a prompt's copies."""
+        """(ids, mask, cache) of `prompts` (B, T), the cache holding all but the last column: the distinct prompts
+        prefilled by `shared_prefill`, their cache rows repeated for a prompt's copies."""
         import torch
 
         distinct = list(dict.fromkeys(prompts))

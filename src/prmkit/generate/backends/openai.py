@@ -28,10 +28,7 @@ class OpenAIBackend:
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         step = self.options.prompts_per_request
-        out: list[list[Completion]] = []
-        for i in range(0, len(prompts), step):
-            out += self._request(prompts[i : i + step], cfg)
-        return out
+        return [row for i in range(0, len(prompts), step) for row in self._request(prompts[i : i + step], cfg)]
 
     def render(self, prompt: str) -> str:
         return prompt  # /v1/completions takes raw text: no chat template

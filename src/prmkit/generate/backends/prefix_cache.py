@@ -6,11 +6,9 @@ ct2 backend, which has none, beam search reads 8x the prompt tokens of best-of-N
 the keys and values of every row of the last call (its prompt and the tokens it generated); the next call looks up,
 for each prompt, the stored row sharing the longest token prefix with it, and runs only the rest.
 
-Batching with left padding: prompts of lengths t_i are left-padded to L = max t_i. All rows must share one cached
-span [0, C) of the padded layout, so C = L - 1 - U where U = max_i (t_i - 1 - c_i) is the longest part some row
-cannot take from the cache (c_i: its cached tokens); a row with more cached tokens than it can use there runs a
-few of them again (`cache_plan`). Keys and values of a token do not depend on the padding before it (positions
-come from the attention mask), so a row's stored slice can sit at any offset.
+With left padding all rows of a batch share one cached span of the padded layout (`cache_plan`); keys and values
+of a token do not depend on the padding before it (positions come from the attention mask), so a row's stored
+slice can sit at any offset.
 
 Reused keys and values were computed one token at a time while decoding, a fresh prefill computes them in one
 pass: the two agree to float rounding, so a continuation can differ from the uncached run where two tokens'
@@ -32,16 +30,14 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     >>> common_prefix([5, 6, 7, 8], [5, 6, 9])
     2
     """
-    n = min(len(a), len(b))
-    for k in range(n):
-        if a[k] != b[k]:
-            return k
-    return n
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def cache_plan(lengths: Sequence[int], cached: Sequence[int]) -> tuple[int, list[int]]:
-    """(C, used): the shared cached span C of the left-padded layout (L = max length) and how many of its cached
-    tokens each row uses there. Every row runs its last token through `generate`, so at most t_i - 1 are cached.
+    """(C, used): the shared cached span [0, C) of the layout left-padded to L = max t_i, and how many of its c_i
+    cached tokens each row uses there. Every row runs its last token through `generate`, so at most t_i - 1 are
+    cached; C = L - 1 - U, where U = max_i (t_i - 1 - c_i) is the longest part some row cannot take from the cache,
+    and a row with more cached tokens than it can use there runs a few of them again.
 
     Three prompts of 10, 8 and 6 tokens with 9, 2 and 5 cached: U = max(0, 5, 0) = 5 tokens must run for the
     second row, so C = 10 - 1 - 5 = 4: the first row uses 4 of its 9, the second 2 (its own prefix starts at
@@ -81,13 +77,9 @@ class PrefixCache:
         self.tokens_reused = 0  # prompt tokens taken from the cache instead of run again (a throughput counter)
 
     def lookup(self, ids: Sequence[int]) -> tuple[int, _Row | None]:
-        """(tokens shared, row) of the stored row with the longest common prefix with `ids`."""
-        best, row = 0, None
-        for r in self.rows:
-            n = common_prefix(r.ids, ids)
-            if n > best:
-                best, row = n, r
-        return best, row
+        """(tokens shared, row) of the stored row with the longest common prefix with `ids` (the first of equal ones;
+        (0, None) without rows)."""
+        return max(((common_prefix(r.ids, ids), r) for r in self.rows), key=lambda hit: hit[0], default=(0, None))
 
     def build(self, config: Any, rows: Sequence[_Row | None], used: Sequence[int], span: int, like: Any) -> Any:
         """A DynamicCache of `span` positions for a batch: row i's first `used[i]` stored tokens right-aligned

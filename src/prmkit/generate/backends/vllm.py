@@ -1,30 +1,24 @@
 """vLLM backend (optional extra `prmkit[vllm]`, GPU): `LLM(...).generate(prompts, sampling_params)`, prompts in the
 model's chat template as with the transformers backend (`--no-chat` turns it off).
 
-`--backend vllm` serves every verb that samples through a prmkit backend: `generate`, `rollout`, `search`, and the
-rollout labelers of `prmkit label` (Math-Shepherd, OmegaPRM, PUM's students as `vllm:MODEL`). Each call is one
-engine call: every prompt is repeated K times and row k of prompt i is its own request with
-`SamplingParams(n=1, seed=row_seed(seeds[i], k))`, so each row is seeded as on the transformers backend
-(`PromptBackend.generate_rendered`): a prefix's continuations do not depend on the other prompts of the call
-(vLLM seeds a request's own generator; its automatic prefix caching lets a prompt's K rows share one prefill).
-The rollout labelers hand it the prefixes of many problems at once (`prmkit.label.rollout_batches`), `batch_size`
-rows a call; on a GPU give a large one (`--batch-size 1024`): vLLM schedules the rows itself. vLLM's random
-stream is not prmkit's: the same seed samples otherwise than on the transformers backend.
-
-vLLM is imported only when this backend is constructed; tests/fake_vllm.py stands in for it on a CPU.
+Each call is one engine call: every prompt is repeated K times and row k of prompt i is its own request with
+`SamplingParams(n=1, seed=row_seed(seeds[i], k))`, seeded as on the transformers backend, so a prefix's
+continuations do not depend on the other prompts of the call (vLLM's automatic prefix caching lets a prompt's K rows
+share one prefill). The rollout labelers hand it the prefixes of many problems at once, `batch_size` rows a call: on
+a GPU give a large one (`--batch-size 1024`), vLLM schedules the rows itself. vLLM's random stream is not prmkit's:
+the same seed samples otherwise than on the transformers backend. tests/fake_vllm.py stands in for vLLM on a CPU.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from prmkit.generate.backends.base import BackendOptions, Completion, SamplingConfig, row_seed
-from prmkit.generate.prompts import in_chat_template
+from prmkit.generate.backends.base import BackendOptions, ChatPrompts, Completion, SamplingConfig, row_seed
 
 __all__ = ["VLLMBackend"]
 
 
-class VLLMBackend:
+class VLLMBackend(ChatPrompts):
     name = "vllm"
 
     def __init__(self, model: str, options: BackendOptions | None = None):
@@ -37,14 +31,8 @@ class VLLMBackend:
 
         path = str(resolve_model(model)) if model in EMBEDDED else model
         self.llm = LLM(model=path, dtype=options.dtype or "auto")
+        self.tokenizer = self.llm.get_tokenizer()
         self.chat = options.chat
-
-    def _params(self, cfg: SamplingConfig, seed: int) -> Any:
-        """One row's `SamplingParams`: a single sample (n=1) seeded `seed`."""
-        from vllm import SamplingParams
-
-        return SamplingParams(n=1, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_new_tokens,
-                              seed=seed, stop=list(cfg.stop) or None)
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         """cfg.n samples of each prompt; row r of the call (prompt r // n) seeded `row_seed(cfg.seed, r)`, as the
@@ -52,26 +40,22 @@ class VLLMBackend:
         seeds = [row_seed(cfg.seed, r) for r in range(len(prompts) * cfg.n)]
         return self._sample([self.render(p) for p in prompts], cfg, seeds)
 
-    def render(self, prompt: str) -> str:
-        return in_chat_template(self.llm.get_tokenizer(), prompt, self.chat)
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.llm.get_tokenizer()(text)["input_ids"])
-
     def context_length(self) -> int | None:
         return self.llm.llm_engine.model_config.max_model_len
 
     def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
-        """cfg.n samples of each verbatim prompt in one engine call; sample k of prompt i seeded
-        `row_seed(seeds[i], k)` (module doc)."""
         return self._sample(prompts, cfg, [row_seed(s, k) for s in seeds for k in range(cfg.n)])
 
     def _sample(self, prompts: list[str], cfg: SamplingConfig, row_seeds: list[int]) -> list[list[Completion]]:
-        """One `LLM.generate` call over the rows (each prompt n times, row r seeded `row_seeds[r]`); vLLM returns
-        its `RequestOutput`s in the order of the prompts given, so row r's output is `outputs[r]`."""
+        """One `LLM.generate` call over the rows (each prompt n times, row r a single sample seeded `row_seeds[r]`);
+        vLLM returns its `RequestOutput`s in the order of the prompts given, so row r's output is `outputs[r]`."""
+        from vllm import SamplingParams
+
         n = cfg.n
         rows = [p for p in prompts for _ in range(n)]
-        outputs = self.llm.generate(rows, [self._params(cfg, s) for s in row_seeds], use_tqdm=False)
+        params = [SamplingParams(n=1, temperature=cfg.temperature, top_p=cfg.top_p, max_tokens=cfg.max_new_tokens,
+                                 seed=s, stop=list(cfg.stop) or None) for s in row_seeds]
+        outputs = self.llm.generate(rows, params, use_tqdm=False)
         if len(outputs) != len(rows):
             raise RuntimeError(f"vLLM returned {len(outputs)} outputs for {len(rows)} rows")
         done = [_completion(out.outputs[0]) for out in outputs]

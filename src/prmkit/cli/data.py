@@ -7,8 +7,6 @@
     prmkit data synth --problems 300 --output runs/synth/pools.jsonl --labels runs/synth/labels.jsonl
     prmkit data bench --problems 60 --levels 1,2,3 --seed 22 --output runs/rl/heldout.jsonl \\
         --exclude runs/sft/p480/sft_data.jsonl
-
-Each command is a sub-command with the flags of its own config dataclass only (`prmkit data synth --help`).
 """
 
 from __future__ import annotations

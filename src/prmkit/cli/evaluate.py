@@ -5,9 +5,6 @@
         --ks 1,2,4 --plot runs/bok.png --output runs/bok.json
     prmkit evaluate processbench --benchmark runs/corrupt/benchmark.jsonl --scores MCNIG=runs/mcnig.jsonl \\
         --choose-on 0:100 --report-on 100:150 --output runs/processbench.json
-
-Each is a sub-command whose flags are the fields of its own config dataclass (BokConfig, ProcessBenchConfig), which
-may also come from `--config eval.yaml`.
 """
 
 from __future__ import annotations

@@ -3,8 +3,6 @@
     prmkit export --format trl --pools pools.jsonl --labels runs/mcnig.jsonl --output trl.jsonl
     prmkit export --format trl-soft --pools pools.jsonl --labels runs/mcnig.jsonl --output trl_soft.jsonl
     prmkit export --format parquet --pools pools.jsonl --labels runs/mcnig.jsonl --output trl.parquet
-
-Every ExportConfig field is a flag and may come from `--config export.yaml`.
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@
 Writes `<Arch>ForTokenClassification` weights, the tokenizer, config.json (with the step format under `prmkit`)
 and a model card README.md with the transformers snippet and the vLLM command; prints the vLLM command. A `bt`
 model with the MLP value head is written with its modeling file (`modeling_prmkit.py`, loaded with
-`trust_remote_code=True`), which vLLM cannot serve: the command says so instead. Every ExportHFConfig field is a
-flag and may come from `--config export_hf.yaml`.
+`trust_remote_code=True`), which vLLM cannot serve: the command says so instead.
 """
 
 from __future__ import annotations

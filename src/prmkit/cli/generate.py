@@ -1,8 +1,6 @@
 """`prmkit generate`: sample K step-delimited CoTs per problem, validate them, filter (MCNIG paper, sec. 3.1).
 
 Writes every generated pool to `--raw` (append-only: a re-run resumes), then the filtered pools to `--output`.
-Every GenerateConfig field is a flag (`--k`, `--top-p`, `--no-chat`, `--no-filter`, ...) and may come from
-`--config gen.yaml`.
 
     prmkit generate --data demo --k 8 --output runs/demo/pools.jsonl
 """

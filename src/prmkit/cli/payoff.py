@@ -4,8 +4,7 @@ the policy's samples of fresh problems); `prmkit payoff table`: every row agains
     prmkit payoff run --bench runs/bench_train --labeler mcnig --fresh runs/fresh/pools.jsonl --output runs/payoff/mcnig
     prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
 
-A re-run of `run` into the same directory resumes (`prmkit.experiments.payoff`); every PayoffConfig field is a flag and
-may come from `--config row.yaml`.
+A re-run of `run` into the same directory resumes (`prmkit.experiments.payoff`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ figures `fig6_gain_by_position.png`, `fig7_agreement.png`; with `--solve-rates`,
 figures, `solve_rates.json` and a printed table: each student's solved/attempts per level from the question alone
 and after the longest right prefix of a sample (`prmkit.label.pum.solve_rates`), from the same rollout files.
 A student is `[BACKEND:]MODEL[@T][#TEMPLATE]` (`prmkit.label.pum.students`: a template of its own, else
-`--template`). Every PumConfig field is a flag and may come from `--config`.
+`--template`).
 """
 
 from __future__ import annotations

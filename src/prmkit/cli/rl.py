@@ -8,8 +8,8 @@
     prmkit rl compare outcome=runs/rl/o_s0,runs/rl/o_s1 pum=runs/rl/p_s0,runs/rl/p_s1 --output runs/rl/compare
 
 `grpo` writes checkpoints (`--resume` continues), metrics.jsonl, curves.png, heldout.jsonl / heldout.png /
-heldout.json, final/ and report.json into --output; every RLConfig field is a flag and may come from
-`--config rl.yaml`. `compare` writes compare.json, compare.md and compare.png (`prmkit.rl.compare`).
+heldout.json, final/ and report.json into --output. `compare` writes compare.json, compare.md and compare.png
+(`prmkit.rl.compare`).
 """
 
 from __future__ import annotations

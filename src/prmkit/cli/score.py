@@ -3,8 +3,7 @@
     prmkit score --model runs/prm_mcnig --input ../shared/data/gsm8k/candidates_dev.jsonl \\
         --problems-range 500:660 --output runs/scores_prm_mcnig.jsonl
 
-Appends to --output and skips traces already scored there (resumable). Every ScoreConfig field is a flag and
-may come from `--config score.yaml`.
+Appends to --output and skips traces already scored there (resumable).
 """
 
 from __future__ import annotations

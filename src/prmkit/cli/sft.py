@@ -4,8 +4,7 @@
     prmkit bench --policy runs/sft --output runs/bench_sft
 
 Writes the policy (a Hugging Face model directory), its checkpoints, sft_data.jsonl and sft_run.json into --output
-(see `prmkit.experiments.sft`); a re-run continues from the last checkpoint. Every SFTRunConfig field is a flag and may
-come from `--config sft.yaml`.
+(see `prmkit.experiments.sft`); a re-run continues from the last checkpoint.
 """
 
 from __future__ import annotations

@@ -3,9 +3,8 @@ verb's config fields as keyword arguments (and `config=` for a YAML file, as `--
 builder (`prmkit.data.settings.build_configs`), then calling the same layer function the verb calls
 (`tests/test_api_matches_cli.py` runs each both ways and compares the outputs byte for byte).
 
-The verbs whose names are not a subpackage's are re-exported at the top (`prmkit.bench`, `prmkit.score`, ...;
-not `label`, `train`, `generate`, `rl`, `search`, `verify`). Each imports its layer when called, so `import prmkit`
-stays fast; this module and `prmkit/__init__.py` are the only ones allowed to import every layer
+`prmkit/__init__.py` re-exports the verbs whose names are not a subpackage's. Each imports its layer when called, so
+`import prmkit` stays fast; this module and `prmkit/__init__.py` are the only ones allowed to import every layer
 (tests/test_layering.py).
 """
 

@@ -36,7 +36,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         add_config_arguments(sub.add_parser(name, help=help_text, description=help_text), cls)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cls, command, _ = COMMANDS[args.what]
     print(json.dumps(command(config_from_args(cls, args)), indent=2))
-    return 0

@@ -41,8 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         add_config_arguments(sub.add_parser(name, help=help_text, description=help_text), cls)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cls, command, show, _ = WHAT[args.what]
     cfg = config_from_args(cls, args)
     show(command(cfg), cfg)
-    return 0

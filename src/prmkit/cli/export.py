@@ -18,9 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, ExportConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cfg = config_from_args(ExportConfig, args)
     report = JoinReport()
     n = export_labels(cfg, report)
     print(f"wrote {n} {cfg.format} records to {cfg.output} ({report.line()})")
-    return 0

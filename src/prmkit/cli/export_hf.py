@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, ExportHFConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     result = export_hf(config_from_args(ExportHFConfig, args))
     print(f"wrote {result['architecture']} ({result['num_labels']} labels, separator id {result['sep_token_id']}) "
           f"to {result['output']}")
@@ -29,4 +29,3 @@ def run(args: argparse.Namespace) -> int:
               f"code: modeling_prmkit.py). {NO_VLLM}")
     else:
         print(f"serve it: {result['vllm']}")
-    return 0

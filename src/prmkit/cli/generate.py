@@ -19,9 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, GenerateConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config = config_from_args(GenerateConfig, args)
     report = run_generation(config, args.output, args.raw, progress=not args.quiet,
                             log=lambda msg: print(msg, flush=True))
     print("\n".join(report.lines()))
-    return 0

@@ -144,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         _show_warnings(args.verb)
         try:
-            return int(module.run(args) or 0)
+            module.run(args)
+            return 0
         except (FileNotFoundError, ValueError, OutputBusy) as e:
             print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
             return 2

@@ -39,12 +39,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     compare.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     if args.algorithm == "compare":
         from prmkit.rl.compare import compare_runs, format_compare, parse_groups
 
         print(format_compare(compare_runs(parse_groups(args.runs), args.output, args.bootstrap)))
-        return 0
+        return
     from prmkit.rl.run import run_grpo
 
     config = config_from_args(RLConfig, args)
@@ -55,4 +55,3 @@ def run(args: argparse.Namespace) -> int:
               f"({report['heldout_problems']} problems x {held['after']['samples'] // report['heldout_problems']} "
               f"samples)")
     print(f"{report['steps']} steps in {report['train_seconds']:.0f} s -> {args.output}")
-    return 0

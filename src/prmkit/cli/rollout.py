@@ -20,8 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, RolloutConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config = config_from_args(RolloutConfig, args)
     report = run_rollout(config, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     print("\n".join(report.lines()))
-    return 0

@@ -22,9 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser, ScoreConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     result = score_file(args.model, args.input, args.output, config_from_args(ScoreConfig, args))
     rate = result["tokens"] / result["seconds"] if result["seconds"] else 0.0
     print(f"scored {result['written']} traces of {result['problems']} problems -> {args.output} "
           f"({result['tokens']} tokens, {rate:.0f} tok/s)")
-    return 0

@@ -22,8 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, BeamConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config = config_from_args(BeamConfig, args)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     run_search(config, methods, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
-    return 0

@@ -19,11 +19,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, SFTRunConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     from prmkit.experiments.sft import run_sft
 
     cfg = config_from_args(SFTRunConfig, args)
     result = run_sft(cfg, progress=not args.quiet, log=lambda m: print(m, flush=True))
     print(f"{result['steps']} steps, {result['tokens_trained']} tokens, {result['seconds']:.0f} s, peak "
           f"{result['peak_rss_mib']:.0f} MiB -> {cfg.output}/sft_run.json")
-    return 0

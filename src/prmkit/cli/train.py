@@ -32,9 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser, *SETTINGS, skip=("kind",))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     from prmkit.train.run import train
 
     settings = given_settings(args)
     train(args.kind, args.output, settings, args.config, log=lambda msg: print(msg, flush=True))
-    return 0

@@ -297,14 +297,12 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
         if not report.is_file():
             return {"tokens_read": 0, "tokens_generated": 0, "seconds": None, "known": False}
         held = json.loads(report.read_text())
-        students = held["students"].values()
-        return {"tokens_read": sum(s["tokens_read"] for s in students),
-                "tokens_generated": sum(s["tokens_generated"] for s in students),
-                "seconds": held.get("seconds"), "known": True}
-    clock = read_clock(Path(cfg.bench, "labels", "seconds.jsonl")).get(cfg.labeler, {})
-    return {"tokens_read": sum(int(r.cost.get("tokens_read", 0)) for r in records),
-            "tokens_generated": sum(int(r.cost.get("tokens_generated", 0)) for r in records),
-            "seconds": round(sum(clock.get(r.trace_id, 0.0) for r in records), 1), "known": True}
+        costs, seconds = list(held["students"].values()), held.get("seconds")
+    else:
+        clock = read_clock(Path(cfg.bench, "labels", "seconds.jsonl")).get(cfg.labeler, {})
+        costs, seconds = [r.cost for r in records], round(sum(clock.get(r.trace_id, 0.0) for r in records), 1)
+    tokens = {k: sum(int(c.get(k, 0)) for c in costs) for k in ("tokens_read", "tokens_generated")}
+    return tokens | {"seconds": seconds, "known": True}
 
 
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:

@@ -214,10 +214,9 @@ def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
     if cfg.balance:
         pools, records = balance_pools(pools, records)
     write_records(out / "train_pools.jsonl", pools)
-    if labels_path is None:
-        return str(out / "train_pools.jsonl"), None, used, pools
-    write_records(out / "train_labels.jsonl", records)
-    return str(out / "train_pools.jsonl"), str(out / "train_labels.jsonl"), used, pools
+    if labels_path is not None:
+        write_records(out / "train_labels.jsonl", records)
+    return str(out / "train_pools.jsonl"), None if labels_path is None else str(out / "train_labels.jsonl"), used, pools
 
 
 def balance_pools(pools: Sequence[Pool], records: Sequence[StepLabels]) -> tuple[list[Pool], list[StepLabels]]:

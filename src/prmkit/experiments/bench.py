@@ -49,6 +49,7 @@ from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
 from prmkit.experiments.bench_report import format_bench, plot_f1_tokens
+from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP
 from prmkit.experiments.sft import trained_questions
 from prmkit.experiments.sft_data import overlap
 from prmkit.generate.config import SamplerConfig
@@ -76,10 +77,8 @@ class BenchConfig:
     output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes."))
     problems: int = field(default=60, metadata=_help("problems, spread evenly over the levels; half choose tau, "
                                                      "half report."))
-    levels: str = field(default="1,2,3,4,5,6", metadata=_help("levels (operations per problem), comma-separated, "
-                                                              "1 to 8."))
-    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
-                                                      "1,000)."))
+    levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
+    size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples."))
     slips: str = field(default=",".join(SLIPS), metadata=_help(
         "constructed slip kinds, one trace each per problem: " + " | ".join(SLIPS) + "; empty: none."))

@@ -38,7 +38,7 @@ from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
-from prmkit.experiments.bench_sets import excluded_questions
+from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
@@ -61,10 +61,8 @@ class SFTRunConfig(TrainRunConfig):
     model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy to warm-start: embedded name or local HF "
                                                              "directory."))
     problems: int = field(default=960, metadata=_help("training problems, spread evenly over the levels."))
-    levels: str = field(default="1,2,3,4,5,6", metadata=_help("levels (operations per problem), comma-separated, "
-                                                              "1 to 8."))
-    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
-                                                      "1,000)."))
+    levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
+    size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=1, metadata=_help("seed of the training problems, the data order and initialisation; "
                                                 "not the bench's seed."))
     bench_seed: int = field(default=0, metadata=_help("seed of the bench the policy is evaluated on: its problems "

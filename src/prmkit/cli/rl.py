@@ -19,8 +19,7 @@ import argparse
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.rl.config import RLConfig
 
-ALGORITHMS = ("grpo",)  # TRL 1.16 has no PPO trainer: see docs/rl.md
-COMMANDS = (*ALGORITHMS, "compare")
+COMMANDS = ("grpo", "compare")  # grpo alone: TRL 1.16 has no PPO trainer (docs/rl.md)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

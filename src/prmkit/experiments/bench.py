@@ -65,6 +65,7 @@ from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["BenchConfig", "pass_at_k", "run_bench"]
 
+
 @dataclass
 class BenchConfig:
     """`prmkit bench`: problems with exact step truth, every labeler scored against it."""

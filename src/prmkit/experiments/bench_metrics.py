@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -34,13 +35,10 @@ from prmkit.evaluate.stats import percentile_interval, problem_draws
 from prmkit.label.registry import claim_pairs
 from prmkit.label.threshold import balanced_accuracy
 
-__all__ = ["bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
-           "paired_differences", "split_problems"]
+__all__ = ["bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens", "paired_differences", "split_problems"]
 
-
-def _balanced(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
-    """Balanced accuracy, undefined (NaN) when a class is absent: the bench compares labelers on it."""
-    return balanced_accuracy(predicted, truth, absent=float("nan"))
+# balanced accuracy, undefined (NaN) when a class is absent: the bench compares labelers on it
+_balanced = partial(balanced_accuracy, absent=float("nan"))
 
 
 def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:

@@ -3,9 +3,8 @@ verb's config fields as keyword arguments (and `config=` for a YAML file, as `--
 builder (`prmkit.data.settings.build_configs`), then calling the same layer function the verb calls
 (`tests/test_api_matches_cli.py` runs each both ways and compares the outputs byte for byte).
 
-The verbs whose names are not a subpackage's are re-exported at the top (`prmkit.bench`, `prmkit.score`, ...;
-not `label`, `train`, `generate`, `rl`, `search`, `verify`). Each imports its layer when called, so `import prmkit`
-stays fast; this module and `prmkit/__init__.py` are the only ones allowed to import every layer
+`prmkit/__init__.py` re-exports the verbs whose names are not a subpackage's. Each imports its layer when called, so
+`import prmkit` stays fast; this module and `prmkit/__init__.py` are the only ones allowed to import every layer
 (tests/test_layering.py).
 """
 
@@ -27,8 +26,8 @@ PathLike = str | os.PathLike[str]
 
 def _configs(classes: Sequence[type], settings: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
              ) -> list[Any]:
-    """One instance of each dataclass, by the CLI's builder (`prmkit.data.settings.build_configs`): defaults <- the
-    YAML file `settings["config"]` (as `--config`) <- the other keyword `settings` <- `fixed`."""
+    """One instance of each dataclass (the CLI's builder): defaults <- the YAML file `settings["config"]` (as
+    `--config`) <- the other keyword `settings` <- `fixed`."""
     from prmkit.data.settings import build_configs
 
     settings = dict(settings)
@@ -96,11 +95,9 @@ def export(pools: PathLike, labels: PathLike, output: PathLike, format: str = "t
 
 
 def export_hf(model: PathLike, output: PathLike, **settings: Any) -> dict[str, Any]:
-    """`prmkit export-hf`: the checkpoint `model` as a standard token-classification model in `output` (weights,
-    tokenizer, config.json with the step format, model card; a `bt` MLP value head as custom code,
-    `modeling_prmkit.py`, loaded with `trust_remote_code=True`); settings are ExportHFConfig fields (overwrite).
-    Returns the architecture, label count, separator id, `trust_remote_code` and the vLLM command (None for the
-    MLP, which vLLM cannot serve)."""
+    """`prmkit export-hf`: the checkpoint `model` as a standard token-classification model in `output` (`bt`'s MLP
+    value head as custom code); settings are ExportHFConfig fields (overwrite). Returns the architecture, label
+    count, separator id, `trust_remote_code` and the vLLM command (None where vLLM cannot serve it)."""
     from prmkit.models.hf_export import ExportHFConfig
     from prmkit.models.hf_export import export_hf as run
 
@@ -110,10 +107,8 @@ def export_hf(model: PathLike, output: PathLike, **settings: Any) -> dict[str, A
 def train(kind: str, output: PathLike, config: PathLike | None = None, log: Callable[[str], None] = print,
           **settings: Any) -> dict[str, Any]:
     """`prmkit train prm|orm|prm3|bt|pum`: a reward model trained on `labels` joined to `pools` (or a TRL file as
-    `labels`, or PUM `pairs`), saved to `output`. `settings`: TrainInputs, TrainConfig and RewardModelConfig fields
-    (pools, labels, model, epochs, lr, ...); `config`: a YAML file of them. The same call as the CLI's
-    (`prmkit.train.run.train`): with no config and no training setting, the machine's recipe applies.
-    Returns the run's record (history, seconds)."""
+    `labels`, or PUM `pairs`), saved to `output`; the CLI's call (`prmkit.train.run.train`). `settings`:
+    TrainInputs, TrainConfig and RewardModelConfig fields; `config`: a YAML file of them. Returns the run's record."""
     from prmkit.train.run import train as run
 
     return run(kind, output, settings, None if config is None else str(config), log=log)

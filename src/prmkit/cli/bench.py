@@ -20,9 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, BenchConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cfg = config_from_args(BenchConfig, args)
     report = run_bench(cfg, progress=not args.quiet, log=lambda m: print(f"prmkit bench: {m}", file=sys.stderr))
     print(format_bench(report))
     print(f"wrote {cfg.output}/report.json, table.md, f1_tokens.png")
-    return 0

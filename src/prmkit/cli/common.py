@@ -66,14 +66,10 @@ class _DeprecatedAlias(argparse.Action):
 
 def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = (),
                          helps: dict[str, str] | None = None) -> None:
-    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (help from field metadata,
-    or from `helps[field name]` where given; a field whose metadata has "const" takes an optional value: the flag
-    alone sets `const`).
-
-    Fields named in `skip` get no flag (e.g. a positional argument of the verb that sets the same field). A field
-    name shared by several classes is one flag (the first class's help) that sets it in all of them. Each name in a
-    field's metadata "aliases" is a deprecated flag of the same field.
-    """
+    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (module doc; a shared name's
+    help is the first class's): help from field metadata, or from `helps[field name]` where given; a field whose
+    metadata has "const" takes an optional value (the flag alone sets `const`). Fields named in `skip` get no flag
+    (e.g. a positional argument of the verb that sets the same field)."""
     p.add_argument("--config", help="YAML file whose keys are the fields below; flags override it")
     seen: set[str] = set(skip)
     for cls in classes:

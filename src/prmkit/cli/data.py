@@ -7,8 +7,6 @@
     prmkit data synth --problems 300 --output runs/synth/pools.jsonl --labels runs/synth/labels.jsonl
     prmkit data bench --problems 60 --levels 1,2,3 --seed 22 --output runs/rl/heldout.jsonl \\
         --exclude runs/sft/p480/sft_data.jsonl
-
-Each command is a sub-command with the flags of its own config dataclass only (`prmkit data synth --help`).
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         add_config_arguments(sub.add_parser(name, help=help_text, description=help_text), cls)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cls, command, _ = COMMANDS[args.what]
     print(json.dumps(command(config_from_args(cls, args)), indent=2))
-    return 0

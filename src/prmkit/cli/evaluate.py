@@ -5,9 +5,6 @@
         --ks 1,2,4 --plot runs/bok.png --output runs/bok.json
     prmkit evaluate processbench --benchmark runs/corrupt/benchmark.jsonl --scores MCNIG=runs/mcnig.jsonl \\
         --choose-on 0:100 --report-on 100:150 --output runs/processbench.json
-
-Each is a sub-command whose flags are the fields of its own config dataclass (BokConfig, ProcessBenchConfig), which
-may also come from `--config eval.yaml`.
 """
 
 from __future__ import annotations
@@ -44,8 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         add_config_arguments(sub.add_parser(name, help=help_text, description=help_text), cls)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cls, command, show, _ = WHAT[args.what]
     cfg = config_from_args(cls, args)
     show(command(cfg), cfg)
-    return 0

@@ -3,8 +3,6 @@
     prmkit export --format trl --pools pools.jsonl --labels runs/mcnig.jsonl --output trl.jsonl
     prmkit export --format trl-soft --pools pools.jsonl --labels runs/mcnig.jsonl --output trl_soft.jsonl
     prmkit export --format parquet --pools pools.jsonl --labels runs/mcnig.jsonl --output trl.parquet
-
-Every ExportConfig field is a flag and may come from `--config export.yaml`.
 """
 
 from __future__ import annotations
@@ -20,9 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, ExportConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cfg = config_from_args(ExportConfig, args)
     report = JoinReport()
     n = export_labels(cfg, report)
     print(f"wrote {n} {cfg.format} records to {cfg.output} ({report.line()})")
-    return 0

@@ -5,8 +5,7 @@
 Writes `<Arch>ForTokenClassification` weights, the tokenizer, config.json (with the step format under `prmkit`)
 and a model card README.md with the transformers snippet and the vLLM command; prints the vLLM command. A `bt`
 model with the MLP value head is written with its modeling file (`modeling_prmkit.py`, loaded with
-`trust_remote_code=True`), which vLLM cannot serve: the command says so instead. Every ExportHFConfig field is a
-flag and may come from `--config export_hf.yaml`.
+`trust_remote_code=True`), which vLLM cannot serve: the command says so instead.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, ExportHFConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     result = export_hf(config_from_args(ExportHFConfig, args))
     print(f"wrote {result['architecture']} ({result['num_labels']} labels, separator id {result['sep_token_id']}) "
           f"to {result['output']}")
@@ -30,4 +29,3 @@ def run(args: argparse.Namespace) -> int:
               f"code: modeling_prmkit.py). {NO_VLLM}")
     else:
         print(f"serve it: {result['vllm']}")
-    return 0

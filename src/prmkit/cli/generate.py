@@ -1,8 +1,6 @@
 """`prmkit generate`: sample K step-delimited CoTs per problem, validate them, filter (MCNIG paper, sec. 3.1).
 
 Writes every generated pool to `--raw` (append-only: a re-run resumes), then the filtered pools to `--output`.
-Every GenerateConfig field is a flag (`--k`, `--top-p`, `--no-chat`, `--no-filter`, ...) and may come from
-`--config gen.yaml`.
 
     prmkit generate --data demo --k 8 --output runs/demo/pools.jsonl
 """
@@ -21,9 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, GenerateConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config = config_from_args(GenerateConfig, args)
     report = run_generation(config, args.output, args.raw, progress=not args.quiet,
                             log=lambda msg: print(msg, flush=True))
     print("\n".join(report.lines()))
-    return 0

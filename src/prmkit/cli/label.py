@@ -28,9 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, LabelConfig, *labeler_configs(), helps={"method": METHOD_HELP.format(", ".join(LABELERS))})
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config, *settings = configs_from_args(args)  # LabelConfig, then each labeler's (add_arguments' order)
     pools = read_pools(args.input, args.format, args.allow_duplicates)
     reports = label_pools(pools, config, args.output, settings, progress=not args.quiet)
     print("\n".join(json.dumps(report.to_dict(), indent=2) for report in reports.values()))
-    return 0

@@ -131,15 +131,11 @@ def _show_warnings(verb: str) -> None:
     warnings.simplefilter("always", PrmkitWarning)
 
 
-def _asks_quiet(argv: list[str]) -> bool:
-    """`--quiet` among the options (before a `--` that ends them)."""
-    return "--quiet" in (argv[: argv.index("--")] if "--" in argv else argv)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verb = next((a for a in argv if not a.startswith("-")), None)
-    if _asks_quiet(argv):  # before the verb's module is imported: tqdm reads TQDM_DISABLE once, when imported
+    options = argv[: argv.index("--")] if "--" in argv else argv  # a `--` ends them
+    if "--quiet" in options:  # before the verb's module is imported: tqdm reads TQDM_DISABLE once, when imported
         quiet_mode()
     args = build_parser(verb if verb in VERBS else None).parse_args(argv)
     if args.quiet:
@@ -148,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         _show_warnings(args.verb)
         try:
-            return int(module.run(args) or 0)
+            module.run(args)
+            return 0
         except (FileNotFoundError, ValueError, OutputBusy) as e:
             print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
             return 2

@@ -4,8 +4,7 @@ the policy's samples of fresh problems); `prmkit payoff table`: every row agains
     prmkit payoff run --bench runs/bench_train --labeler mcnig --fresh runs/fresh/pools.jsonl --output runs/payoff/mcnig
     prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
 
-A re-run of `run` into the same directory resumes (`prmkit.experiments.payoff`); every PayoffConfig field is a flag and
-may come from `--config row.yaml`.
+A re-run of `run` into the same directory resumes (`prmkit.experiments.payoff`).
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                         "AUC, label tokens, training seconds")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     from prmkit.experiments.payoff import PayoffConfig, run_payoff
     from prmkit.experiments.payoff_report import format_payoff, payoff_table
 
@@ -49,9 +48,8 @@ def run(args: argparse.Namespace) -> int:
         ks = [int(k) for k in args.ks.split(",") if k.strip()]
         print(format_payoff(payoff_table(args.rows, args.output, ks, args.bootstrap, args.seed, args.summary,
                                          args.against)))
-        return 0
+        return
     cfg = config_from_args(PayoffConfig, args)
     row = run_payoff(cfg, log=lambda m: print(m, flush=True))
     print(f"{row['labeler']}: {row['kind']} trained on {row['train']['examples']} examples in "
           f"{row['train']['train_seconds']:.0f} s; {row['score']['written']} fresh traces scored -> {cfg.output}")
-    return 0

@@ -7,13 +7,10 @@
     prmkit pum --input runs/bench/pools.jsonl --sources policy --output-dir runs/pum_policy --solve-rates \\
         --students ct2:smollm2-135m 'runs/sft/s_gemma#generate_math_0shot'   # each student's solve rate per level
 
-Writes into `--output-dir` (see `prmkit.label.pum.pipeline`): `rollouts-<student>.jsonl` (append-only: a re-run
-resumes), `prefixes.jsonl`, `pairs.jsonl` (PrefixPair, the input of `prmkit train pum`), `report.json` and the
-figures `fig6_gain_by_position.png`, `fig7_agreement.png`; with `--solve-rates`, instead of prefixes, pairs and
-figures, `solve_rates.json` and a printed table: each student's solved/attempts per level from the question alone
-and after the longest right prefix of a sample (`prmkit.label.pum.solve_rates`), from the same rollout files.
-A student is `[BACKEND:]MODEL[@T][#TEMPLATE]` (`prmkit.label.pum.students`: a template of its own, else
-`--template`). Every PumConfig field is a flag and may come from `--config`.
+Writes into `--output-dir` (see `prmkit.label.pum.pipeline`) the students' rollouts (append-only: a re-run resumes),
+prefixes, `pairs.jsonl` (the input of `prmkit train pum`), report.json and figures; with `--solve-rates`, instead,
+each student's solve rate per level, printed and in `solve_rates.json`. A student is `[BACKEND:]MODEL[@T][#TEMPLATE]`
+(`prmkit.label.pum.students`: a template of its own, else `--template`).
 """
 
 from __future__ import annotations
@@ -37,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, PumConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     from prmkit.data.formats import keep_sources, read_pools
     from prmkit.label.pum import format_solve_rates, label_pum
     from prmkit.train.data import select_range
@@ -49,7 +46,5 @@ def run(args: argparse.Namespace) -> int:
     report = label_pum(pools, config, args.output_dir, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     if config.solve_rates:
         print(format_solve_rates(report))
-        return 0
-    summary = {k: v for k, v in report.items() if k not in ("config", "gain_by_position")}
-    print(json.dumps(summary, indent=2))
-    return 0
+    else:
+        print(json.dumps({k: v for k, v in report.items() if k not in ("config", "gain_by_position")}, indent=2))

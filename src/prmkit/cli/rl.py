@@ -8,8 +8,8 @@
     prmkit rl compare outcome=runs/rl/o_s0,runs/rl/o_s1 pum=runs/rl/p_s0,runs/rl/p_s1 --output runs/rl/compare
 
 `grpo` writes checkpoints (`--resume` continues), metrics.jsonl, curves.png, heldout.jsonl / heldout.png /
-heldout.json, final/ and report.json into --output; every RLConfig field is a flag and may come from
-`--config rl.yaml`. `compare` writes compare.json, compare.md and compare.png (`prmkit.rl.compare`).
+heldout.json, final/ and report.json into --output. `compare` writes compare.json, compare.md and compare.png
+(`prmkit.rl.compare`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import argparse
 from prmkit.cli.common import add_config_arguments, config_from_args
 from prmkit.rl.config import RLConfig
 
-ALGORITHMS = ("grpo",)  # TRL 1.16 has no PPO trainer: see docs/rl.md
-COMMANDS = (*ALGORITHMS, "compare")
+COMMANDS = ("grpo", "compare")  # grpo alone: TRL 1.16 has no PPO trainer (docs/rl.md)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,12 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     compare.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     if args.algorithm == "compare":
         from prmkit.rl.compare import compare_runs, format_compare, parse_groups
 
         print(format_compare(compare_runs(parse_groups(args.runs), args.output, args.bootstrap)))
-        return 0
+        return
     from prmkit.rl.run import run_grpo
 
     config = config_from_args(RLConfig, args)
@@ -55,4 +54,3 @@ def run(args: argparse.Namespace) -> int:
               f"({report['heldout_problems']} problems x {held['after']['samples'] // report['heldout_problems']} "
               f"samples)")
     print(f"{report['steps']} steps in {report['train_seconds']:.0f} s -> {args.output}")
-    return 0

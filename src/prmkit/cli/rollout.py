@@ -1,7 +1,7 @@
 """`prmkit rollout`: K validated continuations after every step prefix of every trace (Math-Shepherd's engine).
 
 Appends one line per prefix to `--output` (append-only: a re-run resumes) and prints prefixes, rollouts, tokens
-generated/read and the solve rate. Every RolloutConfig field is a flag and may come from `--config rollout.yaml`.
+generated/read and the solve rate.
 
     prmkit rollout --input runs/demo/pools.jsonl --output runs/demo/rollouts.jsonl --k 8
     prmkit rollout --input demo --limit 3 --k 4 --positions 0 2 --output rollouts.jsonl   # baseline and n = 2
@@ -20,8 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, RolloutConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config = config_from_args(RolloutConfig, args)
     report = run_rollout(config, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     print("\n".join(report.lines()))
-    return 0

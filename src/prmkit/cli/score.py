@@ -3,8 +3,7 @@
     prmkit score --model runs/prm_mcnig --input ../shared/data/gsm8k/candidates_dev.jsonl \\
         --problems-range 500:660 --output runs/scores_prm_mcnig.jsonl
 
-Appends to --output and skips traces already scored there (resumable). Every ScoreConfig field is a flag and
-may come from `--config score.yaml`.
+Appends to --output and skips traces already scored there (resumable).
 """
 
 from __future__ import annotations
@@ -23,9 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser, ScoreConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     result = score_file(args.model, args.input, args.output, config_from_args(ScoreConfig, args))
     rate = result["tokens"] / result["seconds"] if result["seconds"] else 0.0
     print(f"scored {result['written']} traces of {result['problems']} problems -> {args.output} "
           f"({result['tokens']} tokens, {rate:.0f} tok/s)")
-    return 0

@@ -1,7 +1,7 @@
 """`prmkit search`: beam search guided by a step scorer (PUM sec 4.3), and best-of-N at about the same budget.
 
 Appends one record per problem to `--output` (append-only: a re-run resumes) and prints accuracy, majority-vote
-accuracy, generated tokens per problem and tok/s. Every BeamConfig field is a flag and may come from `--config`.
+accuracy, generated tokens per problem and tok/s.
 
     prmkit search beam --input demo --limit 20 --prm runs/prm --k 4 --width 2 --output runs/search/beam.jsonl
     prmkit search beam,bon --input demo --prm runs/prm --output 'runs/search/{method}.jsonl'   # both, one run
@@ -22,8 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, BeamConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     config = config_from_args(BeamConfig, args)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     run_search(config, methods, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
-    return 0

@@ -20,7 +20,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, ThresholdConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     for summary in threshold_files(config_from_args(ThresholdConfig, args)):
         print(json.dumps(summary))
-    return 0

@@ -7,13 +7,11 @@ pairs for bt, alias pum).
     prmkit train prm --labels stepwise_trl.jsonl --output runs/prm   # TRL {prompt, completions, labels}
     prmkit train pum --pairs runs/pum/pairs.jsonl --output runs/pum_model  # PrefixPair JSONL (prmkit pum)
 
-Every TrainConfig / RewardModelConfig field is a flag (`--lr`, `--epochs`, ...) and may come from
-`--config run.yaml` (a key that neither has is an error). The kinds are the heads of `prmkit.models.heads.HEADS`.
-With no `--config` and no training flag, the recipe for the machine (`recipes/cpu.yaml` or `recipes/gpu.yaml`) is
-the config, named in the first printed line; flags of how the run is carried out (`--model`, `--threads`, `--seed`,
-the save/eval/logging ones, `--resume`) are not training flags and keep the recipe. `--resume` continues from the
-last `<output>/checkpoint-N` of the same run; a non-empty output that is not one is refused unless `--overwrite`.
-The flags are handed as they are to `prmkit.train.run.train`, the call `prmkit.api.train(...)` makes from Python.
+The kinds are the heads of `prmkit.models.heads.HEADS`. The flags given are handed as they are to
+`prmkit.train.run.train` (the call `prmkit.api.train(...)` makes from Python), which says what they do: with no
+`--config` and no training flag, the machine's recipe is the config; flags of how the run is carried out
+(`train.run.RUN_FLAGS`) keep it. `--resume` continues from the last `<output>/checkpoint-N` of the same run; a
+non-empty output that is not one is refused unless `--overwrite`.
 Several GPUs: `accelerate launch -m prmkit.cli.main train ...` (the same flags).
 """
 
@@ -34,9 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser, *SETTINGS, skip=("kind",))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     from prmkit.train.run import train
 
     settings = given_settings(args)
     train(args.kind, args.output, settings, args.config, log=lambda msg: print(msg, flush=True))
-    return 0

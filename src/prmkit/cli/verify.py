@@ -19,8 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, VerifyConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     cfg = config_from_args(VerifyConfig, args)
     reverify_file(args.pools, cfg.output, show=cfg.show, reextract=cfg.reextract,
                   allow_duplicates=cfg.allow_duplicates)
-    return 0

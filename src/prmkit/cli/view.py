@@ -20,6 +20,5 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(p, ViewConfig)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> None:
     print(json.dumps(write_view(config_from_args(ViewConfig, args))))
-    return 0

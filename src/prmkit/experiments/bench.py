@@ -25,10 +25,8 @@ so a training set is sampled in chunks; `--labelers ''` samples and judges the p
    from the labels a run stopped partway holds (every labeler on the traces all of them finished), labeling
    nothing more.
 
-The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, MCNIG's appendix-D variants
-included, PUM's per-step prefix gain with `--students`), all run by one `label_pools` call: methods of one labeler
-class share its work (one forward pass for IG and the MCNIG variants, one set of rollouts for Math-Shepherd soft
-and hard), and a rollout labeler rolls out a prefix that several traces of a problem share once.
+The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, PUM's with `--students`), all run by
+one `label_pools` call, so the methods of one labeler class share its work (one forward pass for IG and MCNIG).
 """
 
 from __future__ import annotations
@@ -51,9 +49,11 @@ from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
 from prmkit.experiments.bench_report import format_bench, plot_f1_tokens
+from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP
 from prmkit.experiments.sft import trained_questions
 from prmkit.experiments.sft_data import overlap
 from prmkit.generate.config import SamplerConfig
+from prmkit.generate.distributed import progress_bar
 from prmkit.generate.sample_pools import generate_pools
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS
 from prmkit.label.recipe import LabelConfig, label_pools, read_clock
@@ -64,6 +64,7 @@ from prmkit.models.scorer_spec import parse_named_specs
 from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["BenchConfig", "pass_at_k", "run_bench"]
+
 
 @dataclass
 class BenchConfig:
@@ -77,10 +78,8 @@ class BenchConfig:
     output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes."))
     problems: int = field(default=60, metadata=_help("problems, spread evenly over the levels; half choose tau, "
                                                      "half report."))
-    levels: str = field(default="1,2,3,4,5,6", metadata=_help("levels (operations per problem), comma-separated, "
-                                                              "1 to 8."))
-    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
-                                                      "1,000)."))
+    levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
+    size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples."))
     slips: str = field(default=",".join(SLIPS), metadata=_help(
         "constructed slip kinds, one trace each per problem: " + " | ".join(SLIPS) + "; empty: none."))
@@ -175,35 +174,20 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
     """The policy's samples (append-only, resumable), and its solve rate and pass@k per level."""
     raw = out / "policy.raw.jsonl"
     sampler = cfg.sampler()
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(problems), unit="problem", desc="policy samples")
     start = time.perf_counter()
-    try:
+    with progress_bar(progress, len(problems), "problem", "policy samples") as tick:
         stats = generate_pools(problems, sampler.make_backend(), sampler.sampling(), raw,
-                               max(1, cfg.batch_size // sampler.k), f"policy:{cfg.policy_model()}",
-                               progress=bar.update if bar else None)
-    finally:
-        if bar:
-            bar.close()
+                               max(1, cfg.batch_size // sampler.k), f"policy:{cfg.policy_model()}", progress=tick)
     wanted = {p.id for p in problems}
     pools = [p for p in read_records(raw, Pool.from_dict) if p.problem.id in wanted]
-    levels: dict[str, dict[str, Any]] = {}
+    counts: dict[str, list[tuple[int, int]]] = {}  # level -> (samples, right ones) of each problem
     for pool in pools:
-        row = levels.setdefault(str(pool.problem.meta["level"]), {"problems": 0, "samples": 0, "right": 0,
-                                                                  "pass_at_1": 0.0, "pass_at_k": 0.0})
-        n, c = len(pool.traces), sum(bool(t.correct) for t in pool.traces)
-        row["problems"] += 1
-        row["samples"] += n
-        row["right"] += c
-        row["pass_at_1"] += pass_at_k(n, c, 1)
-        row["pass_at_k"] += pass_at_k(n, c, n)
-    for row in levels.values():
-        row["solve_rate"] = row["right"] / row["samples"]
-        row["pass_at_1"] /= row["problems"]
-        row["pass_at_k"] /= row["problems"]
+        counts.setdefault(str(pool.problem.meta["level"]), []).append(
+            (len(pool.traces), sum(bool(t.correct) for t in pool.traces)))
+    levels = {level: {"problems": len(nc), "samples": sum(n for n, _ in nc), "right": sum(c for _, c in nc),
+                      "pass_at_1": sum(pass_at_k(n, c, 1) for n, c in nc) / len(nc),
+                      "pass_at_k": sum(pass_at_k(n, c, n) for n, c in nc) / len(nc),
+                      "solve_rate": sum(c for _, c in nc) / sum(n for n, _ in nc)} for level, nc in counts.items()}
     seconds = time.perf_counter() - start
     log(f"policy: {stats.tokens} tokens generated in {seconds:.1f}s")
     return pools, {"model": cfg.policy_model(), "k": cfg.policy_k, "tokens": stats.tokens,

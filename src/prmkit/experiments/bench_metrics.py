@@ -1,25 +1,14 @@
 """The step-label bench's figures: every labeler's step scores against the exact truth (`prmkit bench`).
 
 Per labeler, tau is chosen on the choose half of the problems (ProcessBench's rule, `first_error.choose_tau`,
-pooled over the levels) and applied unchanged to the report half, where each level gets:
-
-- first-error F1 (ProcessBench: prediction = first step whose score < tau, or -1), error and correct accuracy,
-  with a 95% interval that bootstraps the report half's problems; and beside it the F1 with a tau per level
-  (`f1_level_tau`, each level's tau chosen on that level's choose half), which tells a labeler whose scores carry
-  the signal but shift with the number of steps from one that has none;
-- step-label balanced accuracy: a step's label (score >= tau) against its truth (1 before the first error, 0
-  from it on), the mean of the two classes' recalls;
-- CoT balanced accuracy: a trace called right (no step below tau) against the truth of the whole trace (no step
-  wrong);
-- process-only recall: of the traces whose final answer is right but whose process holds an error, the share
-  whose first error is found exactly;
-- tokens read and generated (each record's cost ledger, summed over the level's traces, both halves: the
-  labels of every trace were paid for), tokens per trace, and F1 per 1,000 tokens per trace (`f1_per_ktoken`,
-  `f1_per_ktokens`: F1 in points over the thousands of tokens that labeling one trace costs), which depends on
-  neither the number of problems nor of levels, so a level row, the "all" row and another run compare;
-- seconds, when a seconds ledger is given (`prmkit.label.recipe.read_clock`): the labeler's own seconds over the
-  level's traces, summed over every run that labeled them, and how many of the traces were timed (a labeler call
-  cut off by a crash wrote its records but not its seconds).
+pooled over the levels) and applied unchanged to the report half, where each level gets the figures the table's key
+explains (`prmkit.experiments.bench_report.LABELER_COLUMNS`): first-error F1 with a 95% interval that bootstraps the
+report half's problems, and beside it the F1 with a tau per level (`f1_level_tau`: tells a labeler whose scores
+carry the signal but shift with the number of steps from one that has none); step and CoT balanced accuracy;
+process-only recall; tokens read and generated (summed over both halves: every trace's labels were paid for) and
+F1 per 1,000 tokens per trace (`f1_per_ktokens`); and, given a seconds ledger (`prmkit.label.recipe.read_clock`),
+the labeler's own seconds over the level's traces and how many were timed (a call cut off by a crash wrote its
+records but not its seconds).
 
 The labelers' claims (each labeler's `claims`, `prmkit.label.registry.claim_pairs`: MCNIG against IG, Math-Shepherd
 and OmegaPRM; PUM against Math-Shepherd) are decided by paired differences (`paired_differences`): each labeler at
@@ -35,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,13 +35,10 @@ from prmkit.evaluate.stats import percentile_interval, problem_draws
 from prmkit.label.registry import claim_pairs
 from prmkit.label.threshold import balanced_accuracy
 
-__all__ = ["bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens",
-           "paired_differences", "split_problems"]
+__all__ = ["bench_rows", "common_traces", "cost_scaling", "f1_per_ktokens", "paired_differences", "split_problems"]
 
-
-def _balanced(predicted: Sequence[bool], truth: Sequence[bool]) -> float:
-    """Balanced accuracy, undefined (NaN) when a class is absent: the bench compares labelers on it."""
-    return balanced_accuracy(predicted, truth, absent=float("nan"))
+# balanced accuracy, undefined (NaN) when a class is absent: the bench compares labelers on it
+_balanced = partial(balanced_accuracy, absent=float("nan"))
 
 
 def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
@@ -157,17 +144,15 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
             row["f1_level_tau"] = error_correct_f1(
                 [first_step_below(lab.scores, level_taus.get(tr.params["level"], tau)) for lab, tr in recs],
                 [first_error_label([bool(x) for x in tr.labels]) for _, tr in recs]).f1
-            spent = [got[t].cost for t in ids if level == "all" or by_id[t].params["level"] == level]
+            paid = [t for t in ids if level == "all" or by_id[t].params["level"] == level]  # both halves
+            spent = [got[t].cost for t in paid]
             row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
             row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)
             row["labeled_traces"] = len(spent)
             if seconds is not None:
-                timed = [seconds[name][t] for t in ids if t in seconds.get(name, {})
-                         and (level == "all" or by_id[t].params["level"] == level)]
+                timed = [seconds[name][t] for t in paid if t in seconds.get(name, {})]
                 row["seconds"], row["timed_traces"] = round(sum(timed), 1), len(timed)
-            row["steps_per_trace"] = (sum(len(by_id[t].labels) for t in ids
-                                          if level == "all" or by_id[t].params["level"] == level) / len(spent)
-                                      if spent else float("nan"))
+            row["steps_per_trace"] = sum(len(by_id[t].labels) for t in paid) / len(spent) if spent else float("nan")
             tokens = row["tokens_read"] + row["tokens_generated"]
             row["tokens_per_trace"] = tokens / len(spent) if spent else float("nan")
             row["f1_per_ktoken"] = f1_per_ktokens(row["f1"], row["tokens_per_trace"])

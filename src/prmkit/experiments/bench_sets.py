@@ -39,9 +39,12 @@ from prmkit.data.outputs import claim_outputs
 from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 
-__all__ = ["BenchSetConfig", "excluded_questions", "write_bench_set"]
+__all__ = ["LEVELS_HELP", "SIZE_HELP", "BenchSetConfig", "excluded_questions", "write_bench_set"]
 
 _SEARCH = 20  # the stream is read up to this many times `problems` deep before giving up
+# the helps of the settings of every config that draws bench problems
+LEVELS_HELP = "levels (operations per problem), comma-separated, 1 to 8."
+SIZE_HELP = "number size: small (to 20) | medium (to 100) | large (to 1,000)."
 
 
 @dataclass
@@ -52,9 +55,8 @@ class BenchSetConfig:
 
     output: str | None = field(default=None, metadata=_help("Problem JSONL to write (required)."))
     problems: int = field(default=100, metadata=_help("problems to write, spread evenly over the levels."))
-    levels: str = field(default="1,2,3", metadata=_help("levels (operations per problem), comma-separated, 1 to 8."))
-    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
-                                                      "1,000)."))
+    levels: str = field(default="1,2,3", metadata=_help(LEVELS_HELP))
+    size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=1, metadata=_help("seed of the problem stream (the bench's own is 0)."))
     exclude: list[str] = field(default_factory=list, metadata=_help(
         "JSONL files whose questions the set must not hold (Problem, Pool, GSM8K or sft_data.jsonl lines)."))

@@ -1,7 +1,8 @@
 """`prmkit payoff table`: the rows of `prmkit payoff run` side by side. Best-of-K and weighted voting of every row
 against majority voting (`prmkit evaluate bok`'s report: paired by problem, bootstrap intervals), beside each row's
-label and training cost; table.json, table.md, payoff.png (payoff_tokens.png: gain against label tokens),
-and a summary row per (row, K).
+label and training cost; table.json, table.md, payoff.png (payoff_tokens.png: gain against label tokens, when a
+row's labels cost tokens; payoff_scale.png: against training problems, when the rows' differ), and a summary row
+per (row, K).
 
     prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
 """
@@ -59,11 +60,9 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
                  ) -> dict[str, Any]:
     """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
     bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
-    within-problem AUC of right against wrong samples; written to OUTPUT/table.json, table.md and payoff.png (and
-    payoff_tokens.png when a row's labels cost tokens, payoff_scale.png when the rows train on different numbers of
-    problems) when `output` is given, and a row per
-    (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and best-of-K
-    minus that row's, paired by problem, as `report["against"]` (`row_differences`)."""
+    within-problem AUC of right against wrong samples; the files of the module doc into `output` when given, a row
+    per (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and
+    best-of-K minus that row's, paired by problem, as `report["against"]` (`row_differences`)."""
     from prmkit.evaluate.report import bok_report, read_scores
     from prmkit.evaluate.run import default_ks
 
@@ -90,24 +89,18 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
                 raise ValueError(f"--against {against!r} is none of the rows: {', '.join(files)}")
             report["against"] = row_differences(files, against, list(ks), bootstrap, seed)
         if output:
-            from prmkit.evaluate.plot import plot_payoff
+            from prmkit.evaluate.plot import plot_payoff, plot_payoff_scale, plot_payoff_tokens
 
             out = Path(output)
             out.mkdir(parents=True, exist_ok=True)
             (out / "table.json").write_text(json.dumps(report, indent=1) + "\n")
             (out / "table.md").write_text(format_payoff(report) + "\n")
-            plot_payoff(costs, out / "payoff.png", f"Best-of-{top} minus majority voting ({report['problems']} "
-                                                   "fresh problems)")
+            fresh = f"({report['problems']} fresh problems)"
+            plot_payoff(costs, out / "payoff.png", f"Best-of-{top} minus majority voting {fresh}")
             if any(c["label_tokens"] for c in costs):
-                from prmkit.evaluate.plot import plot_payoff_tokens
-
-                plot_payoff_tokens(costs, out / "payoff_tokens.png", f"Gain against label cost, K = {top} "
-                                                                     f"({report['problems']} fresh problems)")
+                plot_payoff_tokens(costs, out / "payoff_tokens.png", f"Gain against label cost, K = {top} {fresh}")
             if len({c["train_problems"] for c in costs}) > 1:
-                from prmkit.evaluate.plot import plot_payoff_scale
-
-                plot_payoff_scale(costs, out / "payoff_scale.png", f"Best-of-{top} minus majority voting "
-                                                                   f"({report['problems']} fresh problems)")
+                plot_payoff_scale(costs, out / "payoff_scale.png", f"Best-of-{top} minus majority voting {fresh}")
         if summary:
             with atomic_path(summary) as tmp:
                 tmp.write_text(json.dumps(summary_rows(report, read), indent=1) + "\n")
@@ -204,9 +197,9 @@ def format_payoff(report: dict[str, Any]) -> str:
                      f"{c['peak_rss_gb']:.2f} |")
     if report.get("against"):
         base = report["against"][0]["against"].removeprefix("weighted:")
-        lines += ["", f"| paired against {base} | " + " | ".join(f"K={k}" for k in sorted({d['k'] for d in
-                                                                                           report['against']})) + " |",
-                  "|---" * (1 + len({d['k'] for d in report['against']})) + "|"]
+        ks = sorted({d["k"] for d in report["against"]})
+        lines += ["", f"| paired against {base} | " + " | ".join(f"K={k}" for k in ks) + " |",
+                  "|---" * (1 + len(ks)) + "|"]
         by: dict[str, list[str]] = {}
         for d in report["against"]:
             by.setdefault(d["method"], []).append(signed_points(d["mean"], d["lo"], d["hi"]))

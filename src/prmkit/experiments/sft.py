@@ -38,7 +38,7 @@ from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
-from prmkit.experiments.bench_sets import excluded_questions
+from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
@@ -47,7 +47,6 @@ __all__ = ["DATA_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft", "trained_questi
 
 DATA_FILE = "sft_data.jsonl"
 SFT_RECORD = "sft_run.json"
-SETTINGS_FILE = WARM_START_SETTINGS
 # settings that may change when a run is continued: how it is carried out, not what it learns
 RESUMABLE = {"output", "resume", "threads", "save_steps", "save_total_limit", "logging_steps"}
 
@@ -62,10 +61,8 @@ class SFTRunConfig(TrainRunConfig):
     model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy to warm-start: embedded name or local HF "
                                                              "directory."))
     problems: int = field(default=960, metadata=_help("training problems, spread evenly over the levels."))
-    levels: str = field(default="1,2,3,4,5,6", metadata=_help("levels (operations per problem), comma-separated, "
-                                                              "1 to 8."))
-    size: str = field(default="small", metadata=_help("number size: small (to 20) | medium (to 100) | large (to "
-                                                      "1,000)."))
+    levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
+    size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=1, metadata=_help("seed of the training problems, the data order and initialisation; "
                                                 "not the bench's seed."))
     bench_seed: int = field(default=0, metadata=_help("seed of the bench the policy is evaluated on: its problems "
@@ -130,11 +127,6 @@ def _has_gpu() -> bool:
     return torch.cuda.is_available()
 
 
-def _last_checkpoint(output: Path) -> str | None:
-    found = sorted(output.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
-    return str(found[-1]) if found else None
-
-
 def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
     """The `trl.SFTConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
     from trl import SFTConfig
@@ -190,7 +182,8 @@ class _Record:
     def write(self, state: Any, **extra: Any) -> dict[str, Any]:
         losses = [{"step": h["step"], "loss": h["loss"]} for h in state.log_history if "loss" in h]
         self.data |= {"steps": state.global_step, "max_steps": state.max_steps,
-                      "train_loss": losses, "mean_train_loss": _mean([x["loss"] for x in losses]),
+                      "train_loss": losses,
+                      "mean_train_loss": sum(x["loss"] for x in losses) / len(losses) if losses else None,
                       "first_train_loss": losses[0]["loss"] if losses else None,
                       "last_train_loss": losses[-1]["loss"] if losses else None,
                       "tokens_trained": int(getattr(state, "num_input_tokens_seen", 0) or 0),
@@ -199,10 +192,6 @@ class _Record:
         with atomic_path(self.path) as tmp:
             tmp.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
         return self.data
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def _callback(record: _Record) -> Any:
@@ -234,7 +223,7 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
 
 def _check_settings(config: SFTRunConfig, out: Path) -> None:
     mine = {k: v for k, v in asdict(config).items() if k not in RESUMABLE}
-    path = out / SETTINGS_FILE
+    path = out / WARM_START_SETTINGS
     if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
     # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
@@ -247,16 +236,17 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     if run_file.is_file() and (done := json.loads(run_file.read_text(encoding="utf-8"))).get("done"):
         log(f"{out} holds a finished warm start ({done['steps']} steps): nothing to do")
         return done
-    resume = _last_checkpoint(out)
-    if resume and not config.resume:
-        raise ValueError(f"{out} has checkpoints already: drop --no-resume to continue, or choose a new output")
 
     from datasets import Dataset
     from trl import SFTTrainer
 
     from prmkit.experiments.sft_data import sft_rows, warm_start_problems
     from prmkit.models.loading import load_trainable
+    from prmkit.train.recipe import last_checkpoint
 
+    resume = last_checkpoint(out)
+    if resume and not config.resume:
+        raise ValueError(f"{out} has checkpoints already: drop --no-resume to continue, or choose a new output")
     problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
                                    config.bench_seed, config.holdout, excluded_questions(list(config.exclude)))
     model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)

@@ -1,11 +1,9 @@
 """The data of the policy's supervised warm start (`prmkit sft`): bench problems (`prmkit.data.bench`) with their
 right constructed trace, as the prompt the bench samples the policy with and the completion it should write.
 
-- **Problems** are drawn with a seed of their own (`seed`), never the bench's (`bench_seed`), and every question of
-  the bench's first `holdout` problems at that seed (same levels and size) is left out by its text, so a warm
-  start never trains on what `prmkit bench --seed BENCH_SEED` evaluates; nor on a question of the `exclude` files
-  (`prmkit sft --exclude`: other evaluation sets). The questions are kept in the output (`sft_data.jsonl`) and
-  `prmkit bench --policy` checks its own problems against them (`overlap`).
+- **Problems** are drawn with a seed of their own, never the bench's, leaving out (`warm_start_problems`) what
+  `prmkit bench --seed BENCH_SEED` evaluates and the questions of other evaluation sets; the questions are kept
+  in the output (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them (`overlap`).
 - **Prompt**: the domain's few-shot prompt (`build_prompt`) in the policy's chat template (`in_chat_template`),
   exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders; or another template's
   (`template`, e.g. `generate_math_0shot`: the instruction and the question alone, a sixth of the tokens a step,

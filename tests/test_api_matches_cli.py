@@ -206,6 +206,16 @@ def test_pum(long_tiny, tmp_path):
         _same_file(tmp_path / "cli" / name, tmp_path / "api" / name)
 
 
+def test_pum_sources_are_an_api_keyword_too(tmp_path, capsys):
+    """`--sources` keeps only the traces of those sources, from the CLI and the API alike: a source no trace has is
+    the same error from both, before any student loads."""
+    assert main(["--quiet", "pum", "--input", "demo", "--sources", "policy", "--output-dir", str(tmp_path / "c")]) == 2
+    said = capsys.readouterr().err
+    with pytest.raises(ValueError) as err:
+        prmkit.pum("demo", tmp_path / "a", sources=["policy"], progress=False)
+    assert str(err.value) in said and "'demo'" in said
+
+
 def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
     tiny_base = long_tiny
     assert main(["data", "synth", "--problems", "6", "--output", str(tmp_path / "cli_pools.jsonl"),

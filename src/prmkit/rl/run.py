@@ -53,11 +53,6 @@ def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: li
     return GRPOConfig(**(kwargs | trainer_overrides(config.trainer_args)))
 
 
-def _last_checkpoint(output: Path) -> str | None:
-    found = sorted(output.glob("checkpoint-*"), key=lambda p: int(p.name.rsplit("-", 1)[-1]))
-    return str(found[-1]) if found else None
-
-
 def _rewards(config: RLConfig, scorers: Scorers) -> tuple[list[Any], list[float]]:
     """The spec's reward functions; `outcome` is added with weight 0 when absent, so accuracy is always logged."""
     funcs, weights = build_rewards(config.reward, scorers)
@@ -105,8 +100,10 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     funcs, weights = _rewards(config, scorers)
     process = _process(config, scorers)
     model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
-    resume = _last_checkpoint(out) if config.resume else None
-    if not resume and _last_checkpoint(out):
+    from prmkit.train.recipe import last_checkpoint  # a checkpoint cut short by a kill is passed over
+
+    resume = last_checkpoint(out) if config.resume else None
+    if not resume and last_checkpoint(out):
         raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")
     out.mkdir(parents=True, exist_ok=True)
     held = HeldoutCurve(config, heldout, tokenizer, template, out, log)

@@ -188,9 +188,7 @@ def search(methods: str | Sequence[str], output: PathLike, progress: bool = True
     several); settings are BeamConfig fields (input, prm, k, width, ...). Returns one report per method."""
     from prmkit.search import BeamConfig, run_search
 
-    config = _config(BeamConfig, settings)
-    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
-    return run_search(config, names, str(output), progress=progress, log=log)
+    return run_search(_config(BeamConfig, settings), methods, str(output), progress=progress, log=log)
 
 
 def view(**settings: Any) -> dict[str, Any]:

@@ -23,6 +23,5 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    config = config_from_args(BeamConfig, args)
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    run_search(config, methods, args.output, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
+    run_search(config_from_args(BeamConfig, args), args.methods, args.output, progress=not args.quiet,
+               log=lambda msg: print(msg, flush=True))

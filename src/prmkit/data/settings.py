@@ -27,8 +27,8 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_limits", "field_aliases",
-           "field_help", "known_fields", "parse_range", "read_config_file", "resolve_aliases"]
+__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_limits", "comma_list",
+           "field_aliases", "field_help", "known_fields", "parse_range", "read_config_file", "resolve_aliases"]
 
 MAX_SAMPLES = 4096  # K: the samples of one prompt are decoded and held together
 
@@ -97,6 +97,12 @@ RANGE_FIELDS = ("problems_range", "heldout_range")  # "start:stop" settings, che
 
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+def comma_list(value: str | Sequence[str]) -> list[str]:
+    """A list setting given as one string or as a list: "ig, mcnig" or ["ig", "mcnig"] -> ["ig", "mcnig"] (blank
+    items dropped)."""
+    return [v.strip() for v in (value.split(",") if isinstance(value, str) else value) if v.strip()]
 
 
 def parse_range(text: str | None, name: str = "problems_range") -> slice:

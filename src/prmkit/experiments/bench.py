@@ -44,7 +44,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import LIMITS as SHARED_LIMITS
-from prmkit.data.settings import MAX_SAMPLES, Range, check_limits
+from prmkit.data.settings import MAX_SAMPLES, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
@@ -129,10 +129,10 @@ class BenchConfig:
         return check_difficulty(self.levels, self.size)
 
     def slip_list(self) -> tuple[str, ...]:
-        return tuple(s.strip() for s in self.slips.split(",") if s.strip())
+        return tuple(comma_list(self.slips))
 
     def labeler_list(self) -> list[str]:
-        return [n.strip() for n in self.labelers.split(",") if n.strip()]
+        return comma_list(self.labelers)
 
     def policy_model(self) -> str:
         """The policy: `policy`, else `model`."""
@@ -196,7 +196,7 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
     """Every registered labeler's config, each setting the bench also has (model, K, sampling, students) its."""
-    students = [s.strip() for s in cfg.students.split(",") if s.strip()]
+    students = comma_list(cfg.students)
     return shared_configs(asdict(cfg) | {"students": students})
 
 

@@ -29,6 +29,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.resume_settings import settings_diff
+from prmkit.data.settings import comma_list
 from prmkit.data.warn import warn
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
@@ -91,7 +92,7 @@ class LabelReport:
 
 def method_list(methods: str | Sequence[str]) -> list[str]:
     """"ig, mcnig" or ["ig", "mcnig"] -> ["ig", "mcnig"]; each must be a name in LABELERS."""
-    names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
+    names = comma_list(methods)
     if unknown := [m for m in names if m not in LABELERS]:
         raise ValueError(f"unknown method {unknown}; choose from {sorted(LABELERS)}")
     if not names:

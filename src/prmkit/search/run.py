@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Problem
+from prmkit.data.settings import comma_list
 from prmkit.generate.distributed import progress_bar
 from prmkit.models.loading import context_length
 from prmkit.search.beam import beam_search
@@ -102,9 +103,11 @@ def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any,
     return report
 
 
-def run_search(config: BeamConfig, methods: list[str], output: str, progress: bool = True,
+def run_search(config: BeamConfig, methods: str | Sequence[str], output: str, progress: bool = True,
                log: Callable[[str], None] = lambda _: None) -> list[SearchReport]:
-    """Run each of `methods` (names in METHODS) on `config.input`; `output` holds `{method}` when there are several."""
+    """Run each of `methods` (names in METHODS, a list or "beam,bon") on `config.input`; `output` holds `{method}`
+    when there are several."""
+    methods = comma_list(methods)
     if unknown := [m for m in methods if m not in METHODS]:
         raise ValueError(f"unknown search method(s) {unknown}; choose from {', '.join(METHODS)}")
     if len(methods) > 1 and "{method}" not in output:

@@ -256,6 +256,11 @@ def test_bad_input_is_a_clear_error_before_any_model_loads(benches, tmp_path, ca
     assert not (tmp_path / "r" / "model").exists()
 
 
+def test_table_ks_that_are_not_numbers_are_named_as_the_setting(tmp_path, capsys):
+    assert main(["payoff", "table", str(tmp_path / "row"), "--ks", "2,x"]) == 2
+    assert "--ks '2,x': expected a comma list of whole numbers" in capsys.readouterr().err
+
+
 def test_the_recipes_differ_only_in_the_labels():
     """recipes/payoff_*.yaml: one row per labeler, the same traces, reward-model recipe and fresh set."""
     from pathlib import Path

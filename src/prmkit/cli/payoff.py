@@ -41,13 +41,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from prmkit.evaluate.run import ks_list
     from prmkit.experiments.payoff import PayoffConfig, run_payoff
     from prmkit.experiments.payoff_report import format_payoff, payoff_table
 
     if args.command == "table":
-        ks = [int(k) for k in args.ks.split(",") if k.strip()]
-        print(format_payoff(payoff_table(args.rows, args.output, ks, args.bootstrap, args.seed, args.summary,
-                                         args.against)))
+        print(format_payoff(payoff_table(args.rows, args.output, ks_list(args.ks), args.bootstrap, args.seed,
+                                         args.summary, args.against)))
         return
     cfg = config_from_args(PayoffConfig, args)
     row = run_payoff(cfg, log=lambda m: print(m, flush=True))

@@ -18,8 +18,8 @@ from typing import Any
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SettingError, check_limits, parse_range
 
-__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "named_file", "named_files", "parse_ks",
-           "processbench"]
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "ks_list", "named_file", "named_files",
+           "parse_ks", "processbench"]
 
 
 @dataclass
@@ -44,7 +44,7 @@ class BokConfig:
 
     def __post_init__(self) -> None:
         check_limits(self)
-        if bad := [k for k in _ks(self.ks) if not isinstance(k, int) or k < 1]:
+        if bad := [k for k in ks_list(self.ks) if not isinstance(k, int) or k < 1]:
             raise SettingError("ks", f"--ks {bad[0]!r}: each K must be a whole number, at least 1")
 
 
@@ -91,7 +91,7 @@ def default_ks(pool_size: int) -> list[int]:
     return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
-def _ks(ks: str | Sequence[int]) -> list[int]:
+def ks_list(ks: str | Sequence[int]) -> list[int]:
     """"1,2,4" or [1, 2, 4] as a list; a SettingError for a string that is not a comma list of numbers."""
     if not isinstance(ks, str):
         return list(ks)
@@ -105,7 +105,7 @@ def parse_ks(ks: str | Sequence[int], first_file: str) -> list[int]:
     """"1,2,4" or [1, 2, 4]; empty: `default_ks` of the smallest pool of `first_file`."""
     from prmkit.evaluate.report import read_scores
 
-    return _ks(ks) or default_ks(min(len(recs) for recs in read_scores(first_file).values()))
+    return ks_list(ks) or default_ks(min(len(recs) for recs in read_scores(first_file).values()))
 
 
 def _write(path: str | None, report: dict[str, Any]) -> None:

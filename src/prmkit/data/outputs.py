@@ -29,7 +29,7 @@ from typing import Any
 from prmkit.data.locks import output_lock
 
 __all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "follow_umask",
-           "same_file", "save_figure"]
+           "pyplot", "same_file", "save_figure"]
 
 PathLike = str | os.PathLike[str]
 
@@ -165,8 +165,20 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (files only, no display), imported on first use; a figure drawn on it
+    is written by `save_figure`."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> None:
     """Save a matplotlib figure as PNG, atomically, with fixed metadata (no software version, no date), so
-    that the same figure is the same file."""
+    that the same figure is the same file; then close it."""
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=120, format="png", metadata={"Software": None})
+    pyplot().close(fig)

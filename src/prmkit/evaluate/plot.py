@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import os
 
-from prmkit.data.outputs import save_figure
+from prmkit.data.outputs import pyplot, save_figure
 
 __all__ = ["plot_bok", "plot_payoff", "plot_payoff_scale", "plot_payoff_tokens"]
-
-
-def _pyplot():
-    """matplotlib's pyplot on the Agg backend (files only, no display)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _errors(mean: list[float], lo: list[float], hi: list[float]) -> list[list[float]]:
@@ -32,11 +22,10 @@ def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path)
-    _pyplot().close(fig)
 
 
 def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-of-K") -> None:
-    fig, ax = _pyplot().subplots(figsize=(6, 4))
+    fig, ax = pyplot().subplots(figsize=(6, 4))
     for method in dict.fromkeys(r["method"] for r in rows):
         pts = sorted((r for r in rows if r["method"] == method), key=lambda r: r["k"])
         ks = [r["k"] for r in pts]
@@ -53,7 +42,7 @@ def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: st
     """`prmkit payoff table`'s rows against the number of training problems (log scale), one line per kind of labels
     (the row's labeler), best-of-K minus majority voting with its 95% interval; a learning curve that crosses zero
     is where the reward model starts to pay."""
-    fig, ax = _pyplot().subplots(figsize=(7, 4.5))
+    fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for i, labels in enumerate(dict.fromkeys(c["labels"] for c in costs)):
         rows = sorted((c for c in costs if c["labels"] == labels and c["train_problems"]),
                       key=lambda c: c["train_problems"])
@@ -71,7 +60,7 @@ def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: s
     """`prmkit payoff table`'s rows against the tokens their labels cost (symmetric log scale: labels that cost no
     tokens, the checker's or the answers', sit at 0): best-of-K and weighted voting minus majority voting with their
     95% intervals, each point named by its row; a labeler pays where it sits high and left."""
-    fig, ax = _pyplot().subplots(figsize=(7, 4.5))
+    fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for key, colour, name, shift in (("best_minus_majority", "C0", "best-of-K", 0.97),
                                      ("weighted_minus_majority", "C1", "weighted vote", 1.03)):
         xs = [c["label_tokens"] * shift or 1e4 * (shift - 1) for c in costs]  # apart, also at 0 (linear there)
@@ -99,7 +88,7 @@ def _label_offset(i: int, xs: list[float], ys: list[float]) -> float:
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
     """One line per labeler (`prmkit payoff table`'s costs): best-of-K minus majority voting, its interval as a
     bar, the weighted vote beside it; the label tokens in the labeler's name."""
-    fig, ax = _pyplot().subplots(figsize=(7, 0.6 * len(costs) + 1.5))
+    fig, ax = pyplot().subplots(figsize=(7, 0.6 * len(costs) + 1.5))
     for i, c in enumerate(costs):
         for offset, key, colour, name in ((-0.12, "best_minus_majority", "C0", "best-of-K"),
                                           (0.12, "weighted_minus_majority", "C1", "weighted vote")):
@@ -115,4 +104,3 @@ def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> 
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path)
-    _pyplot().close(fig)

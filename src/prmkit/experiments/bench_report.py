@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.outputs import pyplot, save_figure
 from prmkit.evaluate.stats import pct, signed_points
 
 __all__ = ["LABELER_COLUMNS", "format_bench", "plot_f1_tokens"]
@@ -108,11 +109,7 @@ def format_bench(report: dict[str, Any]) -> str:
 
 def plot_f1_tokens(rows: list[dict[str, Any]], path: Path) -> None:
     """F1 against tokens per trace (log scale), one point per labeler and level, a line per labeler."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name in dict.fromkeys(r["labeler"] for r in rows):
         mine = [r for r in rows if r["labeler"] == name and r["level"] != "all" and r["tokens_per_trace"] > 0]
@@ -128,5 +125,4 @@ def plot_f1_tokens(rows: list[dict[str, Any]], path: Path) -> None:
     ax.set_title("step-label bench: quality against cost per level")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)

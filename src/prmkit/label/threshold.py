@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from prmkit.data.outputs import save_figure
+from prmkit.data.outputs import pyplot, save_figure
 
 __all__ = ["Sweep", "balanced_accuracy", "cot_scores", "missing_classes", "plot_sweep", "soft_labels",
            "sweep_threshold", "three_class_labels"]
@@ -70,11 +70,7 @@ def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
 
 def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:
     """Balanced accuracy against tau, one line per sweep, the chosen tau marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, sw in sweeps.items():
         (line,) = ax.plot(sw.taus, sw.accuracies, label=f"{name}: tau={sw.tau:.3g}, bacc={sw.balanced_accuracy:.3f}")
@@ -86,7 +82,6 @@ def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)
 
 
 def three_class_labels(scores: Sequence[float], tau: float, band: float) -> list[int]:

@@ -154,13 +154,9 @@ def format_compare(result: dict[str, Any]) -> str:
 def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
     """Held-out accuracy, greedy accuracy, answer rate and steps per completion against the step: a line per
     setting (mean over seeds) and a band from its lowest to its highest seed."""
-    import matplotlib
+    from prmkit.data.outputs import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from prmkit.data.outputs import save_figure
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(_CURVES), figsize=(3.3 * len(_CURVES), 3.1))
     for ax, (key, title) in zip(axes, _CURVES.items(), strict=True):
         for name, rows in curves.items():
@@ -174,4 +170,3 @@ def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)

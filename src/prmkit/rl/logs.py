@@ -16,7 +16,7 @@ from typing import Any
 from transformers import TrainerCallback
 
 from prmkit.data.jsonl import iter_json
-from prmkit.data.outputs import save_figure
+from prmkit.data.outputs import pyplot, save_figure
 
 __all__ = ["CURVES", "MetricsLog", "plot_curves", "read_metrics"]
 
@@ -52,11 +52,7 @@ def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def plot_curves(rows: list[dict[str, Any]], path: str | os.PathLike[str], title: str = "GRPO",
                 curves: dict[str, tuple[str, ...]] | None = None) -> None:
     """One panel per entry of `curves` (default `CURVES`) that the rows have, against the optimiser step."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     panels = [(t, keys) for t, keys in (curves or CURVES).items() if any(k in r for r in rows for k in keys)]
     fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.2 * max(1, len(panels)), 3), squeeze=False)
     for ax, (name, keys) in zip(axes[0], panels, strict=False):
@@ -71,4 +67,3 @@ def plot_curves(rows: list[dict[str, Any]], path: str | os.PathLike[str], title:
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     save_figure(fig, path)
-    plt.close(fig)

@@ -177,6 +177,7 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
     """Label every candidate pair (A.4). Returns the pairs kept and the counts (by label and kind, uncertain,
     without a valid student) with ε_global."""
     by_id = {row["prefix_id"]: row for row in rows}
+    steps = {t.id: t.steps for pool in pools for t in pool.traces}
     cands = []
     for pool in pools:
         for c in candidate_pairs(points[pool.problem.id], config.length_tolerance):
@@ -194,7 +195,6 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
         if label is None:
             counts["uncertain"] += 1
             continue
-        steps = {t.id: t.steps for t in pool.traces}
         pairs.append(PrefixPair(ra["problem_id"], pool.problem.question, steps[c.a.trace_id][: c.a.steps],
                                 steps[c.b.trace_id][: c.b.steps], label, c.a.prefix_id, c.b.prefix_id, c.kind,
                                 c.within_model, ra["utility"], rb["utility"], d_mean, margin, rho, sorted(d)))

@@ -16,6 +16,8 @@ from itertools import combinations, groupby
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.outputs import pyplot, save_figure
+
 __all__ = ["gain_by_position", "plot_agreement", "plot_gain_by_position", "ranks", "spearman", "student_agreement"]
 
 
@@ -79,11 +81,7 @@ def student_agreement(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def plot_gain_by_position(rows: Sequence[dict[str, Any]], positions: Sequence[float], path: str | Path) -> None:
     """Figure 6 as a PNG at `path`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     curves = gain_by_position(rows, positions)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
     for ax, (label, series) in zip(axes, curves.items(), strict=True):
@@ -97,8 +95,7 @@ def plot_gain_by_position(rows: Sequence[dict[str, Any]], positions: Sequence[fl
     axes[0].set_ylabel("mean normalised gain")
     axes[1].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_agreement(rows: Sequence[dict[str, Any]], path: str | Path) -> list[dict[str, Any]]:
@@ -106,11 +103,7 @@ def plot_agreement(rows: Sequence[dict[str, Any]], path: str | Path) -> list[dic
     points = student_agreement(rows)
     if not points:
         return points
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(4.5, 3.6))
     ax.scatter([p["capability_gap"] for p in points], [p["spearman"] for p in points])
     for p in points:
@@ -118,6 +111,5 @@ def plot_agreement(rows: Sequence[dict[str, Any]], path: str | Path) -> list[dic
     ax.set_xlabel("capability gap |q(∅) difference|")
     ax.set_ylabel("Spearman of prefix gains")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
     return points

@@ -57,3 +57,26 @@ def test_train_refuses_unknown_config_keys(tmp_path, capsys):
     cfg.write_text("lr: 0.001\nkind: orm\n")
     assert main(["train", "prm", "--labels", "x.jsonl", "--output", str(tmp_path / "o"), "--config", str(cfg)]) == 2
     assert "unknown keys ['kind']" in capsys.readouterr().err
+
+
+def test_train_on_examples_in_hand_matches_training_on_their_files(tiny_base, tmp_path):
+    """A recipe that holds its pools and labels passes the examples to `train` (no file round-trip): the same
+    model as `train` reading the same data from files; files and examples together are refused."""
+    from prmkit.data.records import Pool, StepLabels
+    from prmkit.train.data import build_examples
+    from prmkit.train.run import train
+
+    pools = [pool(k) for k in range(4)]
+    labels = [{"trace_id": t["id"], "method": "mcnig", "scores": [0.9, 0.9] if t["correct"] else [0.2, 0.1],
+               "labels": [1, 1] if t["correct"] else [0, 0], "problem_id": t["problem_id"]}
+              for p in pools for t in p["traces"]]
+    files = {"pools": write_jsonl(tmp_path / "pools.jsonl", pools),
+             "labels": write_jsonl(tmp_path / "labels.jsonl", labels)}
+    settings = {"model": tiny_base, "epochs": 2, "lr": 1e-2, "batch_traces": 4, "held_out": 1, "seed": 3}
+    examples = build_examples([Pool.from_dict(p) for p in pools], [StepLabels.from_dict(r) for r in labels], "prm")
+    in_hand = train("prm", tmp_path / "a", settings, log=lambda _: None, examples=examples)
+    from_files = train("prm", tmp_path / "b", settings | files, log=lambda _: None)
+    assert in_hand["train_traces"] == from_files["train_traces"] == 12
+    assert [h["loss"] for h in in_hand["history"]] == [h["loss"] for h in from_files["history"]]
+    with pytest.raises(ValueError, match="not both"):
+        train("prm", tmp_path / "c", settings | files, log=lambda _: None, examples=examples)

@@ -1,7 +1,7 @@
 """Score candidate traces with any `StepScorer` (a reward model, ...) through `score_items`: a reward model
 batches traces by length across problems (`score_many`), another scorer gets the traces of each problem
-together (`score_steps`). `score_file` loads the scorer with `models.load_scorer` (kind `--scorer`, a name in
-`models.SCORERS`). Writes one record per trace:
+together (`score_steps`). `score_file` (a pool file) and `score_to_file` (pools in hand) load the scorer with
+`models.load_scorer` (kind `--scorer`, a name in `models.SCORERS`). Writes one record per trace:
 
     {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
      "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
@@ -30,7 +30,7 @@ from prmkit.models.scorer import SCORERS, StepScorer, score_items
 from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec
 from prmkit.train.data import select_range
 
-__all__ = ["ScoreConfig", "score_file", "score_pools"]
+__all__ = ["ScoreConfig", "score_file", "score_pools", "score_to_file"]
 
 
 @dataclass
@@ -105,24 +105,24 @@ def _check_tokens(rm: Any, pools: list[Pool]) -> None:
 
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
                config: ScoreConfig | None = None) -> dict[str, Any]:
-    """Score the pools of `input_path` with the checkpoint `model` into `output` (appended; ids already there
-    are skipped); `model` is loaded by `models.load_scorer` as a `config.scorer`. Returns {"written", "problems",
-    "traces", "tokens", "seconds"} ("tokens": those the scorer read, where it counts them, else 0)."""
+    """Score the pools of `input_path` with the checkpoint `model` into `output` (`score_to_file`)."""
     cfg = config or ScoreConfig()
     # taken before the model loads: a second writer is refused at once, an input is never the output
     with claim_outputs({"--output": output}, {"--input": input_path, "--model": model}):
-        return _score_file(model, input_path, output, cfg)
+        return score_to_file(model, select_range(list(read_pools(input_path)), cfg.problems_range), output, cfg)
 
 
-def _score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
-                cfg: ScoreConfig) -> dict[str, Any]:
+def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str | os.PathLike[str],
+                  cfg: ScoreConfig) -> dict[str, Any]:
+    """Score `pools` with the checkpoint `model` into `output` (appended; ids already there are skipped); `model` is
+    loaded by `models.load_scorer` as a `cfg.scorer`. Returns {"written", "problems", "traces", "tokens",
+    "seconds"} ("tokens": those the scorer read, where it counts them, else 0)."""
     import torch
 
     from prmkit.models.reward import RewardModel
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    pools = select_range(list(read_pools(input_path)), cfg.problems_range)
     kind, path, _ = parse_scorer_spec(os.fspath(model), cfg.scorer)
     pools, _ = check_lengths(pools, context_length(path), "the scorer", flag=None)  # before the model loads
     scorer = load_scorer_spec(model, cfg.scorer, cfg.scorer_options)

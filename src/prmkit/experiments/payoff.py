@@ -12,6 +12,8 @@ MCNIG sec 4.3 (table 2: PRMs trained on automatic step labels pick better CoTs t
 1. the training traces: the pools of a `prmkit bench` of the training problems (its constructed traces and the
    policy's samples, `--traces` picks), with the labels of `--labeler` (`PayoffConfig.labeler`: `truth` is the upper
    bound, `outcome` the baseline; `outcome-pairs` ranks the samples of a problem, which is what best-of-K asks);
+   where they are not the bench's whole, `train_pools.jsonl` and `train_labels.jsonl` record them (a pair head's
+   `train_pairs.jsonl` always);
 2. `model/`: the reward model, by `prmkit train` with the one recipe every row shares (`--train-config`);
 3. `scores.jsonl`: `prmkit score` of the policy's K samples of fresh problems (`--fresh`, `prmkit generate`; none
    of its questions may be a training problem's);
@@ -184,39 +186,28 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
     return train, fresh
 
 
-def _training_files(cfg: PayoffConfig, pools: list[Pool], out: Path
-                    ) -> tuple[str, str | None, list[StepLabels], list[Pool]]:
-    """(pools, labels) files the row trains on, written into `out` (once each) when `--traces`, `--train-problems`
-    or `--fill` change what the bench holds, and the label records used (for their cost)."""
+def _training_set(cfg: PayoffConfig, pools: list[Pool]) -> tuple[list[Pool], list[StepLabels], list[StepLabels], bool]:
+    """What the row trains on: the traces `--traces` keeps, their label records (with `--fill`'s and `--balance`'s),
+    the records whose cost the row counts (no copies), and whether that is less or other than the bench holds."""
     labels_path = cfg.labels_path()
     records = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else []
     problems = {p.problem.id for p in pools}
     records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
     filled = outcome_fill(pools, records) if cfg.fill else []
     records += filled
-    if cfg.traces == "all" and not cfg.train_problems and not filled and not cfg.balance:  # the bench's files
-        return str(Path(cfg.bench, "pools.jsonl")), str(labels_path) if labels_path else None, records, pools
-    truth = {t.trace_id: t for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)
-             } if cfg.traces != "all" else {}
-
-    def kept(trace_id: str) -> bool:
-        if cfg.traces == "all":
-            return True
-        policy = trace_id in truth and truth[trace_id].params.get("slip") == "policy"
-        return policy == (cfg.traces == "policy")
-
-    pools = [Pool(p.problem, [t for t in p.traces if kept(t.id)]) for p in pools]
-    pools = [p for p in pools if p.traces]
-    if not pools:
-        raise ValueError(f"the bench {cfg.bench} has no {cfg.traces} traces")
-    records = [r for r in records if kept(r.trace_id)]
+    if cfg.traces != "all":
+        policy = {t.trace_id: t.params.get("slip") == "policy"
+                  for t in read_records(Path(cfg.bench, "truth.jsonl"), StepLabels.from_dict)}
+        pools = [Pool(p.problem, [t for t in p.traces if policy.get(t.id, False) == (cfg.traces == "policy")])
+                 for p in pools]
+        pools = [p for p in pools if p.traces]
+        if not pools:
+            raise ValueError(f"the bench {cfg.bench} has no {cfg.traces} traces")
+        records = [r for r in records if policy.get(r.trace_id, False) == (cfg.traces == "policy")]
     used = records  # what the labels cost: the copies of --balance cost nothing more
     if cfg.balance:
         pools, records = balance_pools(pools, records)
-    write_records(out / "train_pools.jsonl", pools)
-    if labels_path is not None:
-        write_records(out / "train_labels.jsonl", records)
-    return str(out / "train_pools.jsonl"), None if labels_path is None else str(out / "train_labels.jsonl"), used, pools
+    return pools, records, used, bool(cfg.traces != "all" or cfg.train_problems or filled or cfg.balance)
 
 
 def balance_pools(pools: Sequence[Pool], records: Sequence[StepLabels]) -> tuple[list[Pool], list[StepLabels]]:
@@ -304,10 +295,26 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
     return tokens | {"seconds": seconds, "known": True}
 
 
-def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """One labeler's row: train its reward model on the bench's traces, score the fresh samples; returns row.json."""
-    from prmkit.evaluate.score import ScoreConfig, score_file
+def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Callable[[str], None]) -> dict[str, Any]:
+    """The row's reward model, by `prmkit train`'s call on the examples in hand with the recipe every row shares;
+    returns what training cost."""
     from prmkit.train.run import train
+
+    settings = {"resume": True, "seed": cfg.seed, "threads": cfg.threads} | ({"model": cfg.model} if cfg.model else {})
+    start = time.perf_counter()
+    record = train(kind, model, settings, config=str(recipe_path(cfg.train_config)), log=log, examples=examples)
+    return {"seconds": round(time.perf_counter() - start, 1),
+            "train_seconds": round(record.get("train_seconds", 0.0), 1), "examples": record.get("train_traces"),
+            "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
+
+
+def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """One labeler's row: train its reward model on the bench's traces, score the fresh samples; returns row.json.
+    The pools, labels and pairs pass from step to step in memory; the files the row writes are its record."""
+    from prmkit.data.join import JoinReport
+    from prmkit.evaluate.score import ScoreConfig, score_to_file
+    from prmkit.train.data import build_examples
+    from prmkit.train.pum_pairs import pair_examples
 
     out, kind = Path(cfg.output), cfg.source.head  # the head `prmkit train` fits: prm, orm or bt
     inputs = {"--bench": cfg.bench, "--fresh": cfg.fresh, "--pairs": cfg.pairs}
@@ -317,37 +324,36 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         # a row directory holds one row: a re-run with other settings is refused (threads may change)
         keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
                       skip={"threads"})
-        pool_file, label_file, records, kept = _training_files(cfg, pools, out)
-        pairs, problems = cfg.pairs, len({p.problem.id for p in pools})
+        kept, records, used, subset = _training_set(cfg, pools)
+        if subset:  # the row's training set, for the record
+            write_records(out / "train_pools.jsonl", kept)
+            if cfg.labels_path() is not None:
+                write_records(out / "train_labels.jsonl", records)
+        problems = len({p.problem.id for p in pools})
         if kind == "bt":  # the pairs between the kept traces: PUM's given ones, or right/wrong samples'
             if cfg.source.given_pairs:  # its problems: those of the pairs kept
                 chosen = pum_pairs(cfg.pairs or "", kept)
                 problems = len({q.problem_id for q in chosen})
             else:
                 chosen = outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed)
-            pairs = str(out / "train_pairs.jsonl")
-            write_records(pairs, chosen)
-        model = out / "model"
-        trained = out / "train.json"
+            write_records(out / "train_pairs.jsonl", chosen)
+            examples = pair_examples(chosen)
+        else:
+            report = JoinReport()
+            examples = build_examples(kept, records if cfg.labels_path() else None, kind, cfg.soft, report=report)
+            log(f"join: {report.line()}")
+        model, trained = out / "model", out / "train.json"
         if not trained.is_file():
-            settings: dict[str, Any] = {"resume": True, "seed": cfg.seed, "threads": cfg.threads}
-            settings |= {"pairs": pairs} if kind == "bt" else {"pools": pool_file}
-            settings |= {k: v for k, v in {"labels": label_file, "soft": cfg.soft, "model": cfg.model}.items() if v}
-            start = time.perf_counter()
-            record = train(kind, model, settings, config=str(recipe_path(cfg.train_config)), log=log)
-            figures = {"seconds": round(time.perf_counter() - start, 1),
-                       "train_seconds": round(record.get("train_seconds", 0.0), 1),
-                       "examples": record.get("train_traces"),
-                       "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
+            figures = _train(cfg, kind, examples, model, log)
             with atomic_path(trained) as tmp:
                 tmp.write_text(json.dumps(figures, indent=1) + "\n")
         else:
             log(f"{model}: trained before ({trained}), kept")
         start = time.perf_counter()
-        scored = score_file(model, cfg.fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))
+        scored = score_to_file(model, fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))
         row = {"name": cfg.name or cfg.labeler, "labeler": cfg.labeler, "kind": kind, "traces": cfg.traces,
                "train_problems": problems,
-               "label_cost": _label_cost(cfg, records), "train": json.loads(trained.read_text()),
+               "label_cost": _label_cost(cfg, used), "train": json.loads(trained.read_text()),
                "fresh": {"path": cfg.fresh, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
                "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},
                "scores": str(out / "scores.jsonl"), "model": str(model)}

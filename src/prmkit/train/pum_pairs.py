@@ -13,7 +13,7 @@ add up to the step's mean pair loss (eq. 9). The rest is the reward-model Traine
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from prmkit.data.jsonl import read_records
@@ -26,7 +26,8 @@ from prmkit.train.data import parse_range
 from prmkit.train.recipe import setup_trainer
 from prmkit.train.trainer import RewardModelTrainer, trainable_parameters
 
-__all__ = ["PairBatchSampler", "PairExample", "build_pair_trainer", "encode_pairs", "read_pair_examples"]
+__all__ = ["PairBatchSampler", "PairExample", "build_pair_trainer", "encode_pairs", "pair_examples",
+           "read_pair_examples"]
 
 
 @dataclass
@@ -41,14 +42,18 @@ class PairExample:
     target: float
 
 
+def pair_examples(pairs: Iterable[PrefixPair]) -> list[PairExample]:
+    """`PrefixPair`s as training pairs, each with its Bradley-Terry target."""
+    return [PairExample(f"{p.id_a}|{p.id_b}", p.problem_id, p.question, p.prefix_a, p.prefix_b, BT_TARGETS[p.label])
+            for p in pairs]
+
+
 def read_pair_examples(path: str | os.PathLike[str], problems: str | None = None) -> list[PairExample]:
     """The pairs of a `PrefixPair` JSONL; `problems` ('0:500') keeps the problems by index in order of first
     appearance in the file."""
     pairs = list(read_records(path, PrefixPair.from_dict))
-    order = list(dict.fromkeys(p.problem_id for p in pairs))
-    keep = set(order[parse_range(problems)])
-    return [PairExample(f"{p.id_a}|{p.id_b}", p.problem_id, p.question, p.prefix_a, p.prefix_b, BT_TARGETS[p.label])
-            for p in pairs if p.problem_id in keep]
+    keep = set(list(dict.fromkeys(p.problem_id for p in pairs))[parse_range(problems)])
+    return pair_examples(p for p in pairs if p.problem_id in keep)
 
 
 def encode_pairs(prm: RewardModel, pairs: list[PairExample], max_length: int) -> tuple[list[Encoded], int]:

@@ -94,8 +94,8 @@ def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bo
                      + "pass --overwrite to replace it, or choose another --output")
 
 
-def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple[list, dict]:
-    """Traces joined with their labels (the report of the join is logged), and no extra Trainer setting."""
+def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
+    """Traces joined with their labels (the report of the join is logged)."""
     from prmkit.data.join import JoinReport
     from prmkit.train.data import read_training_set
 
@@ -105,12 +105,12 @@ def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple
     log(f"join: {report.line()}")
     if not examples:
         raise ValueError("no training examples: check that the labels' trace ids match the pools")
-    return examples, {}
+    return examples
 
 
-def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple[list, dict]:
-    """PUM preference pairs, trained with the pair sampler; a trace's score is its last prefix's utility."""
-    from prmkit.train.pum_pairs import build_pair_trainer, read_pair_examples
+def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
+    """PUM preference pairs (a trace's score is its last prefix's utility)."""
+    from prmkit.train.pum_pairs import read_pair_examples
 
     if not inputs.pairs:
         raise ValueError(f"train {kind} needs pairs (--pairs: a PrefixPair JSONL from `prmkit pum`)")
@@ -118,17 +118,21 @@ def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> tuple[
     log(f"pairs: {len(examples)} from {inputs.pairs}")
     if not examples:
         raise ValueError(f"no pairs in {inputs.pairs} (within the problems range)")
-    return examples, {"build": build_pair_trainer}
+    return examples
 
 
 # Head.label_source -> how a run reads its training examples (traces with labels otherwise)
-INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], tuple[list, dict]]] = {"pairs": _pairs}
+INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], list]] = {"pairs": _pairs}
 
 
 def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = None, config: str | None = None,
-          log: Callable[[str], None] = print) -> dict[str, Any]:
+          log: Callable[[str], None] = print, examples: list | None = None) -> dict[str, Any]:
     """Train a reward model of head `kind` (`prmkit.models.heads.HEADS`, or `pum`) into `output`: defaults <- the
-    `config` file (or the machine's recipe) <- `settings`. Returns the run's record (`train_log.json`)."""
+    `config` file (or the machine's recipe) <- `settings`. Returns the run's record (`train_log.json`).
+
+    `examples`: the training examples already built (`train.data.build_examples`, or `train.pum_pairs.pair_examples`
+    for a pair head), for a recipe that holds them; the settings then name no input file."""
+    from prmkit.train.pum_pairs import build_pair_trainer
     from prmkit.train.recipe import default_held_out, train_reward_model
 
     settings = dict(settings or {})
@@ -143,7 +147,11 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
                                               "--pairs": inputs.pairs, "--model": train_config.model},
                        directories=("--output",)):  # one run per checkpoint directory, never an input
         check_run_output(output, identity, train_config.resume, inputs.overwrite, log)
-        examples, extra = INPUTS.get(head.label_source, _traces)(kind, inputs, log)
+        if examples is None:
+            examples = INPUTS.get(head.label_source, _traces)(kind, inputs, log)
+        elif inputs.pools or inputs.labels or inputs.pairs:
+            raise ValueError("train: give the examples or the files to read them from, not both")
+        extra = {"build": build_pair_trainer} if head.label_source == "pairs" else {}
         with atomic_path(Path(output, RUN_RECORD)) as tmp:
             tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
         held_out = default_held_out(examples) if inputs.held_out is None else inputs.held_out

@@ -4,11 +4,12 @@ The CLI passes the flags given on its command line, the Python API its keyword a
 `config` file: the settings are the fields of `TrainConfig`, `RewardModelConfig` and `TrainInputs`. The steps,
 in order, before any data is read or model loaded:
 
-1. the output: a path that can be written (`check_output_path`) and not another run's (`check_run_output`);
-2. the recipe: with no config file and no training setting, the machine's recipe (`recipes/cpu.yaml` or
+1. the recipe: with no config file and no training setting, the machine's recipe (`recipes/cpu.yaml` or
    `recipes/gpu.yaml`) is the config file, said in the first line (`choose_recipe`);
-3. the head: its kind (`pum` = `bt`) and its own aggregation unless one is given;
-4. the examples: traces joined to their labels, or PUM pairs (the head's `label_source`).
+2. the head: its kind (`pum` = `bt`) and its own aggregation unless one is given;
+3. the output: a path that can be written and is no input (`claim_outputs`), not another run's
+   (`check_run_output`);
+4. the examples: traces joined to their labels, or PUM pairs (the head's `label_source`), unless given.
 
     train("prm", "runs/prm", {"pools": "demo", "labels": "runs/demo_mcnig.jsonl"})
 """
@@ -22,7 +23,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.outputs import atomic_path, check_output_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.resume_settings import settings_diff
 from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
@@ -138,7 +139,6 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
     settings = dict(settings or {})
     kind = KIND_ALIASES.get(kind, kind)
     head = head_class(kind)
-    check_output_path(output, directory=True)
     train_config, model_config, inputs = build_configs(
         SETTINGS, settings, choose_recipe(config, settings, log), {"kind": kind}, skip=("kind",),
         defaults={"aggregation": head.aggregation} if head.aggregation else None)  # the head's way to score a trace

@@ -34,10 +34,10 @@ import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from prmkit.data.demo_problems import APPLY, demo_problems
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
+from prmkit.data.settings import comma_list
 
 __all__ = [
     "PROCESS_ONLY",
@@ -130,7 +130,7 @@ def check_difficulty(levels: str, size: str) -> list[int]:
     if size not in SIZES:
         raise ValueError(f"unknown size '{size}'; choose from {', '.join(SIZES)}")
     try:
-        out = [int(x) for x in levels.split(",") if x.strip()]
+        out = [int(x) for x in comma_list(levels)]
     except ValueError:
         raise ValueError(f"levels must be integers, comma-separated; got '{levels}'") from None
     if not out:
@@ -226,46 +226,47 @@ def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
                   avoid: set[Fraction]) -> tuple[list[Row], int | None, int]:
     """The rows a slip at row k writes; the answer line's number (None: the last row's value); the first wrong
     row index."""
-    out: list[list[Any]] = [list(r) for r in rows]
+    out = list(rows)
     if slip in PROCESS_ONLY:
-        out[k][3] = _wrong_value(rng, rows[k][3], avoid)
+        op, a, b, v = rows[k]
+        out[k] = (op, a, b, wrong := _wrong_value(rng, v, avoid))
         if k + 1 < len(rows) and slip == "compensated":
-            op, a, b, v = rows[k + 1]
+            op, a, b, v2 = rows[k + 1]
             # the next row reads the wrong value but still lands on its right result (wrong arithmetic)
-            a2, b2 = (out[k][3], b) if a == rows[k][3] else (a, out[k][3]) if b == rows[k][3] else (a, b)
-            out[k + 1] = [op, a2, b2, v]
-        return [tuple(r) for r in out], rows[-1][3], k  # type: ignore[misc]
+            a2, b2 = (wrong, b) if a == v else (a, wrong) if b == v else (a, b)
+            out[k + 1] = (op, a2, b2, v2)
+        return out, rows[-1][3], k
     if slip == "answer":
         final = rows[-1][3]
         others = sorted(({r[1] for r in rows} | {r[2] for r in rows} | {r[3] for r in rows[:-1]}) - {final})
         value = rng.choice(others) if others and rng.random() < 0.6 else _wrong_value(rng, final, avoid)
-        return [tuple(r) for r in out], value, len(rows)  # type: ignore[misc]
+        return out, value, len(rows)
     if slip == "drop" and len(rows) > 1 and rows[-2][3] != rows[-1][3]:
-        return [tuple(r) for r in out[:-1]], None, len(rows) - 1  # the answer line (index len-1) is the error
+        return out[:-1], None, len(rows) - 1  # the answer line (index len-1) is the error
     # carried slips: arithmetic, operation, operand (and drop on one-row problems: an arithmetic slip)
     op, a, b, v = rows[k]
-    new = [op, a, b, _wrong_value(rng, v, avoid)]  # an arithmetic slip, and the fallback of the two others
+    new = (op, a, b, _wrong_value(rng, v, avoid))  # an arithmetic slip, and the fallback of the two others
     if slip == "operation":
         choices = [o for o in "+-*" if o != op and APPLY[o](a, b) >= 0 and APPLY[o](a, b) not in avoid]
         if choices:
             o2 = rng.choice(choices)
-            new = [o2, a, b, APPLY[o2](a, b)]
+            new = (o2, a, b, APPLY[o2](a, b))
     elif slip == "operand":
         misread = [b + d for d in (-3, -2, 2, 3, 5) if b + d > 0 and (op != "-" or a >= b + d)
                    and (op != "/" or a % (b + d) == 0) and APPLY[op](a, b + d) not in avoid]
         if misread:
             b2 = rng.choice(misread)
-            new = [op, a, b2, APPLY[op](a, b2)]
+            new = (op, a, b2, APPLY[op](a, b2))
     out[k] = new
-    subst = {rows[k][3]: new[3]}  # right value -> the wrong one written instead, carried to later rows
+    subst = {v: new[3]}  # right value -> the wrong one written instead, carried to later rows
     for j in range(k + 1, len(rows)):
         op2, a2, b2, v2 = rows[j]
         a2, b2 = subst.get(a2, a2), subst.get(b2, b2)
         if op2 == "/" and (b2 == 0 or a2 % b2):
             op2 = "-" if a2 > b2 else "+"
-        out[j] = [op2, a2, b2, APPLY[op2](a2, b2)]
+        out[j] = (op2, a2, b2, APPLY[op2](a2, b2))
         subst[v2] = out[j][3]
-    return [tuple(r) for r in out], None, k  # type: ignore[misc]
+    return out, None, k
 
 
 def constructed_traces(problem: Problem, slips: tuple[str, ...], rng: random.Random) -> list[BenchTrace]:
@@ -292,20 +293,16 @@ def truth_labels(n_steps: int, first_error: int) -> list[int]:
     return [1 if first_error < 0 or i < first_error else 0 for i in range(n_steps)]
 
 
-def truth_record(bt: BenchTrace, level: int) -> StepLabels:
-    """The truth of a trace as a StepLabels record (method "truth"), its slip and level in `params`."""
-    return StepLabels(bt.trace.id, "truth", [float(x) for x in bt.labels], bt.labels, 0.5,
-                      {"slip": bt.slip, "first_error": bt.first_error, "level": level}, bt.trace.correct,
-                      bt.trace.problem_id)
-
-
 def constructed_pools(problems: list[Problem], slips: tuple[str, ...], seed: int) -> tuple[list[Pool],
                                                                                           list[StepLabels]]:
-    """A pool of constructed traces per problem and their truth records."""
+    """A pool of constructed traces per problem and their truth records (method "truth", the slip and the level in
+    `params`)."""
     rng = random.Random(f"constructed-{seed}")
     pools, truth = [], []
     for p in problems:
         traces = constructed_traces(p, slips, rng)
         pools.append(Pool(p, [t.trace for t in traces]))
-        truth += [truth_record(t, p.meta["level"]) for t in traces]
+        truth += [StepLabels(t.trace.id, "truth", [float(x) for x in t.labels], t.labels, 0.5,
+                             {"slip": t.slip, "first_error": t.first_error, "level": p.meta["level"]},
+                             t.trace.correct, p.id) for t in traces]
     return pools, truth

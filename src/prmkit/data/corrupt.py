@@ -30,7 +30,7 @@ from prmkit.data.gsm8k import split_solution
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, Problem, Trace
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import check_limits, comma_list
 from prmkit.data.steplevel import StepRecord, write_processbench
 
 __all__ = ["BALANCE_KEYS", "WRONG_VALUES", "CorruptConfig", "Corruption", "annotations", "build_benchmark",
@@ -258,7 +258,7 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
     """Benchmark records and pools from the first `cfg.limit` GSM8K problems, and a report of what was skipped.
     Record ids are the pool's trace ids (`gsm8k-train-7/reference`, `gsm8k-train-7/corrupt`), so step scores
     from `prmkit label` (StepLabels.trace_id) or `prmkit score` (id) join on them."""
-    kinds = [k.strip() for k in cfg.kinds.split(",") if k.strip()]
+    kinds = comma_list(cfg.kinds)
     if cfg.balance not in BALANCE_KEYS:
         raise ValueError(f"unknown balance {cfg.balance!r}; choose from {sorted(BALANCE_KEYS)}")
     if unknown := [k for k in kinds if k not in WRONG_VALUES]:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 
+from prmkit.data.arith import evaluate
 from prmkit.data.records import Problem
 
 __all__ = ["APPLY", "demo_problems", "iter_demo_problems"]
@@ -32,20 +33,9 @@ def _spec() -> dict:
     )
 
 
-def _evaluate(expr: str, values: dict[str, int]) -> int:
-    """Left-to-right with * before + and -: `a * b + c`, `a + b - c` (the only shapes the templates use)."""
-    tokens = expr.split()
-    terms, ops = [values[tokens[0]]], []
-    for op, name in zip(tokens[1::2], tokens[2::2], strict=True):
-        if op == "*":
-            terms[-1] *= values[name]
-        else:
-            terms.append(values[name])
-            ops.append(op)
-    total = terms[0]
-    for op, term in zip(ops, terms[1:], strict=True):
-        total = APPLY[op](total, term)
-    return total
+def _filled(expr: str, values: dict[str, int]) -> str:
+    """A template expression with its names replaced by their values: "a * b + c" -> "4 * 6 + 3"."""
+    return " ".join(str(values.get(t, t)) for t in expr.split())
 
 
 def demo_problems(n: int = 50, seed: int = 0) -> list[Problem]:
@@ -60,10 +50,10 @@ def iter_demo_problems(n: int = 50, seed: int = 0) -> Iterator[Problem]:
         tpl = spec["templates"][k % len(spec["templates"])]
         values = {v: rng.randint(lo, hi) for v, (lo, hi) in tpl["ranges"].items()}
         if "t" in tpl:
-            values["t"] = _evaluate(tpl["t"], values)
+            values["t"] = int(evaluate(_filled(tpl["t"], values)))
         words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
         question = tpl["text"].format(**words)
-        answer = _evaluate(tpl["answer"], values)
-        expression = " ".join(str(values[t]) if t in values else t for t in tpl["answer"].split())
+        expression = _filled(tpl["answer"], values)
+        answer = int(evaluate(expression))
         yield Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
                       {"source": "demo", "expression": expression})

@@ -79,7 +79,12 @@ class _Record:
 
     @classmethod
     def from_dict(cls, data: Any):
-        return cls(**_check(cls, data))
+        record = cls(**_check(cls, data))
+        record._check_values()
+        return record
+
+    def _check_values(self) -> None:
+        """A RecordError for a value its type allows but the record does not (`from_dict` calls it)."""
 
 
 @dataclass
@@ -105,13 +110,10 @@ class Trace(_Record):
     correct: bool | None = None
     source: str = ""
 
-    @classmethod
-    def from_dict(cls, data: Any) -> Trace:
-        trace = cls(**_check(cls, data))
-        if (k := next((k for k, s in enumerate(trace.steps) if not s.strip()), None)) is not None:
-            raise RecordError(f"Trace {trace.id}: step {k + 1} (of {len(trace.steps)}) is empty; a step is text "
+    def _check_values(self) -> None:
+        if (k := next((k for k, s in enumerate(self.steps) if not s.strip()), None)) is not None:
+            raise RecordError(f"Trace {self.id}: step {k + 1} (of {len(self.steps)}) is empty; a step is text "
                               "(remove the empty step, or the trace)")
-        return trace
 
 
 @dataclass
@@ -136,14 +138,11 @@ class StepLabels(_Record):
             del data["cost"]
         return data
 
-    @classmethod
-    def from_dict(cls, data: Any) -> StepLabels:
-        rec = cls(**_check(cls, data))
-        if bad := next((v for v in rec.labels if v not in (0, 1)), None):
-            raise RecordError(f"StepLabels {rec.trace_id}: labels must be 0 or 1, got {bad}")
-        if rec.labels and len(rec.labels) != len(rec.scores):
-            raise RecordError(f"StepLabels {rec.trace_id}: {len(rec.scores)} scores but {len(rec.labels)} labels")
-        return rec
+    def _check_values(self) -> None:
+        if bad := next((v for v in self.labels if v not in (0, 1)), None):
+            raise RecordError(f"StepLabels {self.trace_id}: labels must be 0 or 1, got {bad}")
+        if self.labels and len(self.labels) != len(self.scores):
+            raise RecordError(f"StepLabels {self.trace_id}: {len(self.scores)} scores but {len(self.labels)} labels")
 
 
 @dataclass
@@ -203,14 +202,11 @@ class PrefixPair(_Record):
     conflict: float | None = None  # ρ
     students: list[str] = field(default_factory=list)  # the valid students
 
-    @classmethod
-    def from_dict(cls, data: Any) -> PrefixPair:
-        pair = cls(**_check(cls, data))
-        if pair.label not in (1, 0, -1):
-            raise RecordError(f"PrefixPair: label must be 1, 0 or -1, got {pair.label}")
-        if not pair.prefix_a or not pair.prefix_b:
+    def _check_values(self) -> None:
+        if self.label not in (1, 0, -1):
+            raise RecordError(f"PrefixPair: label must be 1, 0 or -1, got {self.label}")
+        if not self.prefix_a or not self.prefix_b:
             raise RecordError("PrefixPair: prefix_a and prefix_b need at least one step")
-        return pair
 
 
 _SCORE_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "problem_id": (str,), "index": (int,),

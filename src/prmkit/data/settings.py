@@ -277,7 +277,7 @@ def build_config(cls: type, file_values: Mapping[str, Any], given: Mapping[str, 
         where.pop(k, None)  # a flag or keyword argument overrides the file's value
     values = _typed(cls, {k: v for k, v in {**file_values, **given}.items() if k in names}, where)
     try:
-        return cls(**(values | fixed))
+        return cls(**(values | {k: v for k, v in fixed.items() if k in names}))
     except SettingError as e:
         if e.name in where and not str(e).startswith(where[e.name]):
             raise SettingError(e.name, f"{where[e.name]}: {e}") from None
@@ -299,6 +299,4 @@ def build_configs(classes: Sequence[type], settings: Mapping[str, Any], config: 
     file_values = read_config_file(None if config is None else str(config), classes, tuple(skip))
     for k, v in (defaults or {}).items():
         file_values.setdefault(k, v)
-    return [build_config(cls, file_values, settings, **{k: v for k, v in (fixed or {}).items()
-                                                         if k in known_fields([cls])})
-            for cls in classes]
+    return [build_config(cls, file_values, settings, **(fixed or {})) for cls in classes]

@@ -27,10 +27,13 @@ __all__ = ["math_equal", "verify_math"]
 _DOLLARS = re.compile(r"^\s*\$+|\$+\s*$")
 
 
-def _as_latex(text: str) -> str:
-    """Wrap an answer in `$...$` (once) so math-verify's LaTeX extractor anchors on it; `\\boxed{}` is kept."""
+def _parsed(text: str) -> list:
+    """math-verify's parse of an answer wrapped in `$...$` (once) so its LaTeX extractor anchors on it (`\\boxed{}`
+    is kept); when that finds nothing (no LaTeX in it), of the plain text."""
+    from math_verify import parse
+
     inner = _DOLLARS.sub("", text.strip()).strip()
-    return f"${inner}$"
+    return parse(f"${inner}$", parsing_timeout=None) or parse(text, parsing_timeout=None)
 
 
 for _name in ("math_verify.grader", "math_verify.parser"):  # its "timeout is disabled": `math_equal` bounds it
@@ -38,12 +41,9 @@ for _name in ("math_verify.grader", "math_verify.parser"):  # its "timeout is di
 
 
 def _check(gold: str, pred: str) -> bool:
-    from math_verify import parse, verify
+    from math_verify import verify
 
-    g = parse(_as_latex(gold), parsing_timeout=None)
-    p = parse(_as_latex(pred), parsing_timeout=None)
-    g = g or parse(gold, parsing_timeout=None)  # no LaTeX in it: the plain text
-    p = p or parse(pred, parsing_timeout=None)
+    g, p = _parsed(gold), _parsed(pred)
     return bool(g) and bool(p) and bool(verify(g, p, timeout_seconds=None))
 
 

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from prmkit.data.arith import ArithError, evaluate
+from prmkit.data.arith import ArithError, evaluate, parse_number
 from prmkit.data.bench import path_values
 from prmkit.data.records import Problem
 
@@ -53,10 +53,6 @@ class StepVerdict:
     reason: str = ""
 
 
-def _number(text: str) -> Fraction:
-    return Fraction(text.replace(",", ""))
-
-
 def _computations(text: str) -> list[tuple[str, str, str]]:
     """(expression, result text, whole match) of every `expr = result` in a step (×, ÷ read as *, / already)."""
     text = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " * ", text)
@@ -66,12 +62,12 @@ def _computations(text: str) -> list[tuple[str, str, str]]:
 
 def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | None:
     """Why the computation is wrong, or None when it is right."""
-    operands = [_number(x) for x in re.findall(_NUM, expr)]
+    operands = [parse_number(x) for x in re.findall(_NUM, expr)]
     try:
         value = evaluate(expr.replace(",", ""))
-    except (ArithError, ZeroDivisionError):
+    except ArithError:  # a division by zero too
         return f"cannot evaluate {expr}"
-    stated = _number(result)
+    stated = parse_number(result)
     if value != stated:
         return f"{expr} is {value}, not {result}"
     if off := [x for x in operands if x not in values]:
@@ -84,7 +80,7 @@ def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | N
 def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
     """A verdict per step (module doc)."""
     values = path_values(problem)
-    answer = _number(problem.answer)
+    answer = parse_number(problem.answer)
     out = []
     for step in steps:
         text = step.replace("×", "*").replace("÷", "/")
@@ -95,14 +91,14 @@ def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
                 reasons.append(why)
             covered = covered.replace(whole, " ")
         stated = _ANSWER_EXPR.search(text) or _ANSWER.search(text)
-        if stated and _number(stated.group(1)) != answer:
+        if stated and parse_number(stated.group(1)) != answer:
             reasons.append(f"the answer line states {stated.group(1)}, not {problem.answer}")
         if stated:
             covered = covered.replace(stated.group(0), " ")
         if reasons:
             out.append(StepVerdict("wrong", "; ".join(reasons)))
             continue
-        loose = [x for x in _BARE.findall(covered) if _number(x) not in values]
+        loose = [x for x in _BARE.findall(covered) if parse_number(x) not in values]
         out.append(StepVerdict("undecided", f"states {loose[0]}, not a value of the solution, without a "
                                             "computation") if loose else StepVerdict("right"))
     return out

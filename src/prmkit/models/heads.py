@@ -193,8 +193,7 @@ class BradleyTerryHead(Head):
             raise ValueError(f"bt: value_head must be one of {', '.join(self.VALUE_HEADS)}, got {self.value_head!r}")
 
     def attach(self, model: Any) -> None:
-        config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
-        width = config.hidden_size
+        width = model.config.get_text_config().hidden_size
         if self.value_head == "linear":
             self.value = torch.nn.Sequential(torch.nn.Linear(width, 1, bias=False))
         else:

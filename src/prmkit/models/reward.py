@@ -241,11 +241,6 @@ class RewardModel(LocalStepScorer):
         return {"input_ids": input_ids, "attention_mask": mask, "positions": positions}
 
     # --- forward -----------------------------------------------------------------------------------------
-    def hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """Final hidden states of the decoder body, without the full-vocabulary head."""
-        body = self.model.get_decoder()
-        return body(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, H)
-
     def head(self, hidden: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """The head's outputs at `positions` (class logits: rows of the LM head for the class tokens only)."""
         h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)

@@ -136,6 +136,10 @@ class LocalStepScorer(LayoutScorer):
         self.scored_tokens = 0
         self._encode = partial(encode_text, tokenizer)
 
+    def hidden(self, input_ids: Any, attention_mask: Any) -> Any:
+        """Final hidden states (B, T, H) of the decoder body, without the full-vocabulary head."""
+        return self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
     def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
         raise NotImplementedError
 

@@ -36,8 +36,8 @@ class StepTagScorer(LocalStepScorer):
         self.pair = [good_id, bad_id]
 
     def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
-        hidden = self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        logits = self.model.get_output_embeddings()(hidden[rows, cols]).float()  # (P, V)
+        hidden = self.hidden(input_ids, attention_mask)[rows, cols]  # (P, H)
+        logits = self.model.get_output_embeddings()(hidden).float()  # (P, V)
         return logits[:, self.pair].softmax(-1)[:, 0].tolist()  # (P,)
 
 

@@ -184,7 +184,9 @@ class RewardModel(LocalStepScorer):
 
         path = Path(directory)
         if not (path / CONFIG_NAME).is_file():
-            raise FileNotFoundError(f"{path} is not a prmkit reward model ({CONFIG_NAME} missing)")
+            why = f"no {CONFIG_NAME} in it" if path.is_dir() else "not a directory" if path.exists() else "not found"
+            raise FileNotFoundError(f"{directory} is not a reward-model checkpoint ({why}): give a directory written "
+                                    "by `prmkit train`")
         config = RewardModelConfig.from_dict(json.loads((path / CONFIG_NAME).read_text(encoding="utf-8")))
         _check_declared_head(path, config)
         check_weight_files(path)  # a cut-short file: one line naming it
@@ -264,9 +266,4 @@ def load(path: str, **options: Any) -> RewardModel:
     if options:
         raise ValueError(f"scorer 'reward-model' takes no options (got {', '.join(options)}): its checkpoint holds "
                          "its step format")
-    folder = Path(path)
-    if not (folder / CONFIG_NAME).is_file():
-        why = f"no {CONFIG_NAME} in it" if folder.is_dir() else "not a directory" if folder.exists() else "not found"
-        raise FileNotFoundError(f"{path} is not a reward-model checkpoint ({why}): give a directory written by "
-                                "`prmkit train`")
-    return RewardModel.from_pretrained(folder)
+    return RewardModel.from_pretrained(path)

@@ -28,7 +28,7 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
-from prmkit.models.step_inputs import LocalStepScorer, StepLayout, length_batches, pad_batch
+from prmkit.models.step_inputs import LocalStepScorer, StepLayout, length_batches
 from prmkit.models.weight_files import check_weight_files
 
 __all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches", "load"]
@@ -237,11 +237,6 @@ class RewardModel(LocalStepScorer):
                                  f"question contains the separator {self.config.sep_token!r}")
         return ids, self.target_head.target_positions(seps)
 
-    def collate(self, encoded: list[tuple[list[int], list[int]]]) -> dict[str, torch.Tensor]:
-        """Right-pad; `positions` is (P, 2) of (row, token) for every target, in input order."""
-        input_ids, mask, positions = pad_batch(encoded, self.tokenizer.pad_token_id or 0)
-        return {"input_ids": input_ids, "attention_mask": mask, "positions": positions}
-
     # --- forward -----------------------------------------------------------------------------------------
     def head(self, hidden: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """The head's outputs at `positions` (class logits: rows of the LM head for the class tokens only)."""
@@ -252,11 +247,9 @@ class RewardModel(LocalStepScorer):
         """p(positive class) at each target of each (question, steps), from one batched forward pass."""
         return self._scores([self.encode(q, steps) for q, steps in items])
 
-    def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor,
-               cols: torch.Tensor) -> list[float]:
+    def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor) -> list[float]:
         """`LocalStepScorer`: the head's score at each target (row, token): p(positive class), a `bt` head's U."""
         self.train(False)
-        positions = torch.stack([rows, cols], 1)  # (P, 2)
         return self.target_head.scores(self.head(self.hidden(input_ids, attention_mask), positions))
 
 

@@ -35,8 +35,8 @@ class StepTagScorer(LocalStepScorer):
         super().__init__(model, tokenizer, layout, **batching)
         self.pair = [good_id, bad_id]
 
-    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
-        hidden = self.hidden(input_ids, attention_mask)[rows, cols]  # (P, H)
+    def values(self, input_ids: Any, attention_mask: Any, positions: Any) -> list[float]:
+        hidden = self.hidden(input_ids, attention_mask)[positions[:, 0], positions[:, 1]]  # (P, H)
         logits = self.model.get_output_embeddings()(hidden).float()  # (P, V)
         return logits[:, self.pair].softmax(-1)[:, 0].tolist()  # (P,)
 

@@ -13,7 +13,6 @@ whose separator `<extra_0>` is a special token, these are exactly the ids of its
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -23,7 +22,7 @@ from typing import Any
 from prmkit.models.stepwise import encode_text
 
 __all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for",
-           "options_layout", "read_json_beside", "separator_ids"]
+           "options_layout", "separator_ids"]
 
 CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
 _SLOT = "\x00question\x00"
@@ -175,17 +174,3 @@ class LocalStepScorer(LayoutScorer):
         with torch.inference_mode():
             flat = iter(self.values(**{k: v.to(device) for k, v in self.collate(encoded).items()}))
         return [list(islice(flat, len(pos))) for _, pos in encoded]
-
-
-def read_json_beside(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
-    """The JSON object in `path/name`, or {} when there is none."""
-    import json
-    from pathlib import Path
-
-    file = Path(path) / name
-    if not file.is_file():
-        return {}
-    data = json.loads(file.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{file}: a JSON object is needed")
-    return data

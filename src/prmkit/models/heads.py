@@ -257,7 +257,6 @@ HEADS: dict[str, type[Head]] = {
 
 
 def head_class(kind: str) -> type[Head]:
-    """`HEADS[kind]`, or a ValueError naming the kinds there are."""
     if kind not in HEADS:
         raise ValueError(f"unknown reward model kind '{kind}'; choose from {', '.join(HEADS)}")
     return HEADS[kind]

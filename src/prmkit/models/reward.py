@@ -215,7 +215,6 @@ class RewardModel(LocalStepScorer):
         return rm.to(inference_device())  # scoring runs on the GPU when there is one (`prmkit.models.device`)
 
     def to(self, device: str | torch.device) -> RewardModel:
-        """Move the model and the head to `device`; returns self."""
         self.model.to(device)
         self.target_head.to(device)
         return self

@@ -50,7 +50,6 @@ class StepLayout:
 
 
 def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) -> None:
-    """A ValueError naming the options of `kind` when `options` has another."""
     if unknown := sorted(set(options) - set(known)):
         raise ValueError(f"scorer '{kind}': unknown option(s) {', '.join(unknown)}; it takes {', '.join(known)}")
 

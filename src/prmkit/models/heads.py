@@ -99,17 +99,16 @@ class Head(torch.nn.Module):
 class ClassTokenHead(Head):
     """Logits of reserved class tokens: the LM-head rows of the class tokens only (MCNIG sec 3.3)."""
 
+    def class_rows(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The LM-head rows of the class tokens (C, H), and their bias (C,) when the LM head has one."""
+        bias = getattr(lm_head, "bias", None)
+        return lm_head.weight[self.class_ids], None if bias is None else bias[self.class_ids]
+
     def forward(self, hidden: torch.Tensor, lm_head: torch.nn.Module) -> torch.Tensor:
-        logits = hidden @ lm_head.weight[self.class_ids].T  # (P, C)
-        if getattr(lm_head, "bias", None) is not None:
-            logits = logits + lm_head.bias[self.class_ids]
-        return logits
+        return torch.nn.functional.linear(hidden, *self.class_rows(lm_head))  # (P, C)
 
     def linear_head(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """The LM-head rows of the class tokens (and their bias, when the LM head has one)."""
-        bias = getattr(lm_head, "bias", None)
-        rows = lm_head.weight[self.class_ids].detach().clone()
-        return rows, None if bias is None else bias[self.class_ids].detach().clone()
+        return tuple(t if t is None else t.detach().clone() for t in self.class_rows(lm_head))
 
 
 class BinaryHead(ClassTokenHead):
@@ -193,8 +192,7 @@ class BradleyTerryHead(Head):
             raise ValueError(f"bt: value_head must be one of {', '.join(self.VALUE_HEADS)}, got {self.value_head!r}")
 
     def attach(self, model: Any) -> None:
-        config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
-        width = config.hidden_size
+        width = model.config.get_text_config().hidden_size
         if self.value_head == "linear":
             self.value = torch.nn.Sequential(torch.nn.Linear(width, 1, bias=False))
         else:
@@ -259,7 +257,6 @@ HEADS: dict[str, type[Head]] = {
 
 
 def head_class(kind: str) -> type[Head]:
-    """`HEADS[kind]`, or a ValueError naming the kinds there are."""
     if kind not in HEADS:
         raise ValueError(f"unknown reward model kind '{kind}'; choose from {', '.join(HEADS)}")
     return HEADS[kind]

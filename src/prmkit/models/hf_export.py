@@ -168,7 +168,9 @@ def transformers_snippet(path: str, trust_remote_code: bool = False) -> str:
 
 
 def _vllm_section(fields: dict[str, Any], output: str) -> str:
-    return f"""## vLLM (not run on vLLM by prmkit's tests: no GPU was available)
+    return f"""(for a one-label model read `logits[0, :, 0]` at the separators instead of the softmax.)
+
+## vLLM (not run on vLLM by prmkit's tests: no GPU was available)
 
 ```bash
 {vllm_command(output, fields)}
@@ -207,9 +209,6 @@ that file); without it transformers builds a plain `{base}` whose `score` is ran
 `prmkit`."""
 
 
-_ONE_LABEL_NOTE = "(for a one-label model read `logits[0, :, 0]` at the separators instead of the softmax.)\n\n"
-
-
 def _card(fields: dict[str, Any], source: str, output: str, arch: str, base: str, remote: bool) -> str:
     sep, sep_id = fields["sep_token"], fields["sep_token_id"]
     single = len(fields["labels"]) == 1
@@ -217,7 +216,7 @@ def _card(fields: dict[str, Any], source: str, output: str, arch: str, base: str
     read = (f"logits[0, i, 0] at each separator position i is the prefix utility U(x, r_1..r_i) (Bradley-Terry "
             f"scale{activation})" if single
             else "softmax(logits[0, i], -1)[0] at each separator position i is p(step correct)")
-    serve = f"## vLLM\n\n{NO_VLLM}\n" if remote else _ONE_LABEL_NOTE + _vllm_section(fields, output)
+    serve = f"## vLLM\n\n{NO_VLLM}\n" if remote else _vllm_section(fields, output)
     return f"""---
 library_name: transformers
 pipeline_tag: token-classification

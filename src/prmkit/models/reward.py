@@ -28,7 +28,7 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
-from prmkit.models.step_inputs import LocalStepScorer, StepLayout, length_batches, pad_batch
+from prmkit.models.step_inputs import LocalStepScorer, StepLayout, length_batches
 from prmkit.models.weight_files import check_weight_files
 
 __all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches", "load"]
@@ -184,7 +184,9 @@ class RewardModel(LocalStepScorer):
 
         path = Path(directory)
         if not (path / CONFIG_NAME).is_file():
-            raise FileNotFoundError(f"{path} is not a prmkit reward model ({CONFIG_NAME} missing)")
+            why = f"no {CONFIG_NAME} in it" if path.is_dir() else "not a directory" if path.exists() else "not found"
+            raise FileNotFoundError(f"{directory} is not a reward-model checkpoint ({why}): give a directory written "
+                                    "by `prmkit train`")
         config = RewardModelConfig.from_dict(json.loads((path / CONFIG_NAME).read_text(encoding="utf-8")))
         _check_declared_head(path, config)
         check_weight_files(path)  # a cut-short file: one line naming it
@@ -213,7 +215,6 @@ class RewardModel(LocalStepScorer):
         return rm.to(inference_device())  # scoring runs on the GPU when there is one (`prmkit.models.device`)
 
     def to(self, device: str | torch.device) -> RewardModel:
-        """Move the model and the head to `device`; returns self."""
         self.model.to(device)
         self.target_head.to(device)
         return self
@@ -235,17 +236,7 @@ class RewardModel(LocalStepScorer):
                                  f"question contains the separator {self.config.sep_token!r}")
         return ids, self.target_head.target_positions(seps)
 
-    def collate(self, encoded: list[tuple[list[int], list[int]]]) -> dict[str, torch.Tensor]:
-        """Right-pad; `positions` is (P, 2) of (row, token) for every target, in input order."""
-        input_ids, mask, positions = pad_batch(encoded, self.tokenizer.pad_token_id or 0)
-        return {"input_ids": input_ids, "attention_mask": mask, "positions": positions}
-
     # --- forward -----------------------------------------------------------------------------------------
-    def hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """Final hidden states of the decoder body, without the full-vocabulary head."""
-        body = self.model.get_decoder()
-        return body(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state  # (B, T, H)
-
     def head(self, hidden: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """The head's outputs at `positions` (class logits: rows of the LM head for the class tokens only)."""
         h = hidden[positions[:, 0], positions[:, 1]]  # (P, H)
@@ -255,11 +246,9 @@ class RewardModel(LocalStepScorer):
         """p(positive class) at each target of each (question, steps), from one batched forward pass."""
         return self._scores([self.encode(q, steps) for q, steps in items])
 
-    def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor,
-               cols: torch.Tensor) -> list[float]:
+    def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor) -> list[float]:
         """`LocalStepScorer`: the head's score at each target (row, token): p(positive class), a `bt` head's U."""
         self.train(False)
-        positions = torch.stack([rows, cols], 1)  # (P, 2)
         return self.target_head.scores(self.head(self.hidden(input_ids, attention_mask), positions))
 
 
@@ -269,9 +258,4 @@ def load(path: str, **options: Any) -> RewardModel:
     if options:
         raise ValueError(f"scorer 'reward-model' takes no options (got {', '.join(options)}): its checkpoint holds "
                          "its step format")
-    folder = Path(path)
-    if not (folder / CONFIG_NAME).is_file():
-        why = f"no {CONFIG_NAME} in it" if folder.is_dir() else "not a directory" if folder.exists() else "not found"
-        raise FileNotFoundError(f"{path} is not a reward-model checkpoint ({why}): give a directory written by "
-                                "`prmkit train`")
-    return RewardModel.from_pretrained(folder)
+    return RewardModel.from_pretrained(path)

@@ -82,7 +82,6 @@ SCORERS: dict[str, Callable[..., StepScorer]] = {
 
 
 def check_scorer_kind(kind: str) -> None:
-    """A ValueError naming the known kinds unless `kind` is in `SCORERS`."""
     if kind not in SCORERS:
         raise ValueError(f"unknown scorer '{kind}'; choose from {', '.join(SCORERS)}")
 

@@ -13,7 +13,6 @@ whose separator `<extra_0>` is a special token, these are exactly the ids of its
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -23,7 +22,7 @@ from typing import Any
 from prmkit.models.stepwise import encode_text
 
 __all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for",
-           "options_layout", "pad_batch", "read_json_beside", "separator_ids"]
+           "options_layout", "separator_ids"]
 
 CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
 _SLOT = "\x00question\x00"
@@ -51,7 +50,6 @@ class StepLayout:
 
 
 def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) -> None:
-    """A ValueError naming the options of `kind` when `options` has another."""
     if unknown := sorted(set(options) - set(known)):
         raise ValueError(f"scorer '{kind}': unknown option(s) {', '.join(unknown)}; it takes {', '.join(known)}")
 
@@ -136,7 +134,25 @@ class LocalStepScorer(LayoutScorer):
         self.scored_tokens = 0
         self._encode = partial(encode_text, tokenizer)
 
-    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
+    def hidden(self, input_ids: Any, attention_mask: Any) -> Any:
+        """Final hidden states (B, T, H) of the decoder body, without the full-vocabulary head."""
+        return self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    def collate(self, encoded: list[tuple[list[int], list[int]]]) -> dict[str, Any]:
+        """Right-padded `input_ids` and `attention_mask` (B, T) of (ids, positions) items, and `positions`: every
+        position as a (row, token) pair (P, 2), in input order."""
+        import torch
+
+        width = max(len(ids) for ids, _ in encoded)
+        input_ids = torch.full((len(encoded), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)  # (B, T)
+        mask = torch.zeros((len(encoded), width), dtype=torch.long)  # (B, T)
+        for b, (ids, _) in enumerate(encoded):
+            input_ids[b, : len(ids)], mask[b, : len(ids)] = torch.tensor(ids), 1
+        positions = torch.tensor([(b, p) for b, (_, pos) in enumerate(encoded) for p in pos]).view(-1, 2)  # (P, 2)
+        return {"input_ids": input_ids, "attention_mask": mask, "positions": positions}
+
+    def values(self, input_ids: Any, attention_mask: Any, positions: Any) -> list[float]:
+        """The score at each (row, token) of `positions` (P, 2)."""
         raise NotImplementedError
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
@@ -153,36 +169,7 @@ class LocalStepScorer(LayoutScorer):
 
         if not any(pos for _, pos in encoded):
             return [[] for _ in encoded]
-        input_ids, mask, positions = pad_batch(encoded, self.tokenizer.pad_token_id or 0)
         device = next(self.model.parameters()).device
-        positions = positions.to(device)
         with torch.inference_mode():
-            flat = iter(self.values(input_ids.to(device), mask.to(device), positions[:, 0], positions[:, 1]))
+            flat = iter(self.values(**{k: v.to(device) for k, v in self.collate(encoded).items()}))
         return [list(islice(flat, len(pos))) for _, pos in encoded]
-
-
-def pad_batch(encoded: list[tuple[list[int], list[int]]], pad: int) -> tuple[Any, Any, Any]:
-    """Right-padded ids (B, T) and attention mask (B, T) of (ids, positions) items, and every position as a
-    (row, token) pair (P, 2), in input order."""
-    import torch
-
-    width = max(len(ids) for ids, _ in encoded)
-    input_ids = torch.full((len(encoded), width), pad, dtype=torch.long)  # (B, T)
-    mask = torch.zeros((len(encoded), width), dtype=torch.long)  # (B, T)
-    for b, (ids, _) in enumerate(encoded):
-        input_ids[b, : len(ids)], mask[b, : len(ids)] = torch.tensor(ids), 1
-    return input_ids, mask, torch.tensor([(b, p) for b, (_, pos) in enumerate(encoded) for p in pos]).view(-1, 2)
-
-
-def read_json_beside(path: str | os.PathLike[str], name: str) -> dict[str, Any]:
-    """The JSON object in `path/name`, or {} when there is none."""
-    import json
-    from pathlib import Path
-
-    file = Path(path) / name
-    if not file.is_file():
-        return {}
-    data = json.loads(file.read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{file}: a JSON object is needed")
-    return data

@@ -15,9 +15,11 @@ The logits are the LM head applied to the decoder's last hidden states at the ta
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-from prmkit.models.step_inputs import LocalStepScorer, StepLayout, check_options, layout_for, read_json_beside
+from prmkit.models.step_inputs import LocalStepScorer, StepLayout, check_options, layout_for
 from prmkit.models.stepwise import encode_text
 
 __all__ = ["DEFAULTS", "OPTIONS", "STEP_TAG_FILE", "StepTagScorer", "load"]
@@ -35,9 +37,9 @@ class StepTagScorer(LocalStepScorer):
         super().__init__(model, tokenizer, layout, **batching)
         self.pair = [good_id, bad_id]
 
-    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
-        hidden = self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        logits = self.model.get_output_embeddings()(hidden[rows, cols]).float()  # (P, V)
+    def values(self, input_ids: Any, attention_mask: Any, positions: Any) -> list[float]:
+        hidden = self.hidden(input_ids, attention_mask)[positions[:, 0], positions[:, 1]]  # (P, H)
+        logits = self.model.get_output_embeddings()(hidden).float()  # (P, V)
         return logits[:, self.pair].softmax(-1)[:, 0].tolist()  # (P,)
 
 
@@ -56,7 +58,10 @@ def load(path: str, **options: Any) -> StepTagScorer:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     check_options("step-tag", options, OPTIONS)
-    beside = read_json_beside(path, STEP_TAG_FILE)
+    file = Path(path) / STEP_TAG_FILE
+    beside = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+    if not isinstance(beside, dict):
+        raise ValueError(f"{file}: a JSON object is needed")
     check_options(f"step-tag ({STEP_TAG_FILE})", beside, OPTIONS)
     settings = DEFAULTS | beside | options
     for name in ("tag", "good", "bad"):  # a token given as an option wins over an id from the file

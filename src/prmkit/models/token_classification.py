@@ -41,9 +41,9 @@ class TokenClassificationScorer(LocalStepScorer):
         ids, positions = super().encode(question, steps)
         return ids, positions[-1:] if self.last_only else positions
 
-    def values(self, input_ids: Any, attention_mask: Any, rows: Any, cols: Any) -> list[float]:
+    def values(self, input_ids: Any, attention_mask: Any, positions: Any) -> list[float]:
         out = self.model(input_ids=input_ids, attention_mask=attention_mask)
-        logits = (out.logits if hasattr(out, "logits") else out[0])[rows, cols].float()  # (P, C)
+        logits = (out.logits if hasattr(out, "logits") else out[0])[positions[:, 0], positions[:, 1]].float()  # (P, C)
         if logits.shape[-1] == 1:
             return logits[:, 0].tolist()
         return logits.softmax(-1)[:, self.positive].tolist()

@@ -63,14 +63,14 @@ def parse_term(text: str, known: dict[str, Any] | None = None) -> RewardTerm:
     known = REWARDS if known is None else known
     head, star, tail = text.strip().partition("*")
     weight, rest = (head, tail) if star else ("1", head)
-    name, colon, model = rest.strip().partition(":")
+    name, _, model = rest.strip().partition(":")
     if name not in known:
         raise ValueError(f"unknown name '{name}' in '{text}'; choose from {', '.join(known)}")
     try:
-        value = float(weight) if star else 1.0
+        value = float(weight)
     except ValueError:
         raise ValueError(f"weight '{weight}' in '{text}' is not a number") from None
-    return RewardTerm(name, model.strip() or None if colon else None, value)
+    return RewardTerm(name, model.strip() or None, value)
 
 
 def parse_reward_spec(spec: str) -> list[RewardTerm]:

@@ -82,8 +82,7 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
         raise ValueError("the runs share no evaluated step")
     last = common[-1]
     curves = {name: [_mean_row(step, [r["curve"][step] for r in rs]) for step in common] for name, rs in runs.items()}
-    per_problem = {name: np.mean([_fractions(r["curve"][last]) for r in rs], axis=0) for name, rs in runs.items()}
-    first = {name: np.mean([_fractions(r["curve"][common[0]]) for r in rs], axis=0) for name, rs in runs.items()}
+    per_problem = {name: _fractions(rs, last) for name, rs in runs.items()}
     base = next(iter(runs))
     rows = []
     for name, rs in runs.items():
@@ -91,7 +90,7 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
         diff = per_problem[name] - per_problem[base]
         lo, hi = bootstrap_ci(diff, bootstrap, seed) if name != base and bootstrap else (float("nan"),) * 2
         start = curves[name][0]
-        gain = per_problem[name] - first[name]
+        gain = per_problem[name] - _fractions(rs, common[0])
         gain_lo, gain_hi = bootstrap_ci(gain, bootstrap, seed) if bootstrap else (float("nan"),) * 2
         rows.append({"setting": name, "seeds": len(rs), "step": last, "accuracy_before": start["accuracy"],
                      "accuracy": final["accuracy"], "accuracy_min": final["accuracy_min"],
@@ -116,10 +115,11 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
     return result
 
 
-def _fractions(row: dict[str, Any]) -> np.ndarray:
-    """Each held-out problem's fraction of right sampled completions at one evaluation."""
-    per = row["samples"] / len(row["right"])
-    return np.asarray(row["right"], dtype=float) / per
+def _fractions(runs: list[dict[str, Any]], step: int) -> np.ndarray:
+    """Each held-out problem's fraction of right sampled completions at `step`, averaged over `runs`."""
+    rows = [r["curve"][step] for r in runs]
+    return np.mean([np.asarray(row["right"], dtype=float) / (row["samples"] / len(row["right"])) for row in rows],
+                   axis=0)
 
 
 def _mean_row(step: int, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -56,7 +56,5 @@ class ProcessAdvantage:
             members = [i for i, g in enumerate(groups) if g == key]
             for i, adv in zip(members, PROCESS_ADVANTAGES[self.name]([values[i] for i in members]), strict=True):
                 advantages[i] = adv
-        token_segments = []
-        for row, text, segs in zip(ids, texts, segments, strict=True):
-            token_segments.append([segs[s] if s >= 0 else -1 for s in token_steps(token_ends(tokenizer, row), text)])
-        return ProcessBatch(token_segments, advantages)
+        return ProcessBatch([[segs[s] if s >= 0 else -1 for s in token_steps(token_ends(tokenizer, row), text)]
+                             for row, text, segs in zip(ids, texts, segments, strict=True)], advantages)

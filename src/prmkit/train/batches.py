@@ -145,10 +145,8 @@ class RewardCollator:
         """Trace index -> the weights of its targets, from the head's weights over all targets of the step."""
         if members not in self._weights:
             groups = [self.items[i].problem_id for i in members for _ in self.items[i].positions]
-            flat, out, k = self.prm.target_head.weights(groups), {}, 0
-            for i in members:
-                n = len(self.items[i].positions)
-                out[i], k = flat[k: k + n], k + n
+            sizes = [len(self.items[i].positions) for i in members]
+            out = dict(zip(members, self.prm.target_head.weights(groups).split(sizes), strict=True))
             self._weights = {members: out}  # one step at a time: its micro-batches come in a row
         return self._weights[members]
 

@@ -124,7 +124,7 @@ def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str
             where = f"{pool.origin}: trace {trace.id}" if pool.origin else f"trace {trace.id}"
             raise DataError(f"{where}: {e}{how}") from None
         out.append(Example(trace.id, pool.problem.id, pool.problem.question, list(trace.steps), values))
-    head_class(kind).check_labels([ex.labels for ex in out])
+    head.check_labels([ex.labels for ex in out])
     return out
 
 

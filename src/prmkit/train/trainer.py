@@ -57,18 +57,18 @@ class RewardForward(torch.nn.Module):
 
 def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:
     """LoRA adapters (peft) when `lora_r`, else freeze the embeddings and the lowest `freeze_layers` layers."""
+    reserved = sorted({prm.sep_id, *prm.class_ids})  # their rows (= head, when tied) train: added tokens start random
     if config.lora_r:
         from peft import LoraConfig, get_peft_model
 
-        # the reserved tokens' embedding (= head, when tied) rows train too: added tokens start random
         lora = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
-                          target_modules="all-linear", trainable_token_indices=sorted({prm.sep_id, *prm.class_ids}))
+                          target_modules="all-linear", trainable_token_indices=reserved)
         prm.model = get_peft_model(prm.model, lora)
     elif config.freeze_layers:
         if config.weight_decay:
             raise ValueError("freeze_layers with weight_decay > 0 would decay the frozen embedding rows: set "
                              "weight_decay 0 or use lora_r")
-        freeze_embeddings_but(prm.model.get_input_embeddings(), sorted({prm.sep_id, *prm.class_ids}))
+        freeze_embeddings_but(prm.model.get_input_embeddings(), reserved)
         for layer in prm.model.get_decoder().layers[: config.freeze_layers]:
             layer.requires_grad_(False)
 

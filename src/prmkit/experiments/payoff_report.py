@@ -180,7 +180,7 @@ def _seconds(value: float | None) -> str:
 
 def format_payoff(report: dict[str, Any]) -> str:
     """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
-    from prmkit.evaluate.report import format_table
+    from prmkit.evaluate.report import format_table, method_lines
     from prmkit.evaluate.stats import signed_points
 
     k = report["costs"][0]["k"] if report["costs"] else 0
@@ -200,8 +200,5 @@ def format_payoff(report: dict[str, Any]) -> str:
         ks = sorted({d["k"] for d in report["against"]})
         lines += ["", f"| paired against {base} | " + " | ".join(f"K={k}" for k in ks) + " |",
                   "|---" * (1 + len(ks)) + "|"]
-        by: dict[str, list[str]] = {}
-        for d in report["against"]:
-            by.setdefault(d["method"], []).append(signed_points(d["mean"], d["lo"], d["hi"]))
-        lines += [f"| {m} | " + " | ".join(v) + " |" for m, v in by.items()]
+        lines += method_lines(report["against"], ks, lambda d: signed_points(d["mean"], d["lo"], d["hi"]))
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.jsonl import iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.experiments.payoff import ROW
 
@@ -47,11 +48,9 @@ def _scores_file(row: dict[str, Any], scratch: Path) -> str:
         return str(source)
     from prmkit.models.aggregate import aggregate
 
-    records = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
-    for r in records:
-        r["score"], r["aggregation"] = aggregate(r.get("step_scores") or [], row["aggregation"]), row["aggregation"]
     dest = scratch / f"{row['name'].replace('/', '_').replace('@', '_')}.scores.jsonl"
-    dest.write_text("".join(json.dumps(r) + "\n" for r in records))
+    write_records(dest, (r | {"score": aggregate(r.get("step_scores") or [], row["aggregation"]),
+                              "aggregation": row["aggregation"]} for _, r in iter_json(source)))
     return str(dest)
 
 

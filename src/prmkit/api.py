@@ -126,13 +126,14 @@ def best_of_k(scores: Mapping[str, PathLike] | Sequence[str] | PathLike, ks: str
               **settings: Any) -> dict[str, Any]:
     """`prmkit evaluate bok`: best-of-K of score files ({name: path} or "NAME=PATH" items) at each K (default
     1, 2, 4, ... up to the pools); settings are BokConfig fields. Returns the report ("rows", "warnings", ...)."""
-    from prmkit.evaluate.run import BokConfig, named_files
+    from prmkit.evaluate.run import BokConfig
     from prmkit.evaluate.run import best_of_k as run
 
-    files = named_files(scores if isinstance(scores, Mapping | Sequence) and not isinstance(scores, str)
-                        else [str(scores)])
+    if isinstance(scores, Mapping):
+        scores = [f"{name}={path}" for name, path in scores.items()]
+    items = [str(scores)] if isinstance(scores, str | os.PathLike) else [str(item) for item in scores]
     ks_text = ks if isinstance(ks, str) else ",".join(map(str, ks))
-    return run(_config(BokConfig, settings, {"scores": [f"{n}={p}" for n, p in files.items()], "ks": ks_text}))
+    return run(_config(BokConfig, settings, {"scores": items, "ks": ks_text}))
 
 
 def processbench(**settings: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ file carries. Only problems present in every file are used, and their traces mus
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, check_score_record
@@ -17,8 +18,8 @@ from prmkit.evaluate.rank import rank_robustness
 from prmkit.evaluate.stats import signed_points
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "rank_warnings", "read_scores",
-           "sample_warnings", "spread_warnings"]
+__all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "method_lines", "rank_warnings",
+           "read_scores", "sample_warnings", "spread_warnings"]
 
 
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
@@ -165,6 +166,16 @@ def spread_warnings(name: str, trace_scores: list[float], step_scores: list[floa
     return out
 
 
+def method_lines(rows: list[dict], ks: list[int], cell: Callable[[dict], str]) -> list[str]:
+    """A markdown line per method of `rows` (rows {method, k, ...}, methods in order of first appearance): the
+    method, then `cell` of its row at each K of `ks`."""
+    lines = []
+    for method in dict.fromkeys(r["method"] for r in rows):
+        cells = {r["k"]: r for r in rows if r["method"] == method}
+        lines.append(f"| {method} | " + " | ".join(cell(cells[k]) for k in ks) + " |")
+    return lines
+
+
 def format_table(report: dict) -> str:
     """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in
     percent. `prmkit evaluate bok` prints it, and `prmkit.bok_table` returns it."""
@@ -172,18 +183,13 @@ def format_table(report: dict) -> str:
     head = [f"K={k}*" if k in capped else f"K={k}" for k in ks]
     lines = [f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)",
              "| method | " + " | ".join(head) + " |", "|---" * (len(ks) + 1) + "|"]
-    for method in dict.fromkeys(r["method"] for r in report["rows"]):
-        cells = {r["k"]: r for r in report["rows"] if r["method"] == method}
-        cell = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
-        lines.append(f"| {method} | " + " | ".join(cell(cells[k]) for k in ks) + " |")
+    interval = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
+    lines += method_lines(report["rows"], ks, interval)
     lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
     if report.get("differences"):
         lines += ["", "| minus majority voting (paired by problem) | " + " | ".join(head) + " |",
                   "|---" * (len(ks) + 1) + "|"]
-        for method in dict.fromkeys(r["method"] for r in report["differences"]):
-            cells = {r["k"]: r for r in report["differences"] if r["method"] == method}
-            lines.append(f"| {method} | " + " | ".join(signed_points(cells[k]["mean"], cells[k]["lo"], cells[k]["hi"])
-                                                       for k in ks) + " |")
+        lines += method_lines(report["differences"], ks, lambda r: signed_points(r["mean"], r["lo"], r["hi"]))
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
     pct = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SettingError, check_limits, parse_range
 
 __all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "ks_list", "named_file", "named_files",
-           "parse_ks", "processbench"]
+           "processbench"]
 
 
 @dataclass
@@ -76,10 +76,8 @@ def named_file(item: str | os.PathLike[str]) -> tuple[str, str]:
     return (name, path) if sep else (os.path.basename(item).removesuffix(".jsonl"), str(item))
 
 
-def named_files(items: Sequence[str] | Mapping[str, str] | str) -> dict[str, str]:
-    """NAME=PATH items (or PATH alone, named by its file) -> {name: path}; a mapping is taken as it is."""
-    if isinstance(items, Mapping):
-        return {str(k): str(v) for k, v in items.items()}
+def named_files(items: Sequence[str] | str) -> dict[str, str]:
+    """NAME=PATH items (or PATH alone, named by its file) -> {name: path}."""
     files = dict(map(named_file, [items] if isinstance(items, str | os.PathLike) else items))
     if not files:
         raise ValueError("give at least one score file (NAME=PATH)")
@@ -101,13 +99,6 @@ def ks_list(ks: str | Sequence[int]) -> list[int]:
         raise SettingError("ks", f"--ks {ks!r}: expected a comma list of whole numbers, e.g. 1,2,4") from None
 
 
-def parse_ks(ks: str | Sequence[int], first_file: str) -> list[int]:
-    """"1,2,4" or [1, 2, 4]; empty: `default_ks` of the smallest pool of `first_file`."""
-    from prmkit.evaluate.report import read_scores
-
-    return ks_list(ks) or default_ks(min(len(recs) for recs in read_scores(first_file).values()))
-
-
 def _write(path: str | None, report: dict[str, Any]) -> None:
     """The report as JSON, written whole or not at all."""
     if path:
@@ -119,11 +110,12 @@ def best_of_k(cfg: BokConfig) -> dict[str, Any]:
     """The best-of-K report of `cfg.scores` (see `prmkit.evaluate.report.bok_report`), written and plotted
     as `cfg` asks (`aggregation`: a name in `models.AGGREGATIONS`). Its "warnings" say which figures need a
     caveat (K above some pools, undefined ranks)."""
-    from prmkit.evaluate.report import bok_report
+    from prmkit.evaluate.report import bok_report, read_scores
 
     files = named_files(cfg.scores)
     with claim_outputs({"--output": cfg.output, "--plot": cfg.plot}, {"--scores": list(files.values())}):
-        ks = parse_ks(cfg.ks, next(iter(files.values())))
+        # no --ks: 1, 2, 4, ... up to the smallest pool of the first file
+        ks = ks_list(cfg.ks) or default_ks(min(len(recs) for recs in read_scores(next(iter(files.values()))).values()))
         report = bok_report(files, ks, cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
                             parse_range(cfg.problems_range), cfg.aggregation)
         _write(cfg.output, report)

@@ -196,8 +196,7 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
     """Every registered labeler's config, each setting the bench also has (model, K, sampling, students) its."""
-    students = comma_list(cfg.students)
-    return shared_configs(asdict(cfg) | {"students": students})
+    return shared_configs(asdict(cfg) | {"students": comma_list(cfg.students)})
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
@@ -240,8 +239,9 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
 def _check_held_out(cfg: BenchConfig) -> None:
     """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems, and must have been trained
     on the prompt the bench samples it with (`template`)."""
-    check_template(resolve_model(cfg.policy_model()), cfg.template)
-    trained = trained_questions(resolve_model(cfg.policy_model()))
+    policy = resolve_model(cfg.policy_model())
+    check_template(policy, cfg.template)
+    trained = trained_questions(policy)
     if not trained:
         return
     problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)

@@ -25,12 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
 
 from prmkit.data.records import StepLabels
-from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_label, first_step_below
+from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_labeled_wrong, first_step_below
 from prmkit.evaluate.stats import percentile_interval, problem_draws
 from prmkit.label.registry import claim_pairs
 from prmkit.label.threshold import balanced_accuracy
@@ -61,26 +62,20 @@ def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[
     return ids, missing
 
 
-def _bootstrap_f1(scores: list[list[float]], firsts: list[int], problems: list[str], tau: float, n_boot: int,
-                  seed: int) -> tuple[float, float]:
-    """95% interval of F1 when the problems are resampled (their traces together)."""
-    preds = [first_step_below(s, tau) for s in scores]
-    return percentile_interval([error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
-                                for pick in problem_draws(problems, n_boot, seed)])
-
-
 def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
                seed: int) -> dict[str, Any]:
     scores = [lab.scores for lab, _ in recs]
-    firsts = [first_error_label([bool(x) for x in tr.labels]) for _, tr in recs]
-    result = error_correct_f1([first_step_below(s, tau) for s in scores], firsts)
-    lo, hi = _bootstrap_f1(scores, firsts, [tr.problem_id for _, tr in recs], tau, n_boot, seed)
+    firsts = [first_labeled_wrong(tr.labels) for _, tr in recs]
+    preds = [first_step_below(s, tau) for s in scores]
+    result = error_correct_f1(preds, firsts)
+    # the 95% interval of F1 when the problems are resampled (their traces together)
+    lo, hi = percentile_interval([error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
+                                  for pick in problem_draws([tr.problem_id for _, tr in recs], n_boot, seed)])
     step_pred = [s >= tau for lab, _ in recs for s in lab.scores]
     step_true = [bool(x) for _, tr in recs for x in tr.labels]
-    cot_pred = [first_step_below(s, tau) == -1 for s in scores]
+    cot_pred = [p == -1 for p in preds]
     cot_true = [f == -1 for f in firsts]
-    process_only = [(first_step_below(lab.scores, tau), f) for (lab, tr), f in zip(recs, firsts, strict=True)
-                    if tr.correct and f >= 0]
+    process_only = [(p, f) for (_, tr), p, f in zip(recs, preds, firsts, strict=True) if tr.correct and f >= 0]
     return {"labeler": name, "level": level, "traces": len(recs), "tau": tau, "f1": result.f1,
             "f1_low": lo, "f1_high": hi, "error_accuracy": result.error_accuracy,
             "correct_accuracy": result.correct_accuracy, "n_error": result.n_error, "n_correct": result.n_correct,
@@ -99,7 +94,7 @@ def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int])
         mine = [(lab, tr) for lab, tr in fit if tr.params["level"] == level]
         if mine:
             out[level], _ = choose_tau([lab.scores for lab, _ in mine],
-                                       [first_error_label([bool(x) for x in tr.labels]) for _, tr in mine])
+                                       [first_labeled_wrong(tr.labels) for _, tr in mine])
     return out
 
 
@@ -133,7 +128,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
         if not fit:
             raise ValueError(f"{name}: no labeled trace in the choose half")
         tau, _ = choose_tau([lab.scores for lab, _ in fit],
-                            [first_error_label([bool(x) for x in tr.labels]) for _, tr in fit])
+                            [first_labeled_wrong(tr.labels) for _, tr in fit])
         held = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in report]
         levels = sorted({tr.params["level"] for _, tr in held})
         level_taus = _level_taus(fit, levels)
@@ -143,7 +138,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
             row["tau_level"] = level_taus.get(level)  # None in the "all" row: each level its own
             row["f1_level_tau"] = error_correct_f1(
                 [first_step_below(lab.scores, level_taus.get(tr.params["level"], tau)) for lab, tr in recs],
-                [first_error_label([bool(x) for x in tr.labels]) for _, tr in recs]).f1
+                [first_labeled_wrong(tr.labels) for _, tr in recs]).f1
             paid = [t for t in ids if level == "all" or by_id[t].params["level"] == level]  # both halves
             spent = [got[t].cost for t in paid]
             row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
@@ -213,16 +208,13 @@ def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping
             continue
         for level in [*sorted({t.params["level"] for t in held}), "all"]:
             recs = [t for t in held if level == "all" or t.params["level"] == level]
-            firsts = [first_error_label([bool(x) for x in t.labels]) for t in recs]
+            firsts = [first_labeled_wrong(t.labels) for t in recs]
             preds = [[first_step_below(labels[n][t.trace_id].scores, taus[n]) for t in recs] for n in (a, b)]
             steps = [[(s >= taus[n], bool(x)) for t in recs
                       for s, x in zip(labels[n][t.trace_id].scores, t.labels, strict=True)] for n in (a, b)]
-            spans, j = [], 0
-            for t in recs:
-                spans.append(range(j, j + len(t.labels)))
-                j += len(t.labels)
-            d_f1, d_bal = _pair_figures(preds, firsts, steps, list(range(len(recs))), list(range(j)))
-            draws = [_pair_figures(preds, firsts, steps, pick, [k for i in pick for k in spans[i]])
+            ends = [0, *accumulate(len(t.labels) for t in recs)]  # trace i's steps: ends[i] to ends[i + 1]
+            d_f1, d_bal = _pair_figures(preds, firsts, steps, list(range(len(recs))), list(range(ends[-1])))
+            draws = [_pair_figures(preds, firsts, steps, pick, [k for i in pick for k in range(ends[i], ends[i + 1])])
                      for pick in problem_draws([t.problem_id for t in recs], n_boot, seed)]
             f1_lo, f1_hi = percentile_interval([d for d, _ in draws if not math.isnan(d)])
             bal_lo, bal_hi = percentile_interval([d for _, d in draws if not math.isnan(d)])

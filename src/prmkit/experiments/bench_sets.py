@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import claim_outputs
-from prmkit.data.settings import Range, check_limits
+from prmkit.data.settings import Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
 
 __all__ = ["LEVELS_HELP", "SIZE_HELP", "BenchSetConfig", "excluded_questions", "write_bench_set"]
@@ -81,7 +81,7 @@ class BenchSetConfig:
         return check_difficulty(self.levels, self.size)
 
     def slip_list(self) -> tuple[str, ...]:
-        return tuple(s.strip() for s in self.slips.split(",") if s.strip())
+        return tuple(comma_list(self.slips))
 
 
 def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:

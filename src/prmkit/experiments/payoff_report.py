@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.jsonl import iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.experiments.payoff import ROW
 
@@ -47,11 +48,9 @@ def _scores_file(row: dict[str, Any], scratch: Path) -> str:
         return str(source)
     from prmkit.models.aggregate import aggregate
 
-    records = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
-    for r in records:
-        r["score"], r["aggregation"] = aggregate(r.get("step_scores") or [], row["aggregation"]), row["aggregation"]
     dest = scratch / f"{row['name'].replace('/', '_').replace('@', '_')}.scores.jsonl"
-    dest.write_text("".join(json.dumps(r) + "\n" for r in records))
+    write_records(dest, (r | {"score": aggregate(r.get("step_scores") or [], row["aggregation"]),
+                              "aggregation": row["aggregation"]} for _, r in iter_json(source)))
     return str(dest)
 
 
@@ -180,7 +179,7 @@ def _seconds(value: float | None) -> str:
 
 def format_payoff(report: dict[str, Any]) -> str:
     """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
-    from prmkit.evaluate.report import format_table
+    from prmkit.evaluate.report import format_table, method_lines
     from prmkit.evaluate.stats import signed_points
 
     k = report["costs"][0]["k"] if report["costs"] else 0
@@ -200,8 +199,5 @@ def format_payoff(report: dict[str, Any]) -> str:
         ks = sorted({d["k"] for d in report["against"]})
         lines += ["", f"| paired against {base} | " + " | ".join(f"K={k}" for k in ks) + " |",
                   "|---" * (1 + len(ks)) + "|"]
-        by: dict[str, list[str]] = {}
-        for d in report["against"]:
-            by.setdefault(d["method"], []).append(signed_points(d["mean"], d["lo"], d["hi"]))
-        lines += [f"| {m} | " + " | ".join(v) + " |" for m, v in by.items()]
+        lines += method_lines(report["against"], ks, lambda d: signed_points(d["mean"], d["lo"], d["hi"]))
     return "\n".join(lines)

@@ -290,7 +290,7 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
         costs, seconds = list(held["students"].values()), held.get("seconds")
     else:
         clock = read_clock(Path(cfg.bench, "labels", "seconds.jsonl")).get(cfg.labeler, {})
-        costs, seconds = [r.cost for r in records], round(sum(clock.get(r.trace_id, 0.0) for r in records), 1)
+        costs, seconds = [r.cost for r in records], round(sum(clock.get(r.trace_id, 0.0) for r in records), 3)
     tokens = {k: sum(int(c.get(k, 0)) for c in costs) for k in ("tokens_read", "tokens_generated")}
     return tokens | {"seconds": seconds, "known": True}
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -183,8 +184,7 @@ def rollout_prefixes(
     backend = resident.get()
     rendered = dict(zip((r.prefix_id for r in requests), check_requests(requests, backend, cfg.template), strict=True))
     stats = RolloutStats()
-    writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None
-    try:
+    with AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else nullcontext() as writer:
         todo = [(r, *rendered[r.prefix_id]) for r in requests if not writer or r.prefix_id not in writer.done]
         stats.skipped = len(requests) - len(todo)
         if progress and stats.skipped:
@@ -205,7 +205,4 @@ def rollout_prefixes(
                 stats.solved += record.solved
             if progress:
                 progress(len(records))
-    finally:
-        if writer:
-            writer.close()
     return stats

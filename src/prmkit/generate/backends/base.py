@@ -111,8 +111,6 @@ def split_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, str | None]:
     ('a = 1. ', '[STEP]')
     """
     found = [(i, s) for s in stop if (i := text.find(s)) >= 0]
-    if not found:
-        return text, None
-    cut, which = min(found, key=lambda f: f[0])
+    cut, which = min(found, key=lambda f: f[0], default=(len(text), None))
     return text[:cut], which
 

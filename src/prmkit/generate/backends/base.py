@@ -90,7 +90,6 @@ class ChatPrompts:
     chat: bool
 
     def render(self, prompt: str) -> str:
-        """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
         return in_chat_template(self.tokenizer, prompt, self.chat)
 
     format_prompt = render

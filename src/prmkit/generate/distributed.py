@@ -77,8 +77,6 @@ class Resident(Generic[T]):
 
 
 class LocalExecutor:
-    """The work in this process, item after item, in order."""
-
     def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         for i, item in enumerate(items):
             yield i, work(item)
@@ -141,7 +139,6 @@ class RayExecutor:
 
 
 def make_executor(config: ScaleConfig) -> Executor:
-    """`RayExecutor` when `config.ray` is set (any address), else `LocalExecutor`."""
     return LocalExecutor() if config.ray is None else RayExecutor(config.ray, config.ray_actors)
 
 

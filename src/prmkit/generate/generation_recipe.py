@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import fmean
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
@@ -33,10 +34,7 @@ def solve_rate(pools: list[Pool]) -> tuple[float, float]:
     traces = [t for p in pools for t in p.traces]
     if not traces:
         return 0.0, 0.0
-    return (
-        sum(bool(t.correct) for t in traces) / len(traces),
-        sum(any(t.correct for t in p.traces) for p in pools) / len(pools),
-    )
+    return fmean(bool(t.correct) for t in traces), fmean(any(t.correct for t in p.traces) for p in pools)
 
 
 def raw_path(output: str | Path) -> Path:

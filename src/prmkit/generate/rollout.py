@@ -22,7 +22,9 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from prmkit.data.jsonl import AppendOnlyWriter
@@ -136,29 +138,25 @@ def _records(batch: Sequence[PrefixRequest], outs: list[list[Completion]], token
     return records
 
 
-class _RolloutBatch:
+def _rollout_batch(backend: Resident[PromptBackend], cfg: SamplingConfig, one_step: bool,
+                   batch: Sequence[tuple[PrefixRequest, str, int]]) -> tuple[list[Rollout], float]:
     """The work on one batch of (request, rendered text, tokens read): K continuations each, validated, as
     records, and the sampling seconds; the backend is built once where it runs."""
-
-    def __init__(self, backend: Resident[PromptBackend], cfg: SamplingConfig, one_step: bool = False):
-        self.backend, self.cfg, self.one_step = backend, cfg, one_step
-
-    def __call__(self, batch: Sequence[tuple[PrefixRequest, str, int]]) -> tuple[list[Rollout], float]:
-        requests = [r for r, _, _ in batch]
-        stop = self.cfg.stop or tuple(dict.fromkeys(s for r in requests for s in STOP.get(r.problem.domain, ())))
-        stop = (*stop, STEP) if self.one_step and STEP not in stop else stop
-        seeds = [prefix_seed(self.cfg.seed, r.prefix_id) for r in requests]
-        start = time.perf_counter()
-        outs = self.backend.get().generate_rendered([text for _, text, _ in batch], replace(self.cfg, stop=stop), seeds)
-        seconds = time.perf_counter() - start
-        return _records(requests, outs, [n for _, _, n in batch], seeds), seconds
+    requests = [r for r, _, _ in batch]
+    stop = cfg.stop or tuple(dict.fromkeys(s for r in requests for s in STOP.get(r.problem.domain, ())))
+    stop = (*stop, STEP) if one_step and STEP not in stop else stop
+    seeds = [prefix_seed(cfg.seed, r.prefix_id) for r in requests]
+    start = time.perf_counter()
+    outs = backend.get().generate_rendered([text for _, text, _ in batch], replace(cfg, stop=stop), seeds)
+    seconds = time.perf_counter() - start
+    return _records(requests, outs, [n for _, _, n in batch], seeds), seconds
 
 
 def sample_checked(batch: Sequence[tuple[PrefixRequest, str, int]], backend: PromptBackend,
                    cfg: SamplingConfig) -> list[Rollout]:
     """The records of one `generate_rendered` call over requests already checked: (request, rendered text, tokens
     read) as `check_requests` gives them. Prefixes of several problems, even with one id twice, may share it."""
-    return _RolloutBatch(Resident(lambda: backend, backend), cfg)(batch)[0]
+    return _rollout_batch(Resident(lambda: backend, backend), cfg, False, batch)[0]
 
 
 def rollout_prefixes(
@@ -183,15 +181,14 @@ def rollout_prefixes(
     backend = resident.get()
     rendered = dict(zip((r.prefix_id for r in requests), check_requests(requests, backend, cfg.template), strict=True))
     stats = RolloutStats()
-    writer = AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else None
-    try:
+    with AppendOnlyWriter(output, key=lambda d: d["prefix_id"]) if output else nullcontext() as writer:
         todo = [(r, *rendered[r.prefix_id]) for r in requests if not writer or r.prefix_id not in writer.done]
         stats.skipped = len(requests) - len(todo)
         if progress and stats.skipped:
             progress(stats.skipped)
         size = max(1, prefixes_per_batch)
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
-        work = _RolloutBatch(resident, cfg, one_step)
+        work = partial(_rollout_batch, resident, cfg, one_step)
         for _, (records, seconds) in (executor or LocalExecutor()).map(work, batches):
             stats.seconds += seconds
             for record in records:
@@ -205,7 +202,4 @@ def rollout_prefixes(
                 stats.solved += record.solved
             if progress:
                 progress(len(records))
-    finally:
-        if writer:
-            writer.close()
     return stats

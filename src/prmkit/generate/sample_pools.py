@@ -14,6 +14,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from prmkit.data.answers import distinct_answers
@@ -60,25 +61,20 @@ def _seed(base: int, problems: Sequence[Problem]) -> int:
     return (base + zlib.crc32("\n".join(p.id for p in problems).encode())) % (2**31)
 
 
-class _SampleBatch:
-    """The work on one batch of problems: sample, parse, validate; the backend is built once where it runs."""
-
-    def __init__(self, backend: Resident[Backend], cfg: SamplingConfig, source: str):
-        self.backend, self.cfg, self.source = backend, cfg, source
-
-    def __call__(self, batch: Sequence[Problem]) -> tuple[list[Pool], list[int], float]:
-        """The batch's pools (a trace per sample), the tokens generated for each, and the sampling seconds."""
-        backend = self.backend.get()
-        stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
-        start = time.perf_counter()
-        outs = backend.generate(
-            [build_prompt(p, self.cfg.template) for p in batch],
-            replace(self.cfg, seed=_seed(self.cfg.seed, batch), stop=self.cfg.stop or stop),
-        )
-        seconds = time.perf_counter() - start
-        source = self.source or backend.name
-        pools = [make_pool(p, [c.text for c in cs], source) for p, cs in zip(batch, outs, strict=True)]
-        return pools, [sum(c.tokens for c in cs) for cs in outs], seconds
+def _sample_batch(backend: Resident[Backend], cfg: SamplingConfig, source: str,
+                  batch: Sequence[Problem]) -> tuple[list[Pool], list[int], float]:
+    """The work on one batch of problems (sample, parse, validate; the backend is built once where it runs): the
+    batch's pools (a trace per sample), the tokens generated for each, and the sampling seconds."""
+    built = backend.get()
+    stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
+    start = time.perf_counter()
+    outs = built.generate(
+        [build_prompt(p, cfg.template) for p in batch],
+        replace(cfg, seed=_seed(cfg.seed, batch), stop=cfg.stop or stop),
+    )
+    seconds = time.perf_counter() - start
+    pools = [make_pool(p, [c.text for c in cs], source or built.name) for p, cs in zip(batch, outs, strict=True)]
+    return pools, [sum(c.tokens for c in cs) for cs in outs], seconds
 
 
 def generate_pools(
@@ -94,7 +90,8 @@ def generate_pools(
     """Sample cfg.n traces per problem not yet in `output` and append their pools to it. The batches run through
     `executor` (default: here); a `Resident` backend is built where they run (once per Ray actor)."""
     stats = GenerationStats()
-    work = _SampleBatch(backend if isinstance(backend, Resident) else Resident(lambda: backend, backend), cfg, source)
+    resident = backend if isinstance(backend, Resident) else Resident(lambda: backend, backend)
+    work = partial(_sample_batch, resident, cfg, source)
     with AppendOnlyWriter(output, key=lambda d: d["problem"]["id"]) as writer:
         todo = [p for p in problems if p.id not in writer.done]
         stats.skipped = len(problems) - len(todo)

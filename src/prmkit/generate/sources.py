@@ -57,7 +57,7 @@ def load_problems(data: str, limit: int | None = None, domain: str | None = None
         problems = _from_file(Path(data))
     else:
         raise FileNotFoundError(f"--data {data!r}: neither a named set ({', '.join(SOURCES)}) nor a file")
-    problems = problems[:limit] if limit is not None else problems
+    problems = problems[:limit]
     if domain is not None:
         for p in problems:
             p.domain = domain

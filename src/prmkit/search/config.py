@@ -9,8 +9,9 @@ Creating a config touches neither disk nor network; `make_backend()` loads the p
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
@@ -52,12 +53,12 @@ class BeamConfig(SamplerConfig):
                                                                "share one generation call per stage; results are "
                                                                "written as each problem ends."))
 
+    LIMITS: ClassVar[dict[str, Range]] = {"max_steps": Range(1)}
+
     def __post_init__(self) -> None:
-        check_limits(self)
-        if self.width < 1 or self.k % self.width:
+        check_limits(self)  # width >= 1 (the shared table), max_steps >= 1 (LIMITS)
+        if self.k % self.width:
             raise ValueError(f"N = {self.k} must be a positive multiple of the beam width b = {self.width}")
-        if self.max_steps < 1:
-            raise ValueError("max_steps must be at least 1")
 
     def backend_options(self) -> BackendOptions:
         return replace(super().backend_options(), prefix_cache=self.prefix_cache)

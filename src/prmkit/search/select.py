@@ -37,11 +37,8 @@ def majority_vote(answers: Sequence[str | None]) -> int | None:
     """Index of the first candidate whose answer (by `answer_key`) is the most frequent; None when none has one
     (PUM D: ties broken by the earliest occurrence)."""
     keys = [None if a is None else answer_key(a) for a in answers]
-    counts = Counter(k for k in keys if k is not None)
-    if not counts:
-        return None
-    top = max(counts.values())
-    return next(i for i, k in enumerate(keys) if k is not None and counts[k] == top)
+    counts = Counter(k for k in keys if k is not None)  # most_common: equal counts in first-occurrence order
+    return keys.index(counts.most_common(1)[0][0]) if counts else None
 
 
 def prefix_scores(scorer: StepScorer, items: list[tuple[str, list[str]]], aggregation: str) -> list[float]:

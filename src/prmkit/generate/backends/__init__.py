@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from importlib import import_module
 from typing import Any
 
@@ -20,21 +21,17 @@ __all__ = [
 ]
 
 
-def _lazy(module: str, cls: str) -> Callable[[Any, BackendOptions], Backend]:
-    """The constructor `cls` of `prmkit.generate.backends.<module>`, imported on first call (torch, vLLM, ctranslate2
-    load only then)."""
-    def construct(model: Any, options: BackendOptions) -> Backend:
-        return getattr(import_module(f"prmkit.generate.backends.{module}"), cls)(model, options)
-
-    construct.__doc__ = f"prmkit.generate.backends.{module}.{cls}"
-    return construct
+def _construct(module: str, cls: str, model: Any, options: BackendOptions) -> Backend:
+    """`cls` of `prmkit.generate.backends.<module>` on `model`, imported on first call (torch, vLLM, ctranslate2 load
+    only then)."""
+    return getattr(import_module(f"prmkit.generate.backends.{module}"), cls)(model, options)
 
 
 BACKENDS: dict[str, Callable[[Any, BackendOptions], Backend]] = {
-    "transformers": _lazy("hf", "TransformersBackend"),
-    "vllm": _lazy("vllm", "VLLMBackend"),
-    "openai": _lazy("openai", "OpenAIBackend"),
-    "ct2": _lazy("ct2", "CT2Backend"),
+    "transformers": partial(_construct, "hf", "TransformersBackend"),
+    "vllm": partial(_construct, "vllm", "VLLMBackend"),
+    "openai": partial(_construct, "openai", "OpenAIBackend"),
+    "ct2": partial(_construct, "ct2", "CT2Backend"),
 }
 
 

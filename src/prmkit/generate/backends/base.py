@@ -90,7 +90,6 @@ class ChatPrompts:
     chat: bool
 
     def render(self, prompt: str) -> str:
-        """The prompt in the model's chat template when it is a few-shot Q/A prompt and chat is on."""
         return in_chat_template(self.tokenizer, prompt, self.chat)
 
     format_prompt = render
@@ -111,8 +110,6 @@ def split_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, str | None]:
     ('a = 1. ', '[STEP]')
     """
     found = [(i, s) for s in stop if (i := text.find(s)) >= 0]
-    if not found:
-        return text, None
-    cut, which = min(found, key=lambda f: f[0])
+    cut, which = min(found, key=lambda f: f[0], default=(len(text), None))
     return text[:cut], which
 

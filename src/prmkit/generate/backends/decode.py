@@ -97,12 +97,9 @@ def _read(steps: list[list[int]], slots: list[int], out: list[list[int]], done: 
 def grow_layers(cache: Any, capacity: int) -> None:
     """Give each layer of a `DynamicCache` room for `capacity` positions, so that a decoding step writes its key
     and value in place instead of concatenating the whole cache again (`GrowingLayer`)."""
-    layers = getattr(cache, "layers", None)
-    if layers is None:
-        return  # an older transformers without cache layers: it concatenates
-    for i, layer in enumerate(layers):
+    for i, layer in enumerate(cache.layers):
         if type(layer).__name__ == "DynamicLayer" and getattr(layer, "is_initialized", False):
-            layers[i] = growing_layer_class()(layer.keys, layer.values, capacity)
+            cache.layers[i] = growing_layer_class()(layer.keys, layer.values, capacity)
 
 
 @functools.cache

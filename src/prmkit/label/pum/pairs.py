@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
 
-from prmkit.label.pum.prefix_gain import effective_students
+from prmkit.label.pum.prefix_gain import effective_students, intrinsic_utility
 
 __all__ = ["BT_TARGETS", "CandidatePair", "PrefixPoint", "candidate_pairs", "conflict_rate", "global_margin",
            "length_matched", "mean_difference", "pair_label", "pair_margin", "resolution_floor"]
@@ -98,17 +98,12 @@ def candidate_pairs(points: Sequence[PrefixPoint], tolerance: float = 0.05) -> l
 def mean_difference(u_a: Mapping[str, float], u_b: Mapping[str, float],
                     weights: Mapping[str, float] | None = None) -> tuple[dict[str, float], float]:
     """({s: d_s}, d̄) over the students valid for both prefixes (A.4); d̄ is their mean, or their weighted mean
-    (weights rescaled over those students). No common student: ({}, nan).
+    (weights rescaled over those students), as `intrinsic_utility` takes it. No common student: ({}, nan).
 
     Example: u_a {s1: 1.0, s2: 0.5, s3: 0.2}, u_b {s1: 0.0, s2: 1.0}: d = {s1: 1.0, s2: -0.5}, d̄ = 0.25.
     """
     d = {s: u_a[s] - u_b[s] for s in u_a if s in u_b}
-    if not d:
-        return d, float("nan")
-    if weights is None:
-        return d, sum(d.values()) / len(d)
-    total = sum(weights.get(s, 0.0) for s in d)
-    return d, sum(weights.get(s, 0.0) * v for s, v in d.items()) / total if total > 0 else float("nan")
+    return d, intrinsic_utility(d, weights)
 
 
 def global_margin(abs_differences: Sequence[float], quantile: float = 0.25) -> float:

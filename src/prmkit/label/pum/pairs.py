@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
 
+import numpy as np
+
 from prmkit.label.pum.prefix_gain import effective_students, intrinsic_utility
 
 __all__ = ["BT_TARGETS", "CandidatePair", "PrefixPoint", "candidate_pairs", "conflict_rate", "global_margin",
@@ -107,20 +109,14 @@ def mean_difference(u_a: Mapping[str, float], u_b: Mapping[str, float],
 
 
 def global_margin(abs_differences: Sequence[float], quantile: float = 0.25) -> float:
-    """ε_global (A.4): the `quantile` of |d̄| over the candidate pairs (linear interpolation between order
-    statistics, as numpy's default). No pair: 0.
+    """ε_global (A.4): the `quantile` of |d̄| over the candidate pairs (numpy's default: linear interpolation
+    between order statistics). No pair: 0.
 
     Example: |d̄| = (0, 0.1, 0.2, 0.4, 1.0), quantile 0.25 -> position 1 -> 0.1; quantile 0.5 -> 0.2.
     """
     if not 0.0 <= quantile <= 1.0:
         raise ValueError(f"quantile must lie in [0, 1], got {quantile}")
-    values = sorted(abs_differences)
-    if not values:
-        return 0.0
-    pos = quantile * (len(values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(values) - 1)
-    return values[lo] + (pos - lo) * (values[hi] - values[lo])
+    return float(np.quantile(abs_differences, quantile)) if len(abs_differences) else 0.0
 
 
 def resolution_floor(n_eff: float, rollouts: int = 8, scale: float = 1.0) -> float:

@@ -181,9 +181,6 @@ def _by_student(specs: Sequence[StudentSpec], ledgers: Sequence[dict[str, Any]])
 
 def _summed(ledgers: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One trace's ledger over the students: counts summed; steps and step tokens (the first student's) kept."""
-    out = dict(ledgers[0])
-    for other in ledgers[1:]:
-        for k in ("tokens_read", "tokens_generated", "tokens_read_cached", "prefixes", "prefixes_shared", "rollouts"):
-            out[k] += other[k]
-    return out
+    counts = ("tokens_read", "tokens_generated", "tokens_read_cached", "prefixes", "prefixes_shared", "rollouts")
+    return ledgers[0] | {k: sum(ledger[k] for ledger in ledgers) for k in counts}
 

@@ -147,26 +147,22 @@ class InformationScorer:
         sequences share a row (indices into `segs`, each sequence in one row; default one a row): a row holds them
         side by side, each under its own block mask, so they do not see each other (`pack_rows`)."""
         rows = [[i] for i in range(len(segs))] if rows is None else rows
-        where: dict[int, tuple[int, int]] = {}  # sequence -> (its row, its offset in the row)
-        lengths = []
-        for b, row in enumerate(rows):
-            at = 0
-            for i in row:
-                where[i], at = (b, at), at + len(segs[i].ids)
-            lengths.append(at)
+        lengths = [sum(len(segs[i].ids) for i in row) for row in rows]
         length = max(lengths)
         pad_id = self.tokenizer.pad_token_id or 0
         ids = torch.full((len(rows), length), pad_id, dtype=torch.long)
         pos = torch.zeros((len(rows), length), dtype=torch.long)
         mask = torch.zeros((len(rows), 1, length, length), dtype=torch.bool)
+        where: dict[int, tuple[int, int]] = {}  # sequence -> (its row, its offset in the row)
         for b, row in enumerate(rows):
+            at = 0
             for i in row:
-                s, at = segs[i], where[i][1]
-                n = len(s.ids)
+                s, n, where[i] = segs[i], len(segs[i].ids), (b, at)
                 ids[b, at : at + n] = torch.tensor(s.ids)
                 pos[b, at : at + n] = torch.tensor(s.positions)
                 mask[b, 0, at : at + n, at : at + n] = _block_mask(s)
                 self.tokens_read += n
+                at += n
             pad = torch.arange(lengths[b], length)
             mask[b, 0, pad, pad] = True  # padding attends to itself only
         decoder = getattr(self.model, self.model.base_model_prefix)

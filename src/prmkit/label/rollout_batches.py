@@ -56,11 +56,6 @@ class PrefixRoller:
         self.config, self.backend = config, backend if backend is not None else config.make_backend()
         self.sampling = config.sampling()
 
-    @property
-    def prefixes_per_batch(self) -> int:
-        """Prefixes per generation batch: `batch_size` rows of K continuations each (one prefix at least)."""
-        return max(1, self.config.batch_size // self.config.k)
-
     def for_pool(self, pool: Pool) -> PoolRollouts:
         """The rollouts of one pool's labeling: identical prefixes rolled out once and shared (module doc)."""
         return PoolRollouts(self, pool)
@@ -200,7 +195,7 @@ def label_stream(roller: PrefixRoller, plan_of: PlanOf[R],
     """What the plan returns (a `Labeled`) for each (pool, todo) of `items`, in order, their plans' prefixes rolled
     out in batches across pools (module doc). Pools are taken from `items` only while the pools in flight cannot
     fill a batch."""
-    size, items = roller.prefixes_per_batch, iter(items)
+    size, items = max(1, roller.config.batch_size // roller.config.k), iter(items)  # batch_size rows, K a prefix
     jobs: deque[_Job] = deque()
     more = True
     while jobs or more:

@@ -52,7 +52,6 @@ class Sweep:
     accuracies: np.ndarray
     tau: float
     balanced_accuracy: float
-    exclude_final: bool
 
 
 def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
@@ -65,7 +64,7 @@ def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
     taus = np.concatenate([[finite[0] - 1.0], mids, [finite[-1] + 1.0]]) if finite.size else np.array([0.0])
     accs = np.array([balanced_accuracy(cs > t, truth) for t in taus])
     best = int(np.argmax(accs))
-    return Sweep(taus, accs, float(taus[best]), float(accs[best]), exclude_final)
+    return Sweep(taus, accs, float(taus[best]), float(accs[best]))
 
 
 def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:

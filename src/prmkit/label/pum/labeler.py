@@ -31,7 +31,7 @@ from prmkit.data.templates import check_template
 from prmkit.generate.backends.ct2 import compute_type
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
-from prmkit.label.pum.prefix_gain import gain, intrinsic_utility, solve_rate
+from prmkit.label.pum.prefix_gain import gain, intrinsic_utility
 from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students
 from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
 from prmkit.label.rollout_labeling import RolloutLabelConfig, RolloutMethods
@@ -133,7 +133,7 @@ class PumLabeler(RolloutMethods):
         if not traces:
             return _StudentPart(0.0, {}, {}, (0, 0))
         rolled = yield [(traces[0], 0), *((t, n) for t in traces for n in range(1, len(t.steps)))]
-        baseline = solve_rate([c.correct for c in rolled[(traces[0].id, 0)].continuations])
+        baseline = rolled[(traces[0].id, 0)].solve_rate
         rates, ledgers = {}, {}
         for t in traces:
             mine = [rolled[(t.id, n)] for n in range(1, len(t.steps))]
@@ -181,9 +181,6 @@ def _by_student(specs: Sequence[StudentSpec], ledgers: Sequence[dict[str, Any]])
 
 def _summed(ledgers: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One trace's ledger over the students: counts summed; steps and step tokens (the first student's) kept."""
-    out = dict(ledgers[0])
-    for other in ledgers[1:]:
-        for k in ("tokens_read", "tokens_generated", "tokens_read_cached", "prefixes", "prefixes_shared", "rollouts"):
-            out[k] += other[k]
-    return out
+    counts = ("tokens_read", "tokens_generated", "tokens_read_cached", "prefixes", "prefixes_shared", "rollouts")
+    return ledgers[0] | {k: sum(ledger[k] for ledger in ledgers) for k in counts}
 

@@ -26,7 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
 
-from prmkit.label.pum.prefix_gain import effective_students
+import numpy as np
+
+from prmkit.label.pum.prefix_gain import effective_students, intrinsic_utility
 
 __all__ = ["BT_TARGETS", "CandidatePair", "PrefixPoint", "candidate_pairs", "conflict_rate", "global_margin",
            "length_matched", "mean_difference", "pair_label", "pair_margin", "resolution_floor"]
@@ -98,34 +100,23 @@ def candidate_pairs(points: Sequence[PrefixPoint], tolerance: float = 0.05) -> l
 def mean_difference(u_a: Mapping[str, float], u_b: Mapping[str, float],
                     weights: Mapping[str, float] | None = None) -> tuple[dict[str, float], float]:
     """({s: d_s}, d̄) over the students valid for both prefixes (A.4); d̄ is their mean, or their weighted mean
-    (weights rescaled over those students). No common student: ({}, nan).
+    (weights rescaled over those students), as `intrinsic_utility` takes it. No common student: ({}, nan).
 
     Example: u_a {s1: 1.0, s2: 0.5, s3: 0.2}, u_b {s1: 0.0, s2: 1.0}: d = {s1: 1.0, s2: -0.5}, d̄ = 0.25.
     """
     d = {s: u_a[s] - u_b[s] for s in u_a if s in u_b}
-    if not d:
-        return d, float("nan")
-    if weights is None:
-        return d, sum(d.values()) / len(d)
-    total = sum(weights.get(s, 0.0) for s in d)
-    return d, sum(weights.get(s, 0.0) * v for s, v in d.items()) / total if total > 0 else float("nan")
+    return d, intrinsic_utility(d, weights)
 
 
 def global_margin(abs_differences: Sequence[float], quantile: float = 0.25) -> float:
-    """ε_global (A.4): the `quantile` of |d̄| over the candidate pairs (linear interpolation between order
-    statistics, as numpy's default). No pair: 0.
+    """ε_global (A.4): the `quantile` of |d̄| over the candidate pairs (numpy's default: linear interpolation
+    between order statistics). No pair: 0.
 
     Example: |d̄| = (0, 0.1, 0.2, 0.4, 1.0), quantile 0.25 -> position 1 -> 0.1; quantile 0.5 -> 0.2.
     """
     if not 0.0 <= quantile <= 1.0:
         raise ValueError(f"quantile must lie in [0, 1], got {quantile}")
-    values = sorted(abs_differences)
-    if not values:
-        return 0.0
-    pos = quantile * (len(values) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(values) - 1)
-    return values[lo] + (pos - lo) * (values[hi] - values[lo])
+    return float(np.quantile(abs_differences, quantile)) if len(abs_differences) else 0.0
 
 
 def resolution_floor(n_eff: float, rollouts: int = 8, scale: float = 1.0) -> float:

@@ -262,10 +262,10 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
                backends: dict[str, Any] | None, log: Callable[[str], None]) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     check_settings(out, specs, config)
-    if config.solve_rates:
-        return _solve_rates(pools, config, out, specs, progress, dict(backends or {}), log)
-    pools = [p for p in pools if _usable(p)]
     backends = dict(backends or {})
+    if config.solve_rates:
+        return _solve_rates(pools, config, out, specs, progress, backends, log)
+    pools = [p for p in pools if _usable(p)]
     first = backends.get(specs[0].name) or make_backend(specs[0].backend, specs[0].model, config.backend_options())
     backends[specs[0].name] = first
     def count(text: str) -> int:  # tokens of the first student (words for a backend without a tokenizer)

@@ -93,14 +93,15 @@ def _class_warnings(path: str | os.PathLike[str], truth: np.ndarray) -> list[str
 
 
 def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, exclude_final: bool = True,
-                    plot: bool = True) -> dict[str, dict[str, float]]:
-    """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep.
+                    plot: bool = True, records: list[StepLabels] | None = None) -> dict[str, dict[str, float]]:
+    """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep;
+    `records`: the file's records when the caller has read them.
 
     Returns {"final_excluded": {...}, "final_included": {...}} with the best tau and balanced accuracy of each
     on this file (an upper bound), {"applied": {tau, balanced_accuracy}} at the tau written into it, and
     {"warnings": [...]} (e.g. a class absent from the file, which makes its balanced accuracy read high).
     """
-    records = list(read_records(path, StepLabels.from_dict))
+    records = list(read_records(path, StepLabels.from_dict)) if records is None else records
     if not records:  # nothing labeled (every problem skipped, which the labeling run reports): no tau to choose
         return {"applied": {"tau": 0.0 if tau is None else tau}, "warnings": []}
     judged = [r for r in records if r.correct is not None]
@@ -138,14 +139,15 @@ def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
     claimed = {"--choose-on": cfg.choose_on, f"sweep plot of {cfg.choose_on}": str(sweep_path(cfg.choose_on))}
     claimed |= {f"--apply-to {path}": path for path in cfg.apply_to}
     with claim_outputs(claimed):
-        for path in [cfg.choose_on, *cfg.apply_to]:
-            read_labels(path)  # every record checked (and the file not empty) before anything is written
-        mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
-                      for path in cfg.apply_to}  # before anything is written
-        chosen = apply_threshold(cfg.choose_on, cfg.tau, exclude_final=not cfg.include_final)
+        # each file read once, every record checked, before anything is written
+        files = {path: read_labels(path) for path in [cfg.choose_on, *cfg.apply_to]}
+        mismatches = {path: check_same_settings(cfg.choose_on, {"method": files[path][0].method,
+                                                                "params": files[path][0].params}, path, cfg.force)
+                      for path in cfg.apply_to}
+        chosen = apply_threshold(cfg.choose_on, cfg.tau, not cfg.include_final, records=files[cfg.choose_on])
         out: list[dict[str, Any]] = [{"choose_on": cfg.choose_on} | chosen]
         for path in cfg.apply_to:
-            held = apply_threshold(path, chosen["applied"]["tau"], exclude_final=not cfg.include_final, plot=False)
+            held = apply_threshold(path, chosen["applied"]["tau"], not cfg.include_final, False, files[path])
             held["warnings"] = ([mismatches[path]] if mismatches[path] else []) + held["warnings"]
             out.append({"apply_to": path} | held)
         return out

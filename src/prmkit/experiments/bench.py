@@ -280,7 +280,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
                           "tokens_read": 0, "tokens_generated": 0, "resumed": len(labels[name])}
             continue
         rep = reports[name]
-        runs[name] = {"seconds": round(rep.labeler_seconds, 1), "run_seconds": round(rep.seconds, 1),
+        runs[name] = {"seconds": round(rep.labeler_seconds, 3), "run_seconds": round(rep.seconds, 3),
                       "skipped": rep.skipped, "shared_with": shared,
                       "tokens_read": rep.tokens_read, "tokens_generated": rep.tokens_generated,
                       "resumed": rep.resumed}

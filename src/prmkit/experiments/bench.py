@@ -207,10 +207,11 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     if not cfg.label:
         _check_run_to_report(cfg)
     resolve_model(cfg.model)  # an unknown model is an error before anything is written
-    check_labelers(cfg.labeler_list(), _labeler_settings(cfg))
+    settings = _labeler_settings(cfg)
+    check_labelers(cfg.labeler_list(), settings)
+    problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
     if cfg.policy_k:
-        resolve_model(cfg.policy_model())
-        _check_held_out(cfg)
+        _check_held_out(cfg, problems)
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
@@ -222,7 +223,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         # a settings file without them: its policy was --model, its prompt the few-shot one
         keep_settings(out / "settings.json", mine, "a bench",
                       upgrade=lambda old: {"policy": old.get("model"), "template": None} | old)
-        return _run(cfg, out, progress, log)
+        return _run(cfg, out, problems, settings, progress, log)
 
 
 def _check_run_to_report(cfg: BenchConfig) -> None:
@@ -236,22 +237,19 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
                          f"--output {out}` without --no-label first, or give the folder of a run")
 
 
-def _check_held_out(cfg: BenchConfig) -> None:
+def _check_held_out(cfg: BenchConfig, problems: list[Problem]) -> None:
     """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems, and must have been trained
     on the prompt the bench samples it with (`template`)."""
     policy = resolve_model(cfg.policy_model())
     check_template(policy, cfg.template)
     trained = trained_questions(policy)
-    if not trained:
-        return
-    problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
     if seen := overlap([p.question for p in problems], trained):
         raise ValueError(f"the policy {cfg.policy_model()} was trained on {len(seen)} of this bench's problems (e.g. "
                          f"'{seen[0]}'): choose another --seed")
 
 
-def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
-    problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
+def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[Any], progress: bool,
+         log: Callable[[str], None]) -> dict[str, Any]:
     write_records(out / "problems.jsonl", problems)
     pools, truth = constructed_pools(problems, cfg.slip_list(), cfg.seed)
     policy: dict[str, Any] = {}
@@ -270,7 +268,7 @@ def _run(cfg: BenchConfig, out: Path, progress: bool, log: Callable[[str], None]
     log(f"labelers {', '.join(names)}")
     clock = out / "labels" / "seconds.jsonl"
     reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
-                          _labeler_settings(cfg), progress=progress, clock=clock) if cfg.label and names else {}
+                          settings, progress=progress, clock=clock) if cfg.label and names else {}
     for name in names:
         held = Path(paths[name]).exists()  # --no-label: a labeler that never ran has no file
         labels[name] = {r.trace_id: r for r in read_records(paths[name], StepLabels.from_dict)} if held else {}

@@ -325,11 +325,12 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
                       skip={"threads"})
         kept, records, used, subset = _training_set(cfg, pools)
+        labeled = cfg.labels_path() is not None
         if subset:  # the row's training set, for the record
             write_records(out / "train_pools.jsonl", kept)
-            if cfg.labels_path() is not None:
+            if labeled:
                 write_records(out / "train_labels.jsonl", records)
-        problems = len({p.problem.id for p in pools})
+        problems, chosen = len({p.problem.id for p in pools}), []
         if kind == "bt":  # the pairs between the kept traces: PUM's given ones, or right/wrong samples'
             if cfg.source.given_pairs:  # its problems: those of the pairs kept
                 chosen = pum_pairs(cfg.pairs or "", kept)
@@ -337,13 +338,14 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
             else:
                 chosen = outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed)
             write_records(out / "train_pairs.jsonl", chosen)
-            examples = pair_examples(chosen)
-        else:
-            report = JoinReport()
-            examples = build_examples(kept, records if cfg.labels_path() else None, kind, cfg.soft, report=report)
-            log(f"join: {report.line()}")
         model, trained = out / "model", out / "train.json"
-        if not trained.is_file():
+        if not trained.is_file():  # the examples are built only for a model still to train
+            if kind == "bt":
+                examples = pair_examples(chosen)
+            else:
+                report = JoinReport()
+                examples = build_examples(kept, records if labeled else None, kind, cfg.soft, report=report)
+                log(f"join: {report.line()}")
             figures = _train(cfg, kind, examples, model, log)
             with atomic_path(trained) as tmp:
                 tmp.write_text(json.dumps(figures, indent=1) + "\n")

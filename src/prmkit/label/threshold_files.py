@@ -139,11 +139,10 @@ def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
     claimed = {"--choose-on": cfg.choose_on, f"sweep plot of {cfg.choose_on}": str(sweep_path(cfg.choose_on))}
     claimed |= {f"--apply-to {path}": path for path in cfg.apply_to}
     with claim_outputs(claimed):
-        # each file read once, every record checked, before anything is written
+        # each file read whole once, every record checked, before anything is written
         files = {path: read_labels(path) for path in [cfg.choose_on, *cfg.apply_to]}
-        mismatches = {path: check_same_settings(cfg.choose_on, {"method": files[path][0].method,
-                                                                "params": files[path][0].params}, path, cfg.force)
-                      for path in cfg.apply_to}
+        mismatches = {path: check_same_settings(cfg.choose_on, read_settings(path), path, cfg.force)
+                      for path in cfg.apply_to}  # what each file's scores mean: its first line
         chosen = apply_threshold(cfg.choose_on, cfg.tau, not cfg.include_final, records=files[cfg.choose_on])
         out: list[dict[str, Any]] = [{"choose_on": cfg.choose_on} | chosen]
         for path in cfg.apply_to:

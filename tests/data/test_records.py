@@ -79,6 +79,17 @@ def test_append_only_writer_resumes_after_torn_line(tmp_path):
     assert [json.loads(x)["id"] for x in path.read_text().splitlines()] == ["a", "b"]
 
 
+def test_torn_last_line_is_cut_by_reading_back_from_the_end(tmp_path):
+    from prmkit.data.jsonl import _cut_torn_line
+
+    path = tmp_path / "out.jsonl"
+    whole = b'{"id": "a"}\n{"id": "b"}\n'
+    for torn, kept in ((b"", whole), (b'{"id": "c", "long": "' + b"x" * 50, whole), (b"", b"")):
+        path.write_bytes(whole + torn if kept else torn + b'{"no newline at all"')
+        _cut_torn_line(path, chunk=4)  # the torn line spans many chunks
+        assert path.read_bytes() == kept
+
+
 def test_demo_pools_have_right_and_wrong_traces():
     from prmkit.data.demo_pools import demo_pools
 

@@ -83,6 +83,26 @@ def write_records(path: str | os.PathLike[str], records: Any) -> int:
     return n
 
 
+def _cut_torn_line(path: Path, chunk: int = 1 << 16) -> None:
+    """Cut the last line of `path` if a crash left it without its newline, reading the file back from its end only
+    as far as that line's start (a long file is not read whole)."""
+    with open(path, "rb+") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        pos = end
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            block = fh.read(pos - start)
+            if pos == end and block.endswith(b"\n"):
+                return
+            if (nl := block.rfind(b"\n")) >= 0:
+                fh.truncate(start + nl + 1)
+                return
+            pos = start
+        if end:
+            fh.truncate(0)
+
+
 class AppendOnlyWriter:
     """Append records to a JSONL file, skipping keys already present (`key`: a written dict's identity, default its
     "id" field); safe against `kill -9` (module doc)."""
@@ -95,10 +115,7 @@ class AppendOnlyWriter:
         self._lock.__enter__()
         try:
             if self.path.exists():
-                with open(self.path, "rb+") as fh:  # cut a last line that a crash left without its newline
-                    data = fh.read()
-                    if data and not data.endswith(b"\n"):
-                        fh.truncate(data.rfind(b"\n") + 1)
+                _cut_torn_line(self.path)
                 self.done = {self.key(obj) for _, obj in iter_json(self.path)}
             self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         except BaseException:

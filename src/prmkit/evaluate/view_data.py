@@ -19,8 +19,8 @@ from itertools import accumulate, islice
 from typing import Any
 
 from prmkit.data.formats import read_pools
-from prmkit.data.jsonl import DataError, iter_json
-from prmkit.data.records import Pool, RecordError, StepLabels
+from prmkit.data.jsonl import parsed_lines
+from prmkit.data.records import Pool, StepLabels
 from prmkit.data.settings import check_limits
 from prmkit.data.warn import warn
 from prmkit.evaluate.first_error import first_labeled_wrong
@@ -87,40 +87,38 @@ TRAJECTORIES: dict[str, Callable[[list[float]], list[tuple[int, float]]]] = {
 predicted_first_error = first_labeled_wrong  # the first step labeled 0, -1 when none is (ProcessBench's convention)
 
 
-def _first_error(obj: dict[str, Any], where: str) -> int | None:
+def _first_error(obj: dict[str, Any]) -> int | None:
     value = obj.pop("first_error", None)
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < -1):
-        raise DataError(f"{where}: first_error must be a step index >= -1, got {value!r}")
+        raise ValueError(f"first_error must be a step index >= -1, got {value!r}")
     return value
 
 
-def _label_mark(source: Source, obj: dict[str, Any], where: str) -> tuple[str, Mark]:
+def _label_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
     """A StepLabels line; the first threshold seen centres the colour scale, params.reference picks the reading."""
-    try:
-        rec = StepLabels.from_dict(obj)
-    except RecordError as e:
-        raise DataError(f"{where}: {e}") from None
+    rec = StepLabels.from_dict(obj)
     if rec.threshold is not None and not source.marks:
         source.center = float(rec.threshold)
     source.reading = str(rec.params.get("reference", "step0"))
     if source.reading not in TRAJECTORIES:
-        raise DataError(f"{where}: params.reference {source.reading!r} is not one of {sorted(TRAJECTORIES)}")
+        raise ValueError(f"params.reference {source.reading!r} is not one of {sorted(TRAJECTORIES)}")
     tau = source.center if rec.threshold is None else float(rec.threshold)
     labels = rec.labels or ([int(s > tau) for s in rec.scores] if rec.threshold is not None else [])
     return rec.trace_id, Mark([float(s) for s in rec.scores], labels, tau)
 
 
-def _score_mark(source: Source, obj: dict[str, Any], where: str) -> tuple[str, Mark]:
+def _score_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
     """A `prmkit score` line: step probabilities, labeled 1 above 0.5."""
     steps = obj.get("step_scores")
     if not isinstance(obj.get("id"), str) or not isinstance(steps, list) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in steps):
-        raise DataError(f"{where}: a score record needs 'id' (str) and 'step_scores' (list of numbers)")
+        raise ValueError("a score record needs 'id' (str) and 'step_scores' (list of numbers)")
     return obj["id"], Mark([float(v) for v in steps], [int(v > 0.5) for v in steps], 0.5)
 
 
-# kind -> the (unit, reading, center) of its Source, and its reader of one record: (trace id, Mark)
-SOURCE_READERS: dict[str, tuple[tuple[str, str, float], Callable[[Source, dict[str, Any], str], tuple[str, Mark]]]] = {
+# kind -> the (unit, reading, center) of its Source, and its reader of one record: (trace id, Mark); a record it
+# refuses is a DataError naming `file:line` (`parsed_lines`)
+SOURCE_READERS: dict[str, tuple[tuple[str, str, float], Callable[[Source, dict[str, Any]], tuple[str, Mark]]]] = {
     "labels": (("nats", "step0", 0.0), _label_mark),
     "scores": (("probability", "probability", 0.5), _score_mark),
 }
@@ -133,10 +131,8 @@ def read_source(kind: str, item: str) -> Source:
         raise FileNotFoundError(f"--{kind} file not found: {path}")
     (unit, reading, center), mark = SOURCE_READERS[kind]
     source = Source(name, unit, reading, center)
-    for lineno, obj in iter_json(path):
-        where = f"{path}:{lineno}"
-        first = _first_error(obj, where)
-        trace_id, value = mark(source, obj, where)
+    # first_error is popped before the record is read (a StepLabels has no such field)
+    for _, (first, (trace_id, value)) in parsed_lines(path, lambda obj: (_first_error(obj), mark(source, obj))):
         source.marks[trace_id] = value
         if first is not None:
             source.first_errors[trace_id] = first

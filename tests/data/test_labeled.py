@@ -167,3 +167,23 @@ def test_train_reads_each_format_without_pools_and_label_reads_its_pools(name, r
     prmkit.api.label(path, tmp_path / "ig.jsonl", method="ig", model=tiny_base, progress=False)
     labeled = [json.loads(line) for line in (tmp_path / "ig.jsonl").read_text().splitlines()]
     assert {r["trace_id"] for r in labeled} <= {t.id for p in read_pools(path) for t in p.traces}
+
+
+def test_a_json_file_is_read_as_one_document_or_as_json_lines_by_every_reader(tmp_path):
+    """A data set saved as one JSON list (TRL stepwise, Math-Shepherd) reads as its JSONL twin does; JSON lines in a
+    file named .json (a prmkit output so named) read back as lines."""
+    trl = [{"prompt": "q?", "completions": ["a", "b"], "labels": [1, 0]}, {"prompt": "r?", "completions": ["c"],
+                                                                          "labels": [1]}]
+    for records, name in ((trl, "trl"), (SHEPHERD, "math-shepherd")):
+        (tmp_path / "set.json").write_text(json.dumps(records, indent=2))
+        twin = write_jsonl(tmp_path / "set.jsonl", records)
+        assert detect_format(tmp_path / "set.json") == name
+        got = [(p.traces[0].steps, lab.labels) for p, lab in read_labeled(tmp_path / "set.json")]
+        assert got == [(p.traces[0].steps, lab.labels) for p, lab in read_labeled(twin)] and len(got) == 2
+    pools = list(read_pools(twin))
+    lines = tmp_path / "pools.json"
+    lines.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in pools))
+    assert [p.problem.id for p in read_pools(lines)] == [p.problem.id for p in pools]
+    (tmp_path / "bad.json").write_text('[{"prompt": "q?"},')
+    with pytest.raises(DataError, match=r"bad\.json: invalid JSON"):
+        list(read_pools(tmp_path / "bad.json"))

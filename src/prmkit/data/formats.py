@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 
 from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
-from prmkit.data.jsonl import DataError, parsed_lines
+from prmkit.data.jsonl import DataError, iter_input, parsed_lines
 from prmkit.data.labeled import LABELED_READERS, LABELED_SIGNATURES, detect_labeled_format, iter_records
 from prmkit.data.records import Pool, Problem
 
@@ -33,8 +33,9 @@ __all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "uniqu
 
 
 def _read_pool_lines(path: str | os.PathLike[str], to_pool: Callable[[dict], Pool]) -> Iterator[Pool]:
-    """Every line of `path` as a Pool (`to_pool`), its origin `file:line`; a bad line is a DataError naming it."""
-    for lineno, pool in parsed_lines(path, to_pool):
+    """Every record of `path` (`iter_input`) as a Pool (`to_pool`), its origin `file:line`; a bad record is a
+    DataError naming it."""
+    for lineno, pool in parsed_lines(path, to_pool, iter_input):
         pool.origin = f"{path}:{lineno}"
         yield pool
 

@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.jsonl import DataError, iter_input
 from prmkit.data.records import Pool, Problem, Trace
 
 __all__ = ["CANDIDATE_SOURCES", "read_gsm8k", "read_gsm8k_candidates", "split_solution", "strip_annotations"]
@@ -42,7 +42,7 @@ def _field(path: str | os.PathLike[str], lineno: int, obj: dict, name: str) -> s
 
 def read_gsm8k(path: str | os.PathLike[str], split: str = "train") -> Iterator[Pool]:
     """`{question, answer}` lines -> a Pool per problem whose one trace is the reference solution."""
-    for k, (lineno, obj) in enumerate(iter_json(path)):
+    for k, (lineno, obj) in enumerate(iter_input(path)):
         question, answer_text = _field(path, lineno, obj, "question"), _field(path, lineno, obj, "answer")
         steps, answer = split_solution(answer_text)
         if answer is None:
@@ -54,7 +54,7 @@ def read_gsm8k(path: str | os.PathLike[str], split: str = "train") -> Iterator[P
 
 def read_gsm8k_candidates(path: str | os.PathLike[str]) -> Iterator[Pool]:
     """`candidates_dev.jsonl` -> a Pool per problem with its four model-written traces and `is_correct`."""
-    for k, (lineno, obj) in enumerate(iter_json(path)):
+    for k, (lineno, obj) in enumerate(iter_input(path)):
         question = _field(path, lineno, obj, "question")
         ref_steps, ref_answer = split_solution(_field(path, lineno, obj, "ground_truth"))
         if ref_answer is None:

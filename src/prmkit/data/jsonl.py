@@ -21,7 +21,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
-__all__ = ["AppendOnlyWriter", "DataError", "iter_json", "open_ledger", "parsed_lines", "read_ledger",
+__all__ = ["AppendOnlyWriter", "DataError", "iter_input", "iter_json", "open_ledger", "parsed_lines", "read_ledger",
            "read_records", "write_records"]
 
 T = TypeVar("T")
@@ -56,10 +56,36 @@ def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any
             yield lineno, obj
 
 
-def parsed_lines(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Iterator[tuple[int, T]]:
-    """(line number, `parse(object)`) of every line; a record that `parse` refuses raises DataError with
-    file:line."""
-    for lineno, obj in iter_json(path):
+def iter_input(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(number, object) of an input file of records: JSON lines (`iter_json`: the line's number), or a `.json` file
+    holding one object or a list of them (the record's number, from 1; OpenR writes one indented object per
+    question file, and a data set saved as one JSON list is common), or JSON lines in a file named `.json`."""
+    if Path(path).suffix != ".json":
+        yield from iter_json(path)
+        return
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, expected a JSON file")
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        if e.msg == "Extra data":  # a second document after the first: JSON lines
+            yield from iter_json(path)
+            return
+        raise DataError(f"{path}: invalid JSON ({e})") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: invalid JSON ({e})") from None
+    for k, obj in enumerate(data if isinstance(data, list) else [data], start=1):
+        if not isinstance(obj, dict):
+            raise DataError(f"{path}:record {k}: expected a JSON object, got {type(obj).__name__}")
+        yield k, obj
+
+
+def parsed_lines(path: str | os.PathLike[str], parse: Callable[[Any], T],
+                 records: Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any]]]] = iter_json
+                 ) -> Iterator[tuple[int, T]]:
+    """(line number, `parse(object)`) of every line (of every record of `records(path)`); a record that `parse`
+    refuses raises DataError with file:line."""
+    for lineno, obj in records(path):
         try:
             record = parse(obj)
         except (RecordError, KeyError, TypeError, ValueError) as e:

@@ -25,13 +25,12 @@ state), which is cut off.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.jsonl import DataError, iter_input
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.steplevel import prm800k_trajectory, shepherd_steps
 from prmkit.data.trl import labeled_pair, read_trl, read_trl_parquet
@@ -43,25 +42,16 @@ Pair = tuple[Pool, StepLabels]
 
 
 def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(place, object) of a JSONL file (`file:line`), or of a `.json` file holding one object or a list of them
-    (`file:record N`; OpenR writes one indented object per question file)."""
-    if Path(path).suffix != ".json":
-        for lineno, obj in iter_json(path):
-            yield f"{path}:{lineno}", obj
-        return
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise DataError(f"{path}: invalid JSON ({e})") from None
-    for k, obj in enumerate(data if isinstance(data, list) else [data], start=1):
-        if not isinstance(obj, dict):
-            raise DataError(f"{path}:record {k}: expected a JSON object, got {type(obj).__name__}")
-        yield f"{path}:record {k}", obj
+    """(place, object) of an input file (`iter_input`): `file:line` of JSON lines, `file:record N` of a `.json`
+    file."""
+    record = "record " if Path(path).suffix == ".json" else ""
+    for n, obj in iter_input(path):
+        yield f"{path}:{record}{n}", obj
 
 
 def read_math_shepherd_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
     """Math-Shepherd lines with every step's `+`/`-` kept: label 1/0, score the same."""
-    for k, (lineno, obj) in enumerate(iter_json(path)):
+    for k, (lineno, obj) in enumerate(iter_input(path)):
         question, steps, tags = shepherd_steps(path, lineno, obj)
         labels = [1 if t == "+" else 0 for t in tags]
         yield labeled_pair("math-shepherd", f"{path}:{lineno}", f"math-shepherd-{k}", question, "", steps,
@@ -70,7 +60,7 @@ def read_math_shepherd_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
 
 def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
     """PRM800K lines with every step's rating (-1/0/1) as its score; label 0 for -1, else 1."""
-    for lineno, obj in iter_json(path):
+    for lineno, obj in iter_input(path):
         where = f"{path}:{lineno}"
         question, texts, ratings = prm800k_trajectory(path, lineno, obj)
         bad = [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]

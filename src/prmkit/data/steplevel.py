@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from prmkit.data.jsonl import DataError, iter_json, write_records
+from prmkit.data.jsonl import DataError, iter_input, write_records
 
 __all__ = ["STEP_READERS", "STEP_WRITERS", "StepRecord", "prm800k_step", "prm800k_trajectory", "read_math_shepherd",
            "read_prm800k", "read_processbench", "read_step_records", "shepherd_steps", "write_math_shepherd",
@@ -58,7 +58,7 @@ def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
     """ProcessBench lines `{id, problem, steps, label, final_answer_correct}` (other keys go to `meta`); `label` is
     already the 0-based first error (-1 = none) and is taken as is."""
     known = {"id", "problem", "steps", "label", "final_answer_correct", "problem_id", "gold_answer", "answer", "meta"}
-    for k, (lineno, obj) in enumerate(iter_json(path)):
+    for k, (lineno, obj) in enumerate(iter_input(path)):
         steps, label = obj.get("steps"), obj.get("label")
         _check(path, lineno, isinstance(obj.get("problem"), str), "field 'problem' missing or not a string")
         _check(path, lineno, isinstance(steps, list) and all(isinstance(s, str) for s in steps),
@@ -100,7 +100,7 @@ def prm800k_trajectory(path: str | os.PathLike[str], lineno: int, obj: dict[str,
 def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
     """PRM800K lines: the step texts of the rated trajectory; the first error is converted here from the ratings
     (1/0/-1 per step) to the 0-based index of the first step rated -1, -1 when none is."""
-    for k, (lineno, obj) in enumerate(iter_json(path)):
+    for k, (lineno, obj) in enumerate(iter_input(path)):
         question, texts, ratings = prm800k_trajectory(path, lineno, obj)
         first = next((i for i, r in enumerate(ratings) if r == -1), -1)
         meta = {"ratings": ratings, "finish_reason": obj["label"].get("finish_reason")}
@@ -129,7 +129,7 @@ def shepherd_steps(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any
 def read_math_shepherd(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
     """Math-Shepherd lines `{input, label}` (see `shepherd_steps`). The first error is converted here from the tags
     to the 0-based index of the first `-` step ("Step 1:" is index 0), -1 when every tag is `+`."""
-    for k, (lineno, obj) in enumerate(iter_json(path)):
+    for k, (lineno, obj) in enumerate(iter_input(path)):
         question, steps, tags = shepherd_steps(path, lineno, obj)
         first = next((i for i, t in enumerate(tags) if t == "-"), -1)
         yield StepRecord(f"math-shepherd-{k}", question, steps, first, None, f"math-shepherd-{k}", None, None,

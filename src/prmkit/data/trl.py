@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from prmkit.data.join import JoinReport, join_labels
-from prmkit.data.jsonl import DataError, iter_json
+from prmkit.data.jsonl import DataError, iter_input
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
 __all__ = ["labeled_pair", "read_trl", "read_trl_parquet", "to_trl", "trl_pair"]
@@ -69,7 +69,7 @@ def labeled_pair(fmt: str, where: str, pid: str, question: str, answer: str, ste
 
 def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:
     """Each TRL JSONL line -> a one-trace Pool and its StepLabels (see `trl_pair`)."""
-    for lineno, obj in iter_json(path):
+    for lineno, obj in iter_input(path):
         yield trl_pair(f"{path}:{lineno}", obj, f"trl-{lineno}")
 
 

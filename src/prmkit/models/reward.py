@@ -102,8 +102,7 @@ class RewardModel(LocalStepScorer):
     def __init__(self, model: Any, tokenizer: Any, config: RewardModelConfig):
         self.tokenizer, self.config = tokenizer, config
         self.sep_id = self._single_id(config.sep_token)
-        self.prefix = load_template(config.prefix_template)
-        super().__init__(model, tokenizer, StepLayout(self.prefix, (self.sep_id,)))
+        super().__init__(model, tokenizer, StepLayout(load_template(config.prefix_template), (self.sep_id,)))
         self.target_head = head_class(config.kind)(config, self._single_id)
         self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids

@@ -56,7 +56,7 @@ def prmkit_fields(rm: RewardModel) -> dict[str, Any]:
     head = rm.target_head
     return {
         "kind": rm.config.kind,
-        "prompt": rm.prefix,
+        "prompt": rm.layout.prompt,
         "sep_token": rm.config.sep_token,
         "sep_token_id": rm.sep_id,
         "class_tokens": rm.config.class_tokens,

@@ -8,7 +8,7 @@ The server runs the model with the STEP pooler, e.g.
         --pooler-config '{"pooling_type": "STEP", "step_tag_id": 256}'       # prmkit export-hf prints this line
 
 and the client sends token ids, built as every local scorer builds them (prompt, then each step tokenised on its own
-followed by the separator's ids; `models.step_inputs`):
+followed by the separator's ids; `models.stepwise`):
 
     POST URL/pooling  {"model": M, "input": [[ids of trace 1], [ids of trace 2]], "task": "token_classify"}
     ->  {"data": [{"index": 0, "object": "pooling", "data": [[p_0, p_1], ...]}, ...], ...}
@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from prmkit.models.step_inputs import CHAT, LayoutScorer, StepLayout, check_options, options_layout
-from prmkit.models.stepwise import encode_text
+from prmkit.models.step_inputs import CHAT, LayoutScorer, check_options, options_layout
+from prmkit.models.stepwise import StepLayout, encode_text
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
 

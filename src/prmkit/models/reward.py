@@ -2,7 +2,7 @@
 delimiters; the class-token heads read the logits of reserved class tokens (MCNIG sec 3.3).
 
 Input: q, r_1, <sep>, r_2, <sep>, ..., r_N, <sep>; each step tokenised on its own with the separator id
-appended (`step_inputs.StepLayout`). At every <sep> the softmax over the <pos>/<neg> logits (or <pos>/<neu>/<neg> for
+appended (`stepwise.StepLayout`). At every <sep> the softmax over the <pos>/<neg> logits (or <pos>/<neu>/<neg> for
 the 3-class PSPO head) gives p(step correct). Only the class rows of the LM head are computed, at the delimiter
 positions only, so scoring costs one forward pass of the decoder body.
 
@@ -28,7 +28,8 @@ from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
-from prmkit.models.step_inputs import LocalStepScorer, StepLayout, length_batches
+from prmkit.models.step_inputs import LocalStepScorer, length_batches
+from prmkit.models.stepwise import StepLayout
 from prmkit.models.weight_files import check_weight_files
 
 __all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches", "load"]
@@ -102,8 +103,7 @@ class RewardModel(LocalStepScorer):
     def __init__(self, model: Any, tokenizer: Any, config: RewardModelConfig):
         self.tokenizer, self.config = tokenizer, config
         self.sep_id = self._single_id(config.sep_token)
-        self.prefix = load_template(config.prefix_template)
-        super().__init__(model, tokenizer, StepLayout(self.prefix, (self.sep_id,)))
+        super().__init__(model, tokenizer, StepLayout(load_template(config.prefix_template), (self.sep_id,)))
         self.target_head = head_class(config.kind)(config, self._single_id)
         self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids

@@ -1,52 +1,21 @@
-"""The inputs of a PRM trained elsewhere, which reads its step scores at a separator token, and the batched forward
-pass shared by the local ones (`token_classification`, `step_tag`).
-
-A trace's ids are the prompt's (the question in a format string, or in the tokenizer's chat template), then each step
-tokenised on its own followed by the separator's ids; the score of step i is read at the last id of its separator.
-Never a string joined with the separator (`models.stepwise`: BPE merges across the boundary). For Qwen2.5-Math-PRM,
-whose separator `<extra_0>` is a special token, these are exactly the ids of its model card's joined string.
-
-    >>> layout = StepLayout("Q: {question}\\n", (9,))
-    >>> layout.encode(lambda text, special: [len(text)], "2+2?", ["a", "bb"])   # a toy tokenizer: one id a text
-    ([8, 1, 9, 2, 9], [2, 4])
-"""
+"""The inputs of a PRM trained elsewhere, which reads its step scores at a separator token (a
+`models.stepwise.StepLayout` built from the scorer's options), and the batched forward pass shared by the local
+ones (`token_classification`, `step_tag`, `reward.RewardModel`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import partial
 from itertools import islice
 from typing import Any
 
-from prmkit.models.stepwise import encode_text
+from prmkit.models.stepwise import Encoder, StepLayout, encode_text
 
-__all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "StepLayout", "chat_prompt", "check_options", "layout_for",
+__all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "chat_prompt", "check_options", "layout_for",
            "options_layout", "separator_ids"]
 
 CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
 _SLOT = "\x00question\x00"
-
-Encoder = Callable[[str, bool], list[int]]  # (text, add the tokenizer's special tokens) -> ids
-
-
-@dataclass(frozen=True)
-class StepLayout:
-    """prompt: a format string with `{question}`; sep_ids: appended after every step; special: the prompt gets the
-    tokenizer's special tokens (BOS; False for a rendered chat template, which holds its own)."""
-
-    prompt: str
-    sep_ids: tuple[int, ...]
-    special: bool = True
-
-    def encode(self, encode: Encoder, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
-        """(ids, the position of each step's separator (its last id))."""
-        ids = list(encode(self.prompt.format(question=question), self.special))
-        positions = []
-        for step in steps:
-            ids += [*encode(step, False), *self.sep_ids]
-            positions.append(len(ids) - 1)
-        return ids, positions
 
 
 def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) -> None:

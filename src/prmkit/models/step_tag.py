@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from prmkit.models.step_inputs import LocalStepScorer, StepLayout, check_options, layout_for
-from prmkit.models.stepwise import encode_text
+from prmkit.models.step_inputs import LocalStepScorer, check_options, layout_for
+from prmkit.models.stepwise import StepLayout, encode_text
 
 __all__ = ["DEFAULTS", "OPTIONS", "STEP_TAG_FILE", "StepTagScorer", "load"]
 

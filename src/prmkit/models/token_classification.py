@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from prmkit.models.step_inputs import LocalStepScorer, StepLayout, check_options, options_layout
+from prmkit.models.step_inputs import LocalStepScorer, check_options, options_layout
+from prmkit.models.stepwise import StepLayout
 
 __all__ = ["OPTIONS", "TokenClassificationScorer", "load"]
 

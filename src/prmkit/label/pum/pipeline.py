@@ -63,9 +63,16 @@ from prmkit.label.pum.prefix_gain import (
     prefix_step_counts,
 )
 from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
-from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.students import (
+    DEFAULT_STUDENTS,
+    StudentSpec,
+    parse_students,
+    pum_requests,
+    read_rollouts,
+    roll_student,
+)
 
-__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
+__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table"]
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
@@ -135,17 +142,6 @@ def prefix_points(pool: Pool, count_tokens: Callable[[str], int],
             by_n.setdefault(n, []).append(r)
         out += [PrefixPoint(f"{t.id}@{n}", t.id, t.source, t.correct, n, tuple(rs), sum(lengths[:n]))
                 for n, rs in sorted(by_n.items())]
-    return out
-
-
-def pum_requests(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]]) -> list[PrefixRequest]:
-    """The rollout requests: each problem's baseline `<problem_id>@0`, then its prefixes."""
-    out = []
-    for pool in pools:
-        out.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))
-        steps = {t.id: t.steps for t in pool.traces}
-        out += [PrefixRequest(p.prefix_id, pool.problem, tuple(steps[p.trace_id][: p.steps]))
-                for p in points[pool.problem.id]]
     return out
 
 
@@ -272,7 +268,7 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
         return first.count_tokens(text) or len(text.split())
 
     points = {p.problem.id: prefix_points(p, count, config.positions) for p in pools}
-    requests = pum_requests(pools, points)
+    requests = pum_requests(pools, {pid: [(p.trace_id, p.steps) for p in cut] for pid, cut in points.items()})
     rolled = _roll(specs, requests, config, out, backends, progress, log)
     rows = prefix_table(pools, points, rolled, config)
     pairs, counts = build_pairs(pools, points, rows, config)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
+from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
@@ -40,7 +41,7 @@ from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig, make_backend
 from prmkit.generate.config import SamplerBackendConfig
 from prmkit.generate.distributed import progress_bar
-from prmkit.generate.rollout import PrefixRequest
+from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.pairs import (
     PrefixPoint,
@@ -63,14 +64,7 @@ from prmkit.label.pum.prefix_gain import (
     prefix_step_counts,
 )
 from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
-from prmkit.label.pum.students import (
-    DEFAULT_STUDENTS,
-    StudentSpec,
-    parse_students,
-    pum_requests,
-    read_rollouts,
-    roll_student,
-)
+from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, pum_requests, read_rollouts
 
 __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table"]
 
@@ -295,13 +289,15 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
     rolled = {}
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
-        if config.rollout:
+        path = out / spec.rollout_file
+        if config.rollout:  # the rollout file locked while the student appends to it
             with (progress_bar(progress, len(requests), "prefix", f"pum {spec.name}") as bar,
-                  _clock(out / SECONDS, spec.name, bar) as tick):
-                roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec),
-                             config.backend_options(), backends.get(spec.name), tick)
+                  _clock(out / SECONDS, spec.name, bar) as tick, output_lock(str(path))):
+                backend = backends.get(spec.name) or make_backend(spec.backend, spec.model, config.backend_options())
+                rollout_prefixes(requests, backend, config.sampling(spec), path,
+                                 prefixes_per_batch=max(1, config.batch_size // config.k), progress=tick)
         backends.pop(spec.name, None)
-        rolled[spec.name] = read_rollouts(out / spec.rollout_file)
+        rolled[spec.name] = read_rollouts(path)
     return rolled
 
 

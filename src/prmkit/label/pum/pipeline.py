@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
+from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
@@ -40,7 +41,7 @@ from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig, make_backend
 from prmkit.generate.config import SamplerBackendConfig
 from prmkit.generate.distributed import progress_bar
-from prmkit.generate.rollout import PrefixRequest
+from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.pairs import (
     PrefixPoint,
@@ -63,9 +64,9 @@ from prmkit.label.pum.prefix_gain import (
     prefix_step_counts,
 )
 from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
-from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, read_rollouts, roll_student
+from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, pum_requests, read_rollouts
 
-__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "pum_requests"]
+__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table"]
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
@@ -135,17 +136,6 @@ def prefix_points(pool: Pool, count_tokens: Callable[[str], int],
             by_n.setdefault(n, []).append(r)
         out += [PrefixPoint(f"{t.id}@{n}", t.id, t.source, t.correct, n, tuple(rs), sum(lengths[:n]))
                 for n, rs in sorted(by_n.items())]
-    return out
-
-
-def pum_requests(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]]) -> list[PrefixRequest]:
-    """The rollout requests: each problem's baseline `<problem_id>@0`, then its prefixes."""
-    out = []
-    for pool in pools:
-        out.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))
-        steps = {t.id: t.steps for t in pool.traces}
-        out += [PrefixRequest(p.prefix_id, pool.problem, tuple(steps[p.trace_id][: p.steps]))
-                for p in points[pool.problem.id]]
     return out
 
 
@@ -272,7 +262,7 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
         return first.count_tokens(text) or len(text.split())
 
     points = {p.problem.id: prefix_points(p, count, config.positions) for p in pools}
-    requests = pum_requests(pools, points)
+    requests = pum_requests(pools, {pid: [(p.trace_id, p.steps) for p in cut] for pid, cut in points.items()})
     rolled = _roll(specs, requests, config, out, backends, progress, log)
     rows = prefix_table(pools, points, rolled, config)
     pairs, counts = build_pairs(pools, points, rows, config)
@@ -299,13 +289,15 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
     rolled = {}
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
-        if config.rollout:
+        path = out / spec.rollout_file
+        if config.rollout:  # the rollout file locked while the student appends to it
             with (progress_bar(progress, len(requests), "prefix", f"pum {spec.name}") as bar,
-                  _clock(out / SECONDS, spec.name, bar) as tick):
-                roll_student(spec, requests, out / spec.rollout_file, config.sampling(spec),
-                             config.backend_options(), backends.get(spec.name), tick)
+                  _clock(out / SECONDS, spec.name, bar) as tick, output_lock(str(path))):
+                backend = backends.get(spec.name) or make_backend(spec.backend, spec.model, config.backend_options())
+                rollout_prefixes(requests, backend, config.sampling(spec), path,
+                                 prefixes_per_batch=max(1, config.batch_size // config.k), progress=tick)
         backends.pop(spec.name, None)
-        rolled[spec.name] = read_rollouts(out / spec.rollout_file)
+        rolled[spec.name] = read_rollouts(path)
     return rolled
 
 

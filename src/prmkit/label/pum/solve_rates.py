@@ -32,6 +32,7 @@ from typing import Any
 from prmkit.data.records import Pool
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
+from prmkit.label.pum.students import pum_requests
 from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["format_solve_rates", "right_prefix", "solve_rate_counts", "solve_rate_requests"]
@@ -55,15 +56,9 @@ def right_prefix(pool: Pool) -> tuple[str, int] | None:
 def solve_rate_requests(pools: Sequence[Pool]) -> tuple[list[PrefixRequest], dict[str, str | None]]:
     """The rollout requests (each problem's baseline, then its right prefix) and {problem id: the right prefix's
     id, or None}."""
-    requests, chosen = [], {}
-    for pool in pools:
-        requests.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))
-        found = right_prefix(pool)
-        chosen[pool.problem.id] = None if found is None else f"{found[0]}@{found[1]}"
-        if found is not None:
-            steps = next(t.steps for t in pool.traces if t.id == found[0])
-            requests.append(PrefixRequest(chosen[pool.problem.id], pool.problem, tuple(steps[: found[1]])))
-    return requests, chosen
+    found = {pool.problem.id: right_prefix(pool) for pool in pools}
+    chosen = {pid: None if cut is None else f"{cut[0]}@{cut[1]}" for pid, cut in found.items()}
+    return pum_requests(pools, {pid: [] if cut is None else [cut] for pid, cut in found.items()}), chosen
 
 
 def _row() -> dict[str, Any]:

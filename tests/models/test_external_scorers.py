@@ -217,3 +217,5 @@ def test_a_spec_names_kind_path_and_options_and_bad_ones_are_clear_errors(tiny_b
         load_scorer_spec(f"{tiny_base},sep=x")
     with pytest.raises(ValueError, match="names the kind step-tag, but --scorer says"):
         load_scorer_spec(f"step-tag:{tiny_base}", "token-classification")
+    with pytest.raises(ValueError, match=r"has no \{question\}"):  # the question would be dropped from every input
+        load_scorer_spec("openai-pooling:http://127.0.0.1:9,sep_id=5,prompt=Solve this.")

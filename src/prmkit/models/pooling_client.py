@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from prmkit.models.step_inputs import CHAT, LayoutScorer, check_options, options_layout
+from prmkit.models.step_inputs import CHAT, LayoutScorer, check_options, layout_for, options_layout
 from prmkit.models.stepwise import StepLayout, encode_text
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
@@ -121,5 +121,5 @@ def load(url: str, **options: Any) -> PoolingScorer:
     prompt = options.get("prompt") or "{question}\n"
     if prompt == CHAT:
         raise ValueError("openai-pooling: prompt 'chat' needs a local tokenizer (option tokenizer)")
-    scorer.layout = StepLayout(prompt, tuple(sep))
+    scorer.layout = layout_for(None, prompt, sep)  # a prompt without {question} is refused, as with a tokenizer
     return scorer

@@ -63,3 +63,8 @@ def test_label_tau_from_checks_the_settings(tmp_path):
         report = label_pools(pools, LabelConfig(method="length", tau_from=ig, force_tau=True), tmp_path / "b.jsonl",
                              [StepLengthConfig()], progress=False)["length"]
     assert report.sweeps["applied"]["tau"] == 0.5 and "(forced)" in report.warnings[0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\nnot a label record\n")  # a blank line, then a line that is not JSON
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: invalid JSON"):
+        label_pools(pools, LabelConfig(method="length", tau_from=str(bad)), tmp_path / "c.jsonl", [StepLengthConfig()],
+                    progress=False)

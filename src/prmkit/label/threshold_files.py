@@ -5,7 +5,6 @@ balanced accuracy, the sweep) are in `prmkit.label.threshold`.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from prmkit.data.join import read_labels
-from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.jsonl import iter_json, read_records, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import StepLabels
 from prmkit.data.resume_settings import settings_diff
@@ -45,8 +44,8 @@ class ThresholdConfig:
 
 
 def _first_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as fh:
-        return json.loads(fh.readline() or "{}")
+    """The first record of a StepLabels file ({} when it has none); a line that is not JSON names `file:line`."""
+    return next((obj for _, obj in iter_json(path)), {})
 
 
 def sweep_path(path: str | os.PathLike[str]) -> Path:

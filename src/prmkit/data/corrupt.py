@@ -120,19 +120,19 @@ WRONG_VALUES: dict[str, Callable[[str, Fraction, random.Random], tuple[str, Frac
 }
 
 
-def substitute_numbers(text: str, mapping: dict[Fraction, Fraction]) -> str:
-    """Replace every number of `text` whose value is a key of `mapping` (`1,000` and `1000` alike)."""
+def substitute_numbers(text: str, mapping: dict[Fraction, Fraction], numbers: re.Pattern[str] = _TEXT_NUMBER) -> str:
+    """Replace every number of `text` (found by `numbers`) whose value is a key of `mapping` (`1,000` = `1000`)."""
     def repl(m: re.Match[str]) -> str:
         value = parse_number(m.group(0))
         if value not in mapping:
             return m.group(0)
         new = format_number(mapping[value])
         return f"{int(new):,}" if "," in m.group(0) and new.isdigit() else new
-    return _TEXT_NUMBER.sub(repl, text)
+    return numbers.sub(repl, text)
 
 
 def _seen_before(question: str, text: str, pos: int) -> set[Fraction]:
-    return {parse_number(n.replace(",", "")) for n in _TEXT_NUMBER.findall(question + "\n" + text[:pos])}
+    return {parse_number(n) for n in _TEXT_NUMBER.findall(question + "\n" + text[:pos])}
 
 
 def _propagate(question: str, text: str, anns: list[Annotation], j: int, wrong: Fraction
@@ -146,8 +146,7 @@ def _propagate(question: str, text: str, anns: list[Annotation], j: int, wrong: 
     for a in anns[j + 1:]:
         if a.value in mapping:
             return None  # the same value made twice: which later use means which is ambiguous
-        expr = NUMBER.sub(lambda m: format_number(mapping[v]) if (v := parse_number(m.group(0))) in mapping
-                          else m.group(0), a.expr)
+        expr = substitute_numbers(a.expr, mapping, NUMBER)
         try:
             value = evaluate(expr)
         except ArithError:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from prmkit.data.answers import answer_key
 from prmkit.data.arith import BINARY_OPS, NUMBER, ArithError, evaluate, format_number, matches, parse_number
 from prmkit.data.gsm8k import split_solution
 from prmkit.data.jsonl import DataError, iter_json, write_records
@@ -194,17 +195,10 @@ def _checked(text: str, new_text: str, k: int, kind: str, a: Annotation, wrong: 
     steps, answer = split_solution(new_text)
     if len(steps) != len(ref_steps) or steps[:k] != ref_steps[:k] or steps[k] == ref_steps[k]:
         return None
-    if answer is None or ref_answer is None or _same_number(answer, ref_answer):
+    if answer is None or ref_answer is None or answer_key(answer) == answer_key(ref_answer):
         return None
     changed = {format_number(old): format_number(new) for old, new in mapping.items()}
     return Corruption(new_text, k, kind, format_number(a.value), format_number(wrong), changed, k == len(steps) - 1)
-
-
-def _same_number(x: str, y: str) -> bool:
-    try:
-        return parse_number(x) == parse_number(y)
-    except ArithError:
-        return x.strip() == y.strip()
 
 
 def safe_corruptions(question: str, text: str, rng: random.Random, kinds: list[str]) -> Iterator[Corruption]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from prmkit.data.answers import answer_key
 from prmkit.data.arith import BINARY_OPS, NUMBER, ArithError, evaluate, format_number, matches, parse_number
 from prmkit.data.gsm8k import split_solution
 from prmkit.data.jsonl import DataError, iter_json, write_records
@@ -120,19 +121,19 @@ WRONG_VALUES: dict[str, Callable[[str, Fraction, random.Random], tuple[str, Frac
 }
 
 
-def substitute_numbers(text: str, mapping: dict[Fraction, Fraction]) -> str:
-    """Replace every number of `text` whose value is a key of `mapping` (`1,000` and `1000` alike)."""
+def substitute_numbers(text: str, mapping: dict[Fraction, Fraction], numbers: re.Pattern[str] = _TEXT_NUMBER) -> str:
+    """Replace every number of `text` (found by `numbers`) whose value is a key of `mapping` (`1,000` = `1000`)."""
     def repl(m: re.Match[str]) -> str:
         value = parse_number(m.group(0))
         if value not in mapping:
             return m.group(0)
         new = format_number(mapping[value])
         return f"{int(new):,}" if "," in m.group(0) and new.isdigit() else new
-    return _TEXT_NUMBER.sub(repl, text)
+    return numbers.sub(repl, text)
 
 
 def _seen_before(question: str, text: str, pos: int) -> set[Fraction]:
-    return {parse_number(n.replace(",", "")) for n in _TEXT_NUMBER.findall(question + "\n" + text[:pos])}
+    return {parse_number(n) for n in _TEXT_NUMBER.findall(question + "\n" + text[:pos])}
 
 
 def _propagate(question: str, text: str, anns: list[Annotation], j: int, wrong: Fraction
@@ -146,8 +147,7 @@ def _propagate(question: str, text: str, anns: list[Annotation], j: int, wrong: 
     for a in anns[j + 1:]:
         if a.value in mapping:
             return None  # the same value made twice: which later use means which is ambiguous
-        expr = NUMBER.sub(lambda m: format_number(mapping[v]) if (v := parse_number(m.group(0))) in mapping
-                          else m.group(0), a.expr)
+        expr = substitute_numbers(a.expr, mapping, NUMBER)
         try:
             value = evaluate(expr)
         except ArithError:
@@ -195,17 +195,10 @@ def _checked(text: str, new_text: str, k: int, kind: str, a: Annotation, wrong: 
     steps, answer = split_solution(new_text)
     if len(steps) != len(ref_steps) or steps[:k] != ref_steps[:k] or steps[k] == ref_steps[k]:
         return None
-    if answer is None or ref_answer is None or _same_number(answer, ref_answer):
+    if answer is None or ref_answer is None or answer_key(answer) == answer_key(ref_answer):
         return None
     changed = {format_number(old): format_number(new) for old, new in mapping.items()}
     return Corruption(new_text, k, kind, format_number(a.value), format_number(wrong), changed, k == len(steps) - 1)
-
-
-def _same_number(x: str, y: str) -> bool:
-    try:
-        return parse_number(x) == parse_number(y)
-    except ArithError:
-        return x.strip() == y.strip()
 
 
 def safe_corruptions(question: str, text: str, rng: random.Random, kinds: list[str]) -> Iterator[Corruption]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from prmkit.data.demo_problems import demo_problems
 from prmkit.data.gsm8k import read_gsm8k
 from prmkit.data.jsonl import DataError, iter_json, read_records
 from prmkit.data.records import Pool, Problem
@@ -27,13 +28,7 @@ def humaneval_problems() -> list[Problem]:
             for tid, p in read_problems().items()]
 
 
-def _demo() -> list[Problem]:
-    from prmkit.data.demo_problems import demo_problems
-
-    return demo_problems()
-
-
-SOURCES: dict[str, Callable[[], list[Problem]]] = {"demo": _demo, "humaneval": humaneval_problems}
+SOURCES: dict[str, Callable[[], list[Problem]]] = {"demo": demo_problems, "humaneval": humaneval_problems}
 
 
 def _from_file(path: Path) -> list[Problem]:

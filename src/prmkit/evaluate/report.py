@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, check_score_record
@@ -19,28 +20,36 @@ from prmkit.evaluate.stats import signed_points
 from prmkit.models.aggregate import aggregate
 
 __all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "method_lines", "rank_warnings",
-           "read_scores", "sample_warnings", "spread_warnings"]
+           "read_score_lines", "read_scores", "sample_warnings", "spread_warnings"]
+
+
+def read_score_lines(path: str | os.PathLike[str], read: Callable[[dict], tuple[str, Any]]) -> dict[str, Any]:
+    """{id: value} of every line of a score file, in file order, where `read` gives a line's (id, value) or a
+    RecordError (a DataError naming the line); an id scored twice, or a file without records, is a DataError."""
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, expected a score file (JSONL written by `prmkit score`)")
+    out: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    for lineno, rec in iter_json(path):
+        try:
+            rid, value = read(rec)
+        except RecordError as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+        if rid in seen:
+            raise DataError(f"{path}:{lineno}: trace id {rid!r} is scored again (first at {path}:{seen[rid]}); "
+                            "remove the copy")
+        out[rid], seen[rid] = value, lineno
+    if not out:
+        raise DataError(f"{path}: no score records (the file is empty)")
+    return out
 
 
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """problem_id -> its score records in pool order (by `index`); a record without the keys `prmkit score`
     writes (e.g. a label file passed as scores) is a DataError naming its line."""
     by_problem: dict[str, list[dict]] = {}
-    seen: dict[str, int] = {}
-    if os.path.isdir(path):
-        raise DataError(f"{path}: is a directory, expected a score file (JSONL written by `prmkit score`)")
-    for lineno, rec in iter_json(path):
-        try:
-            check_score_record(rec)
-        except RecordError as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
-        if rec["id"] in seen:
-            raise DataError(f"{path}:{lineno}: trace id {rec['id']!r} is scored again (first at {path}:"
-                            f"{seen[rec['id']]}); remove the copy")
-        seen[rec["id"]] = lineno
+    for rec in read_score_lines(path, lambda r: (check_score_record(r)["id"], r)).values():
         by_problem.setdefault(rec["problem_id"], []).append(rec)
-    if not by_problem:
-        raise DataError(f"{path}: no score records (the file is empty)")
     return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
 
 

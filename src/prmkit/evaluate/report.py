@@ -16,6 +16,7 @@ from prmkit.data.records import RecordError, check_score_record
 from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
+from prmkit.evaluate.run import default_ks
 from prmkit.evaluate.stats import signed_points
 from prmkit.models.aggregate import aggregate
 
@@ -63,11 +64,13 @@ def candidate_pools(scores: dict[str, list[dict]], problems: list[str], aggregat
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None
                ) -> dict:
-    """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model."""
+    """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model. No `ks`:
+    1, 2, 4, ... up to the smallest pool of the first file."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
     first = next(iter(loaded.values()))
+    ks = ks or default_ks(min(map(len, first.values())))
     shared = [p for p in first if all(p in s for s in loaded.values())]
     common = shared[problems]
     if shared and not common:

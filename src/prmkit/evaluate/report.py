@@ -17,7 +17,7 @@ from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.evaluate.run import default_ks
-from prmkit.evaluate.stats import signed_points
+from prmkit.evaluate.stats import pct, signed_points
 from prmkit.models.aggregate import aggregate
 
 __all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "method_lines", "rank_warnings",
@@ -153,8 +153,8 @@ def majority_warnings(pools: list[list[Candidate]], rows: list[dict]) -> list[st
     mean = {(r["method"], r["k"]): r["mean"] for r in rows}
     k = max(r["k"] for r in rows)
     if mean[("majority", k)] < mean[("single", k)] - 1e-9:
-        out.append(warn(f"at K={k} majority voting ({100 * mean[('majority', k)]:.1f}%) does worse than one random "
-                        f"candidate ({100 * mean[('single', k)]:.1f}%): wrong answers agree more often than right "
+        out.append(warn(f"at K={k} majority voting ({pct(mean[('majority', k)])}%) does worse than one random "
+                        f"candidate ({pct(mean[('single', k)])}%): wrong answers agree more often than right "
                         "ones in these pools (constructed pools, such as the demo's, are built so), so a gain over "
                         "majority voting is no gain over a usable baseline"))
     return out
@@ -192,20 +192,19 @@ def format_table(report: dict) -> str:
     """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in
     percent. `prmkit evaluate bok` prints it, and `prmkit.bok_table` returns it."""
     ks, capped = report["ks"], report.get("k_capped", {})
-    head = [f"K={k}*" if k in capped else f"K={k}" for k in ks]
+    head = " | ".join(f"K={k}*" if k in capped else f"K={k}" for k in ks)
+    table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731
+                                       *method_lines(rows, ks, cell)]
     lines = [f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)",
-             "| method | " + " | ".join(head) + " |", "|---" * (len(ks) + 1) + "|"]
-    interval = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
-    lines += method_lines(report["rows"], ks, interval)
+             *table("method", report["rows"], lambda r: f"{pct(r['mean'])} [{pct(r['lo'])}, {pct(r['hi'])}]")]
     lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
     if report.get("differences"):
-        lines += ["", "| minus majority voting (paired by problem) | " + " | ".join(head) + " |",
-                  "|---" * (len(ks) + 1) + "|"]
-        lines += method_lines(report["differences"], ks, lambda r: signed_points(r["mean"], r["lo"], r["hi"]))
+        lines += ["", *table("minus majority voting (paired by problem)", report["differences"],
+                             lambda r: signed_points(r["mean"], r["lo"], r["hi"]))]
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
-    pct = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731
-                                else f"n/a (no problem has a {kind} candidate)")
+    rank = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731
+                                 else f"n/a (no problem has a {kind} candidate)")
     for name, r in report["rank_robustness"].items():
-        lines.append(f"| {name} | {pct(r, 'worst_correct', 'correct')} | {pct(r, 'best_incorrect', 'incorrect')} |")
+        lines.append(f"| {name} | {rank(r, 'worst_correct', 'correct')} | {rank(r, 'best_incorrect', 'incorrect')} |")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from prmkit.data.records import RecordError, StepLabels, check_score_record
@@ -77,9 +78,7 @@ def _joined(records: list[StepRecord], scores: dict, name: str) -> list:
 
 
 def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, missing: int) -> dict[str, Any]:
-    return {"scorer": scorer, "tau": tau, "error_accuracy": result.error_accuracy,
-            "correct_accuracy": result.correct_accuracy, "f1": result.f1, "n_error": result.n_error,
-            "n_correct": result.n_correct, "choose_f1": choose_f1, "missing": missing}
+    return {"scorer": scorer, "tau": tau, **asdict(result), "choose_f1": choose_f1, "missing": missing}
 
 
 def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,

@@ -115,19 +115,19 @@ def accuracies(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[i
             for name, (selector, pools) in methods.items() for k in ks}
 
 
+def _row(values: np.ndarray, n_boot: int, seed: int, **keys) -> dict:
+    """`keys`, then the mean of per-problem `values` with its 95% interval (bootstrap over problems)."""
+    lo, hi = bootstrap_ci(values, n_boot, seed)
+    return keys | {"mean": float(values.mean()), "lo": lo, "hi": hi, "problems": len(values)}
+
+
 def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, values: dict[tuple[str, int], np.ndarray] | None = None
                ) -> list[dict]:
-    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi}. `values`:
-    the `accuracies` of these methods when already computed."""
+    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi, problems}.
+    `values`: the `accuracies` of these methods when already computed."""
     values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
-    rows = []
-    for name in methods:
-        for k in ks:
-            lo, hi = bootstrap_ci(values[name, k], n_boot, seed)
-            rows.append({"method": name, "k": k, "mean": float(values[name, k].mean()), "lo": lo, "hi": hi,
-                         "problems": len(values[name, k])})
-    return rows
+    return [_row(values[name, k], n_boot, seed, method=name, k=k) for name in methods for k in ks]
 
 
 def difference_rows(methods: dict[str, tuple[str, list[list[Candidate]]]], against: str, ks: list[int],
@@ -138,13 +138,5 @@ def difference_rows(methods: dict[str, tuple[str, list[list[Candidate]]]], again
     {method, against, k, mean, lo, hi, problems}; a lower bound above 0 means the method beats `against`.
     `values`: the `accuracies` of these methods when already computed."""
     values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
-    rows = []
-    for k in ks:
-        for name in methods:
-            if name == against:
-                continue
-            diff = values[name, k] - values[against, k]
-            lo, hi = bootstrap_ci(diff, n_boot, seed)
-            rows.append({"method": name, "against": against, "k": k, "mean": float(diff.mean()), "lo": lo, "hi": hi,
-                         "problems": len(diff)})
-    return rows
+    return [_row(values[name, k] - values[against, k], n_boot, seed, method=name, against=against, k=k)
+            for k in ks for name in methods if name != against]

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
-from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, StepLabels, check_score_record
 from prmkit.data.steplevel import StepRecord
 from prmkit.evaluate.first_error import choose_tau, error_correct_f1, first_error_result, first_labeled_wrong
+from prmkit.evaluate.report import read_score_lines
 from prmkit.evaluate.stats import pct
 
 __all__ = ["SCORE_FORMATS", "format_processbench", "processbench_report", "read_step_scores", "scorer_step_scores"]
@@ -34,28 +35,22 @@ def read_step_scores(path: str | os.PathLike[str]) -> dict[str, tuple[list[float
     """{record id: (step scores, step labels or None)} from a StepLabels or `prmkit score` file."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"scores file not found: {path}")
-    out: dict[str, tuple[list[float], list[int] | None]] = {}
-    lines: dict[str, int] = {}
-    for lineno, obj in iter_json(path):
-        fmt = next((f for keys, f in SCORE_FORMATS.values() if keys <= obj.keys()), None)
-        if fmt is None:
-            raise DataError(f"{path}:{lineno}: neither StepLabels (trace_id, scores) nor a score record "
-                            f"(id, step_scores); keys {sorted(obj)}")
-        rid, scores, labels = fmt(obj)
-        try:  # the same checks as every reader of these records: finite numbers, 0/1 labels
-            if fmt is SCORE_FORMATS["score"][1]:
-                check_score_record({"problem_id": "", "index": 0, "answer": None, "correct": None, "score": 0.0}
-                                   | obj)
-            else:
-                StepLabels.from_dict({k: v for k, v in obj.items() if k in StepLabels.__dataclass_fields__})
-        except RecordError as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
-        if rid in out:
-            raise DataError(f"{path}:{lineno}: id {rid!r} is scored again (first at {path}:{lines[rid]})")
-        out[rid], lines[rid] = (scores, labels), lineno
-    if not out:
-        raise DataError(f"{path}: no score records (the file is empty)")
-    return out
+    return read_score_lines(path, _step_scores)
+
+
+def _step_scores(obj: dict) -> tuple[str, tuple[list[float], list[int] | None]]:
+    """A StepLabels or score line -> (its id, (step scores, step labels or None)), with the checks of every reader
+    of these records (finite numbers, 0/1 labels)."""
+    fmt = next((f for keys, f in SCORE_FORMATS.values() if keys <= obj.keys()), None)
+    if fmt is None:
+        raise RecordError(f"neither StepLabels (trace_id, scores) nor a score record (id, step_scores); keys "
+                          f"{sorted(obj)}")
+    if fmt is SCORE_FORMATS["score"][1]:
+        check_score_record({"problem_id": "", "index": 0, "answer": None, "correct": None, "score": 0.0} | obj)
+    else:
+        StepLabels.from_dict({k: v for k, v in obj.items() if k in StepLabels.__dataclass_fields__})
+    rid, scores, labels = fmt(obj)
+    return rid, (scores, labels)
 
 
 def scorer_step_scores(records: list[StepRecord], spec: str, name: str = "") -> dict[str, tuple[list[float], None]]:
@@ -83,9 +78,7 @@ def _joined(records: list[StepRecord], scores: dict, name: str) -> list:
 
 
 def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, missing: int) -> dict[str, Any]:
-    return {"scorer": scorer, "tau": tau, "error_accuracy": result.error_accuracy,
-            "correct_accuracy": result.correct_accuracy, "f1": result.f1, "n_error": result.n_error,
-            "n_correct": result.n_correct, "choose_f1": choose_f1, "missing": missing}
+    return {"scorer": scorer, "tau": tau, **asdict(result), "choose_f1": choose_f1, "missing": missing}
 
 
 def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,

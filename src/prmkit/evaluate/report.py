@@ -9,38 +9,48 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, check_score_record
 from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
-from prmkit.evaluate.stats import signed_points
+from prmkit.evaluate.run import default_ks
+from prmkit.evaluate.stats import pct, signed_points
 from prmkit.models.aggregate import aggregate
 
 __all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "method_lines", "rank_warnings",
-           "read_scores", "sample_warnings", "spread_warnings"]
+           "read_score_lines", "read_scores", "sample_warnings", "spread_warnings"]
+
+
+def read_score_lines(path: str | os.PathLike[str], read: Callable[[dict], tuple[str, Any]]) -> dict[str, Any]:
+    """{id: value} of every line of a score file, in file order, where `read` gives a line's (id, value) or a
+    RecordError (a DataError naming the line); an id scored twice, or a file without records, is a DataError."""
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, expected a score file (JSONL written by `prmkit score`)")
+    out: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    for lineno, rec in iter_json(path):
+        try:
+            rid, value = read(rec)
+        except RecordError as e:
+            raise DataError(f"{path}:{lineno}: {e}") from None
+        if rid in seen:
+            raise DataError(f"{path}:{lineno}: trace id {rid!r} is scored again (first at {path}:{seen[rid]}); "
+                            "remove the copy")
+        out[rid], seen[rid] = value, lineno
+    if not out:
+        raise DataError(f"{path}: no score records (the file is empty)")
+    return out
 
 
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """problem_id -> its score records in pool order (by `index`); a record without the keys `prmkit score`
     writes (e.g. a label file passed as scores) is a DataError naming its line."""
     by_problem: dict[str, list[dict]] = {}
-    seen: dict[str, int] = {}
-    if os.path.isdir(path):
-        raise DataError(f"{path}: is a directory, expected a score file (JSONL written by `prmkit score`)")
-    for lineno, rec in iter_json(path):
-        try:
-            check_score_record(rec)
-        except RecordError as e:
-            raise DataError(f"{path}:{lineno}: {e}") from None
-        if rec["id"] in seen:
-            raise DataError(f"{path}:{lineno}: trace id {rec['id']!r} is scored again (first at {path}:"
-                            f"{seen[rec['id']]}); remove the copy")
-        seen[rec["id"]] = lineno
+    for rec in read_score_lines(path, lambda r: (check_score_record(r)["id"], r)).values():
         by_problem.setdefault(rec["problem_id"], []).append(rec)
-    if not by_problem:
-        raise DataError(f"{path}: no score records (the file is empty)")
     return {p: sorted(recs, key=lambda r: r["index"]) for p, recs in by_problem.items()}
 
 
@@ -54,11 +64,13 @@ def candidate_pools(scores: dict[str, list[dict]], problems: list[str], aggregat
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None
                ) -> dict:
-    """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model."""
+    """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model. No `ks`:
+    1, 2, 4, ... up to the smallest pool of the first file."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
     first = next(iter(loaded.values()))
+    ks = ks or default_ks(min(map(len, first.values())))
     shared = [p for p in first if all(p in s for s in loaded.values())]
     common = shared[problems]
     if shared and not common:
@@ -141,8 +153,8 @@ def majority_warnings(pools: list[list[Candidate]], rows: list[dict]) -> list[st
     mean = {(r["method"], r["k"]): r["mean"] for r in rows}
     k = max(r["k"] for r in rows)
     if mean[("majority", k)] < mean[("single", k)] - 1e-9:
-        out.append(warn(f"at K={k} majority voting ({100 * mean[('majority', k)]:.1f}%) does worse than one random "
-                        f"candidate ({100 * mean[('single', k)]:.1f}%): wrong answers agree more often than right "
+        out.append(warn(f"at K={k} majority voting ({pct(mean[('majority', k)])}%) does worse than one random "
+                        f"candidate ({pct(mean[('single', k)])}%): wrong answers agree more often than right "
                         "ones in these pools (constructed pools, such as the demo's, are built so), so a gain over "
                         "majority voting is no gain over a usable baseline"))
     return out
@@ -180,20 +192,19 @@ def format_table(report: dict) -> str:
     """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in
     percent. `prmkit evaluate bok` prints it, and `prmkit.bok_table` returns it."""
     ks, capped = report["ks"], report.get("k_capped", {})
-    head = [f"K={k}*" if k in capped else f"K={k}" for k in ks]
+    head = " | ".join(f"K={k}*" if k in capped else f"K={k}" for k in ks)
+    table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731
+                                       *method_lines(rows, ks, cell)]
     lines = [f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)",
-             "| method | " + " | ".join(head) + " |", "|---" * (len(ks) + 1) + "|"]
-    interval = lambda r: f"{100 * r['mean']:.1f} [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"  # noqa: E731
-    lines += method_lines(report["rows"], ks, interval)
+             *table("method", report["rows"], lambda r: f"{pct(r['mean'])} [{pct(r['lo'])}, {pct(r['hi'])}]")]
     lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
     if report.get("differences"):
-        lines += ["", "| minus majority voting (paired by problem) | " + " | ".join(head) + " |",
-                  "|---" * (len(ks) + 1) + "|"]
-        lines += method_lines(report["differences"], ks, lambda r: signed_points(r["mean"], r["lo"], r["hi"]))
+        lines += ["", *table("minus majority voting (paired by problem)", report["differences"],
+                             lambda r: signed_points(r["mean"], r["lo"], r["hi"]))]
     lines += ["", "| model | worst-correct rank pct (higher better) | best-incorrect rank pct (lower better) |",
               "|---|---|---|"]
-    pct = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731
-                                else f"n/a (no problem has a {kind} candidate)")
+    rank = lambda r, key, kind: (f"{r[key]:.3f}" if r[f"problems_with_{kind}"]  # noqa: E731
+                                 else f"n/a (no problem has a {kind} candidate)")
     for name, r in report["rank_robustness"].items():
-        lines.append(f"| {name} | {pct(r, 'worst_correct', 'correct')} | {pct(r, 'best_incorrect', 'incorrect')} |")
+        lines.append(f"| {name} | {rank(r, 'worst_correct', 'correct')} | {rank(r, 'best_incorrect', 'incorrect')} |")
     return "\n".join(lines)

@@ -110,13 +110,11 @@ def best_of_k(cfg: BokConfig) -> dict[str, Any]:
     """The best-of-K report of `cfg.scores` (see `prmkit.evaluate.report.bok_report`), written and plotted
     as `cfg` asks (`aggregation`: a name in `models.AGGREGATIONS`). Its "warnings" say which figures need a
     caveat (K above some pools, undefined ranks)."""
-    from prmkit.evaluate.report import bok_report, read_scores
+    from prmkit.evaluate.report import bok_report
 
     files = named_files(cfg.scores)
     with claim_outputs({"--output": cfg.output, "--plot": cfg.plot}, {"--scores": list(files.values())}):
-        # no --ks: 1, 2, 4, ... up to the smallest pool of the first file
-        ks = ks_list(cfg.ks) or default_ks(min(len(recs) for recs in read_scores(next(iter(files.values()))).values()))
-        report = bok_report(files, ks, cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
+        report = bok_report(files, ks_list(cfg.ks), cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
                             parse_range(cfg.problems_range), cfg.aggregation)
         _write(cfg.output, report)
         if cfg.plot:

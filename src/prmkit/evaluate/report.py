@@ -17,7 +17,7 @@ from prmkit.data.warn import warn
 from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
 from prmkit.evaluate.rank import rank_robustness
 from prmkit.evaluate.run import default_ks
-from prmkit.evaluate.stats import pct, signed_points
+from prmkit.evaluate.stats import pct, pct_interval, signed_points
 from prmkit.models.aggregate import aggregate
 
 __all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "method_lines", "rank_warnings",
@@ -196,7 +196,7 @@ def format_table(report: dict) -> str:
     table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731
                                        *method_lines(rows, ks, cell)]
     lines = [f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)",
-             *table("method", report["rows"], lambda r: f"{pct(r['mean'])} [{pct(r['lo'])}, {pct(r['hi'])}]")]
+             *table("method", report["rows"], lambda r: pct_interval(r["mean"], r["lo"], r["hi"]))]
     lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
     if report.get("differences"):
         lines += ["", *table("minus majority voting (paired by problem)", report["differences"],

@@ -3,8 +3,8 @@ bootstrap of a mean over problems, draws of whole problems (a problem's items ke
 
     >>> bootstrap_ci(np.ones(10))
     (1.0, 1.0)
-    >>> pct(0.4567), pct(float("nan"))
-    ('45.7', '-')
+    >>> pct(0.4567), pct(float("nan")), pct_interval(0.5, 0.25, 0.75)
+    ('45.7', '-', '50.0 [25.0, 75.0]')
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "pct", "percentile_interval", "problem_draws"]
+__all__ = ["bootstrap_ci", "pct", "pct_interval", "percentile_interval", "problem_draws", "signed_points"]
 
 
 def percentile_interval(stats: Sequence[float] | np.ndarray) -> tuple[float, float]:
@@ -46,6 +46,11 @@ def problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[l
 def pct(x: float | None) -> str:
     """A share in percent with one decimal; "-" for a missing (None) or undefined (NaN) one."""
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+def pct_interval(x: float | None, lo: float | None, hi: float | None) -> str:
+    """A share and its interval in percent, as every table prints them: '45.7 [40.1, 51.2]' (`pct` each)."""
+    return f"{pct(x)} [{pct(lo)}, {pct(hi)}]"
 
 
 def signed_points(x: float, lo: float, hi: float, unit: str = "") -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.outputs import pyplot, save_figure
-from prmkit.evaluate.stats import pct, signed_points
+from prmkit.evaluate.stats import pct, pct_interval, signed_points
 
 __all__ = ["LABELER_COLUMNS", "format_bench", "plot_f1_tokens"]
 
@@ -73,7 +73,7 @@ def format_bench(report: dict[str, Any]) -> str:
         lines.append("")
     lines += ["| " + " | ".join(LABELER_COLUMNS) + " |", "|---" * len(LABELER_COLUMNS) + "|"]
     for r in report["rows"]:
-        f1 = f"{pct(r['f1'])} [{pct(r['f1_low'])}, {pct(r['f1_high'])}]"
+        f1 = pct_interval(r["f1"], r["f1_low"], r["f1_high"])
         po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
         lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['f1_level_tau'])} | "
                      f"{pct(r['error_accuracy'])} | "

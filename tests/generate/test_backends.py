@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import ClassVar
 
@@ -156,13 +157,11 @@ def test_the_common_start_of_the_prompts_is_prefilled_once(tiny_model_dir):
 def test_sampled_rows_do_not_depend_on_their_batch_nor_on_when_the_host_reads_them(tiny_model_dir):
     """Sampled (not greedy) rows: a row's tokens are those of its seed whatever rows are beside it; reading the
     device's tokens every 5 steps (as on a GPU) ends every row where reading each step ends it, stop strings
-    included; and transformers' generate with the same per-row streams (`RowSampler`, the prefix-cache path)
-    draws the same tokens."""
-    from transformers import LogitsProcessorList
-
+    included; and the prefix-cache path (its own prefill, finished rows kept in the batch for the cache) draws
+    the same tokens."""
+    from prmkit.generate.backends import row_seed
     from prmkit.generate.backends.decode import decode_rows
     from prmkit.generate.backends.hf import cache_name
-    from prmkit.generate.backends.row_sampling import RowSampler
 
     backend = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=8))
     tok, model = backend.tokenizer, backend.model
@@ -181,8 +180,9 @@ def test_sampled_rows_do_not_depend_on_their_batch_nor_on_when_the_host_reads_th
     each = decode(prompts, [7, 8, 9, 10], stopped, every=1)
     assert decode(prompts, [7, 8, 9, 10], stopped, every=5) == each
     assert len(each[0]) <= 4 and all(row == whole[: len(row)] for row, whole in zip(each, full, strict=True))
-    enc = tok(prompts[:1], return_tensors="pt")
-    sampler = RowSampler([7], cfg.temperature, cfg.top_p)
-    out = model.generate(**enc, do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=12,
-                         pad_token_id=tok.pad_token_id)
-    assert out[0, enc["input_ids"].shape[1]:].tolist()[: len(full[0])] == full[0]
+    cached = make_backend("transformers", tiny_model_dir, BackendOptions(batch_size=8, prefix_cache=True))
+    seeds = [row_seed(s, 0) for s in (7, 8, 9, 10)]  # sample 0 of a prompt seeded s
+    ends = replace(stopped, stop=(tok.decode(decode(prompts, seeds)[0][2:4]),))
+    alone = decode(prompts, seeds, ends)
+    assert len({len(r) for r in alone}) > 1  # the rows end at different steps
+    assert [c for (c,) in cached.generate_rendered(prompts, ends, [7, 8, 9, 10])] == backend._decode(alone, ends)

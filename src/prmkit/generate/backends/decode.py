@@ -32,17 +32,18 @@ def stop_tail_tokens(tokenizer: Any, stop: tuple[str, ...]) -> int:
 
 def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cfg: SamplingConfig,
                 seeds: list[int], cache_name: str = "past_key_values",
-                check_every: int | None = None) -> list[list[int]]:
+                check_every: int | None = None, keep_rows: bool = False) -> list[list[int]]:
     """Sample up to `cfg.max_new_tokens` tokens for each row. `last` (R,): each row's last prompt token; `mask`
     (R, T): the attention mask of the prompt (left padding 0), `cache`: the KV cache of the first T - 1 columns;
     `seeds` (R): each row's seed; `check_every`: steps between two reads of the tokens (module doc; None: 1 on a
-    CPU, 8 on a GPU).
+    CPU, 8 on a GPU); `keep_rows`: finished rows stay in the batch and in `cache` to the end (the prefix cache
+    stores every row's keys and values afterwards).
 
     A row ends after the end-of-sequence token (kept in its list), after the token that completes a stop string
     of `cfg.stop` (the caller cuts the text there), or at the token limit. Returns each row's new tokens.
 
-    Finished rows stay in the batch (their outputs unused) until they are an eighth of it; then the batch and the
-    cache are compacted to the live rows (one copy of the cache instead of one a step)."""
+    Finished rows stay in the batch (their outputs unused) until they are an eighth of it; then, unless `keep_rows`,
+    the batch and the cache are compacted to the live rows (one copy of the cache instead of one a step)."""
     import torch
 
     rows, device = len(seeds), mask.device
@@ -72,7 +73,7 @@ def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cf
             still = [b for b, r in enumerate(slots) if not done[r]]
             if not still:
                 break
-            if (len(slots) - len(still)) * 8 >= len(slots):  # compact: the finished rows leave the batch
+            if not keep_rows and (len(slots) - len(still)) * 8 >= len(slots):  # compact: finished rows leave
                 index = torch.tensor(still, device=device)
                 cache.batch_select_indices(index)
                 columns, positions, current, base = columns[index], positions[index], current[index], base[index]

@@ -94,7 +94,6 @@ class TransformersBackend(ChatPrompts):
         self.tokens_prefilled = 0
         self.prefix_cache = PrefixCache() if options.prefix_cache else None
         self._cache = cache_name(self.model)
-        self._stops: dict[tuple[str, ...], Any] = {}
 
     def context_length(self) -> int | None:
         return getattr(self.model.config, "max_position_embeddings", None)
@@ -142,14 +141,13 @@ class TransformersBackend(ChatPrompts):
         return out
 
     def _prefilled_batch(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
-        import torch
-        from transformers import DynamicCache, LogitsProcessorList
+        from transformers import DynamicCache
 
-        from prmkit.generate.backends.row_sampling import RowSampler
+        from prmkit.generate.backends.decode import decode_rows
 
         tok, n = self.tokenizer, cfg.n
+        row_seeds = [row_seed(s, k) for s in seeds for k in range(n)]
         if self.prefix_cache is None:  # rows leave the batch when done (nothing keeps their cache)
-            row_seeds = [row_seed(s, k) for s in seeds for k in range(n)]
             done = self._batch([p for p in prompts for _ in range(n)], cfg, row_seeds)  # K rows a prompt
             self.tokens_prefilled += n * len(prompts)  # each prompt's last token, fed to its K rows
             return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
@@ -166,53 +164,29 @@ class TransformersBackend(ChatPrompts):
                 cache = self.prefix_cache.build(self.model.config, [h[1] for h in hits], used, span, ids)
         # all but the last token, once per distinct prompt, past the cached span
         self.tokens_prefilled += prefill_columns(self.model, ids, mask, cache, span, self._cache)
-        if ids.shape[1] > 1:
+        if width > 1:
             cache.batch_repeat_interleave(n)
-        self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed by generate to K rows
-        sampler = RowSampler([row_seed(s, k) for s in seeds for k in range(n)], cfg.temperature, cfg.top_p)
-        with torch.inference_mode():
-            out = self.model.generate(
-                input_ids=ids.repeat_interleave(n, 0),
-                attention_mask=mask.repeat_interleave(n, 0),
-                do_sample=False,  # RowSampler samples; greedy takes its one-hot choice
-                logits_processor=LogitsProcessorList([sampler]),
-                max_new_tokens=cfg.max_new_tokens,
-                pad_token_id=tok.pad_token_id,
-                stopping_criteria=self._stopping(cfg.stop),
-                return_dict_in_generate=True,
-                **{self._cache: cache if ids.shape[1] > 1 else None},
-            )
-        rows = out.sequences[:, width:].tolist()  # (P * n, T_new)
+        self.tokens_prefilled += n * int(mask[:, -1].sum())  # each prompt's last token, fed to its K rows
+        rows = decode_rows(self.model, tok, ids[:, -1].repeat_interleave(n), mask.repeat_interleave(n, 0), cache,
+                           cfg, row_seeds, self._cache, keep_rows=True)  # every row's cache is stored below
         done = self._decode(rows, cfg)
-        kept = getattr(out, self._cache, None)
-        if kept is not None:
-            self.prefix_cache.store(kept,
-                                    [real[r // n] + rows[r][:c.tokens] for r, c in enumerate(done)],
-                                    [width - lengths[r // n] for r in range(len(done))])
+        self.prefix_cache.store(cache, [real[r // n] + rows[r][:c.tokens] for r, c in enumerate(done)],
+                                [width - lengths[r // n] for r in range(len(done))])
         return [done[k * n : (k + 1) * n] for k in range(len(prompts))]
 
-    def _stopping(self, stop: tuple[str, ...]) -> Any:
-        """Stop-string criteria, built once per set of stop strings (building one scans the whole vocabulary:
-        seconds for a 49k vocabulary, which `stop_strings=` would redo on every `generate` call)."""
-        from transformers import StoppingCriteriaList, StopStringCriteria
-
-        if stop and stop not in self._stops:
-            self._stops[stop] = StopStringCriteria(self.tokenizer, list(stop))
-        return StoppingCriteriaList([self._stops[stop]] if stop else [])
-
     def _decode(self, rows: list[list[int]], cfg: SamplingConfig) -> list[Completion]:
-        """Completions of generated rows; `tokens` counts what the model generated: up to its end of sequence, or
-        up to the stop string that ended it (the padding after a stopped row is not counted, also when the pad
-        token is the end-of-sequence token, so a row's count does not depend on when its batch ended)."""
+        """Completions of the rows of `decode_rows` (each ends at its end of sequence, stop string or token limit);
+        `tokens` counts what the model generated: the row, up to a sampled pad token that is not the end of
+        sequence, less an end of sequence after the stop string the text is cut at."""
         tok = self.tokenizer
         result = []
         for row in rows:
-            n = next((k + 1 for k, t in enumerate(row) if t == tok.eos_token_id), len(row))
+            n = len(row)
             if tok.pad_token_id != tok.eos_token_id:
-                n = min(n, next((k for k, t in enumerate(row) if t == tok.pad_token_id), n))
+                n = next((k for k, t in enumerate(row) if t == tok.pad_token_id), n)
             text = tok.decode(row[:n], skip_special_tokens=True)
             kept, stopped_at = split_at_stop(text, cfg.stop)
             if stopped_at is not None and n and row[n - 1] == tok.eos_token_id:
-                n -= 1  # the row stopped at the stop string: this end-of-sequence id is padding
+                n -= 1
             result.append(Completion(kept, n, stopped_at))
         return result

@@ -35,7 +35,7 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 def cache_plan(lengths: Sequence[int], cached: Sequence[int]) -> tuple[int, list[int]]:
     """(C, used): the shared cached span [0, C) of the layout left-padded to L = max t_i, and how many of its c_i
-    cached tokens each row uses there. Every row runs its last token through `generate`, so at most t_i - 1 are
+    cached tokens each row uses there. Every row feeds its last token to the decoding loop, so at most t_i - 1 are
     cached; C = L - 1 - U, where U = max_i (t_i - 1 - c_i) is the longest part some row cannot take from the cache,
     and a row with more cached tokens than it can use there runs a few of them again.
 
@@ -66,9 +66,9 @@ class PrefixCache:
     """The rows of the last call: token ids and their keys/values.
 
     `lookup` finds the row sharing the longest prefix with a prompt; `build` assembles the DynamicCache of a
-    left-padded batch from the rows `lookup` chose; `store` slices every generated row of a batch out of
-    `generate`'s cache into the pending rows, and `commit` (at the end of a call) makes them the rows looked up
-    by the next call, dropping the older ones.
+    left-padded batch from the rows `lookup` chose; `store` slices every generated row of a batch out of the
+    decoding's cache (`decode_rows`) into the pending rows, and `commit` (at the end of a call) makes them the rows
+    looked up by the next call, dropping the older ones.
     """
 
     def __init__(self) -> None:
@@ -102,7 +102,7 @@ class PrefixCache:
         return cache
 
     def store(self, cache: Any, ids: Sequence[Sequence[int]], starts: Sequence[int]) -> None:
-        """Keep row r of `generate`'s cache: its token ids `ids[r]` (prompt + kept generated tokens), which begin
+        """Keep row r of the decoding's cache: its token ids `ids[r]` (prompt + kept generated tokens), which begin
         at padded offset `starts[r]`. Ids beyond the cache's length (the last generated token is never fed) are
         dropped."""
         length = cache.get_seq_length()

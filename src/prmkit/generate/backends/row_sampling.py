@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["RowSampler", "sample_rows", "seed_keys", "step_keys", "token_uniforms"]
+__all__ = ["sample_rows", "seed_keys", "step_keys", "token_uniforms"]
 
 
 def sample_rows(scores: Any, temperature: float, top_p: float, keys: Any,
@@ -119,23 +119,3 @@ def step_keys(base: Any, step: int | Any) -> Any:
     """
     return _hash32((base + (step + 1) * _GOLDEN) & _MASK32)
 
-
-class RowSampler:
-    """A transformers logits processor: samples with `sample_rows` and returns the choice as one-hot scores. Row
-    b draws its t-th new token with `step_keys(seed_keys(seeds)[b], t)`, as `decode.decode_rows` does, so both
-    loops sample the same tokens from the same logits."""
-
-    def __init__(self, seeds: list[int], temperature: float, top_p: float):
-        self.seeds, self.temperature, self.top_p = seeds, temperature, top_p
-        self.base: Any = None
-        self.step = 0
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        import torch
-
-        if self.base is None:
-            self.base = seed_keys(self.seeds, scores.device)
-        picks = sample_rows(scores, self.temperature, self.top_p, step_keys(self.base, self.step))  # (B,)
-        self.step += 1
-        out = torch.full_like(scores, float("-inf"))
-        return out.scatter_(1, picks[:, None], 0.0)

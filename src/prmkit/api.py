@@ -171,15 +171,11 @@ def pum(pools: PathLike, output_dir: PathLike, problems_range: str | None = None
     """`prmkit pum`: PUM prefix-utility preference pairs from student rollouts (pum_paper sec 3) into
     `output_dir`; settings are PumConfig fields (students, k, ...); `sources` keeps only the traces whose source
     starts with one of them (e.g. `["policy"]`). Returns the report."""
-    from prmkit.data.formats import keep_sources
-    from prmkit.data.formats import read_pools as read
+    from prmkit.data.formats import read_chosen_pools
     from prmkit.label.pum import PumConfig, label_pum
-    from prmkit.train.data import select_range
 
     config = _config(PumConfig, settings)
-    chosen = select_range(list(read(pools, allow_duplicates=allow_duplicates)), problems_range)
-    if sources:
-        chosen = keep_sources(chosen, sources)
+    chosen = read_chosen_pools(pools, problems_range, sources, allow_duplicates)
     return label_pum(chosen, config, output_dir, progress=progress, log=log)
 
 

@@ -5,7 +5,8 @@ import pytest
 from helpers import write_jsonl
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError
-from prmkit.train.data import parse_range, read_training_set
+from prmkit.data.settings import parse_range
+from prmkit.train.data import read_training_set
 
 
 def raw_gsm8k(k: int) -> dict:

@@ -35,14 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
-    from prmkit.data.formats import keep_sources, read_pools
+    from prmkit.data.formats import read_chosen_pools
     from prmkit.label.pum import format_solve_rates, label_pum
-    from prmkit.train.data import select_range
 
     config = config_from_args(PumConfig, args)  # a bad --config is reported before the input is read
-    pools = select_range(list(read_pools(args.input, allow_duplicates=args.allow_duplicates)), args.problems_range)
-    if args.sources:
-        pools = keep_sources(pools, args.sources)
+    pools = read_chosen_pools(args.input, args.problems_range, args.sources, args.allow_duplicates)
     report = label_pum(pools, config, args.output_dir, progress=not args.quiet, log=lambda msg: print(msg, flush=True))
     if config.solve_rates:
         print(format_solve_rates(report))

@@ -28,8 +28,10 @@ from prmkit.data.gsm8k import read_gsm8k, read_gsm8k_candidates
 from prmkit.data.jsonl import DataError, iter_input, parsed_lines
 from prmkit.data.labeled import LABELED_READERS, LABELED_SIGNATURES, detect_labeled_format, iter_records
 from prmkit.data.records import Pool, Problem
+from prmkit.data.settings import parse_range
 
-__all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_pools", "unique_pools"]
+__all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_chosen_pools", "read_pools", "select_range",
+           "unique_pools"]
 
 
 def _read_pool_lines(path: str | os.PathLike[str], to_pool: Callable[[dict], Pool]) -> Iterator[Pool]:
@@ -116,3 +118,21 @@ def keep_sources(pools: Iterable[Pool], prefixes: Sequence[str]) -> list[Pool]:
         raise DataError(f"no trace has a source starting with {', '.join(map(repr, wanted))}; the sources are "
                         f"{', '.join(map(repr, present)) or 'none'}")
     return kept
+
+
+def select_range(pools: list[Pool], text: str | None) -> list[Pool]:
+    """Problems by index in file order (e.g. '0:500' = the first 500 problems); a range that selects none of
+    them is an error."""
+    chosen = pools[parse_range(text)]
+    if pools and not chosen:
+        raise ValueError(f"--problems-range {text}: selects none of the {len(pools)} problems (indices 0 to "
+                         f"{len(pools) - 1})")
+    return chosen
+
+
+def read_chosen_pools(path: str | os.PathLike[str], problems_range: str | None = None,
+                      sources: Sequence[str] | None = None, allow_duplicates: bool = False) -> list[Pool]:
+    """The pools of `path` (`read_pools`) that a verb works on: the problems of `problems_range` (`select_range`),
+    with only the traces of `sources` (`keep_sources`) when given."""
+    pools = select_range(list(read_pools(path, allow_duplicates=allow_duplicates)), problems_range)
+    return keep_sources(pools, sources) if sources else pools

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from prmkit.data.formats import read_pools
+from prmkit.data.formats import read_chosen_pools
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
@@ -28,7 +28,6 @@ from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, score_items
 from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec
-from prmkit.train.data import select_range
 
 __all__ = ["ScoreConfig", "score_file", "score_pools", "score_to_file"]
 
@@ -109,7 +108,7 @@ def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str]
     cfg = config or ScoreConfig()
     # taken before the model loads: a second writer is refused at once, an input is never the output
     with claim_outputs({"--output": output}, {"--input": input_path, "--model": model}):
-        return score_to_file(model, select_range(list(read_pools(input_path)), cfg.problems_range), output, cfg)
+        return score_to_file(model, read_chosen_pools(input_path, cfg.problems_range), output, cfg)
 
 
 def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str | os.PathLike[str],

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.data.records import Problem
+from prmkit.data.settings import parse_range
 from prmkit.generate.prompts import build_prompt, in_chat_template
 from prmkit.generate.sources import load_problems
 from prmkit.rewards.completions import problem_column
-from prmkit.train.data import parse_range
 
 __all__ = ["grpo_rows", "select_problems"]
 

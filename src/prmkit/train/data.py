@@ -20,17 +20,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from prmkit.data.formats import read_pools
+from prmkit.data.formats import read_pools, select_range
 from prmkit.data.join import JoinReport, join_labels, read_labels
 from prmkit.data.jsonl import DataError
 from prmkit.data.labeled import read_labeled
 from prmkit.data.records import Pool, StepLabels, Trace
-from prmkit.data.settings import parse_range
 from prmkit.label.threshold import soft_labels, three_class_labels
 from prmkit.models.heads import head_class
 
-__all__ = ["LABEL_SOURCES", "Example", "LabelSource", "build_examples", "parse_range", "read_training_set",
-           "select_range"]
+__all__ = ["LABEL_SOURCES", "Example", "LabelSource", "build_examples", "read_training_set"]
 
 
 @dataclass
@@ -42,16 +40,6 @@ class Example:
     question: str
     steps: list[str]
     labels: list[float]
-
-
-def select_range(pools: list[Pool], text: str | None) -> list[Pool]:
-    """Problems by index in file order (e.g. '0:500' = the first 500 problems); a range that selects none of
-    them is an error."""
-    chosen = pools[parse_range(text)]
-    if pools and not chosen:
-        raise ValueError(f"--problems-range {text}: selects none of the {len(pools)} problems (indices 0 to "
-                         f"{len(pools) - 1})")
-    return chosen
 
 
 def _step_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_band: float | None) -> list[float] | None:

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 from prmkit.data.jsonl import read_records
 from prmkit.data.records import PrefixPair
+from prmkit.data.settings import parse_range
 from prmkit.label.pum.pairs import BT_TARGETS
 from prmkit.models.reward import RewardModel
 from prmkit.train.batches import Encoded, PlannedBatchSampler
 from prmkit.train.config import TrainConfig
-from prmkit.train.data import parse_range
 from prmkit.train.recipe import setup_trainer
 from prmkit.train.trainer import RewardModelTrainer, trainable_parameters
 

@@ -32,7 +32,8 @@ from prmkit.models.step_inputs import LocalStepScorer, length_batches
 from prmkit.models.stepwise import StepLayout
 from prmkit.models.weight_files import check_weight_files
 
-__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "RewardModel", "RewardModelConfig", "length_batches", "load"]
+__all__ = ["CONFIG_NAME", "HEAD_WEIGHTS", "RUN_RECORD", "TRAIN_LOG", "RewardModel", "RewardModelConfig",
+           "length_batches", "load"]
 
 CONFIG_NAME = "prmkit_reward.json"
 HEAD_WEIGHTS = "prmkit_head.pt"  # written only by a head with parameters of its own

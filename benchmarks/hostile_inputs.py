@@ -743,9 +743,10 @@ def cases() -> list[Case]:
                                                         "tiny", "--k", "1", "--max-new-tokens", "4"], words=LEN_WORDS,
              setup=jsonl("big.jsonl", lambda: [{"question": "x " * 10_000_000, "answer": "#### 1"}]), timeout=300),
         Case("rl: a 20 MB question", "rl", ["grpo", "--data", "big.jsonl", "--output", "rl", "--model", "tiny",
-                                            "--problems-range", "0:1", "--heldout-range", "0:1", "--steps", "1"],
-             words=LEN_WORDS, setup=jsonl("big.jsonl", lambda: [{"question": "x " * 10_000_000, "answer": "#### 1"}]),
-             timeout=300),
+                                            "--problems-range", "0:1", "--heldout-range", "1:2", "--steps", "1"],
+             words=LEN_WORDS, setup=jsonl("big.jsonl", lambda: [{"question": "x " * 10_000_000, "answer": "#### 1"},
+                                                                {"question": "1 + 1?", "answer": "#### 2"}]),
+             timeout=300),  # held out: another problem (the same one is refused as a training problem first)
         Case("data synth --problems 100000000", "data", ["synth", "--problems", "100000000", "--output", "sx.jsonl",
                                                          "--labels", "sl.jsonl"], words=("problems", *W),
              timeout=120),

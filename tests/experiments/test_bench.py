@@ -199,6 +199,26 @@ def test_a_new_labeler_joins_the_bench_with_one_file_and_one_registry_line(long_
     assert [(d["labeler"], d["against"], d["level"]) for d in report["differences"]][-1] == ("length", "ig", "all")
 
 
+def test_no_label_samples_nothing_and_loads_no_policy(tmp_path):
+    """--no-label reports on what a run holds: the policy's samples are read, never drawn. A bench asked with more
+    problems than the run sampled is refused before anything is written (it used to sample them, for a report no
+    label covers), and a report of the run itself never loads the policy (its weights are gone here)."""
+    from helpers import make_tiny_base
+
+    base = make_tiny_base(tmp_path / "base", context=4096)
+    out = tmp_path / "b"
+    settings = dict(output=str(out), problems=4, levels="1,2", policy_k=1, model=str(base), labelers="ig",
+                    max_new_tokens=6, batch_size=8, bootstrap=0, slips="arithmetic")
+    first = run_bench(BenchConfig(**settings), progress=False)
+    files = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    with pytest.raises(ValueError, match=r"--no-label samples nothing.* samples of 4 of the 6 problems.*--problems 4"):
+        run_bench(BenchConfig(**(settings | {"problems": 6}), label=False), progress=False)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == files  # nothing sampled, nothing written
+    (base / "model.safetensors").unlink()
+    again = run_bench(BenchConfig(**settings, label=False), progress=False)
+    assert json.dumps(again["rows"]) == json.dumps(first["rows"]) and again["policy"]["tokens"] == 0
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--labelers", "ig,oracle"], "unknown labeler(s) ['oracle']"),
     (["--levels", "1,12"], "level(s) [12] outside the templates' 1..8"),

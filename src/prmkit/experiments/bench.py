@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools, truth_labels
-from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.jsonl import iter_json, read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import keep_settings
@@ -54,7 +54,7 @@ from prmkit.experiments.sft import trained_questions
 from prmkit.experiments.sft_data import overlap
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.distributed import progress_bar
-from prmkit.generate.sample_pools import generate_pools
+from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS
 from prmkit.label.recipe import LabelConfig, label_pools, read_clock
 from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shared_configs
@@ -106,8 +106,8 @@ class BenchConfig:
         "(generate_math_0shot) or a file; None: the few-shot prompt. A warm start is sampled with its own."))
     bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
     label: bool = field(default=True, metadata=_help(
-        "--no-label: label nothing more and report on the traces every labeler has labeled so far (a run stopped "
-        "partway); no labeler's model loads."))
+        "--no-label: sample and label nothing more and report on the traces every labeler has labeled so far (a run "
+        "stopped partway); no model loads."))
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -175,9 +175,12 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
     raw = out / "policy.raw.jsonl"
     sampler = cfg.sampler()
     start = time.perf_counter()
-    with progress_bar(progress, len(problems), "problem", "policy samples") as tick:
-        stats = generate_pools(problems, sampler.make_backend(), sampler.sampling(), raw,
-                               max(1, cfg.batch_size // sampler.k), f"policy:{cfg.policy_model()}", progress=tick)
+    stats = GenerationStats()
+    if cfg.label:  # --no-label: every problem was sampled (`_check_sampled`), and the policy does not load
+        with progress_bar(progress, len(problems), "problem", "policy samples") as tick:
+            stats = generate_pools(problems, sampler.make_backend(), sampler.sampling(), raw,
+                                   max(1, cfg.batch_size // sampler.k), f"policy:{cfg.policy_model()}",
+                                   progress=tick)
     wanted = {p.id for p in problems}
     pools = [p for p in read_records(raw, Pool.from_dict) if p.problem.id in wanted]
     counts: dict[str, list[tuple[int, int]]] = {}  # level -> (samples, right ones) of each problem
@@ -210,9 +213,11 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     settings = _labeler_settings(cfg)
     check_labelers(cfg.labeler_list(), settings)
     problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
+    out = Path(cfg.output)
     if cfg.policy_k:
         _check_held_out(cfg, problems)
-    out = Path(cfg.output)
+        if not cfg.label:
+            _check_sampled(out / "policy.raw.jsonl", problems)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
     # --problems may change: the problems are a prefix-stable stream, so a bench grows (or is read at fewer)
@@ -235,6 +240,17 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
         what = "no bench run" if not (out / "settings.json").is_file() else f"no labels of {cfg.labelers}"
         raise ValueError(f"--no-label reports on a bench run's labels, but {out} holds {what}: run `prmkit bench "
                          f"--output {out}` without --no-label first, or give the folder of a run")
+
+
+def _check_sampled(raw: Path, problems: list[Problem]) -> None:
+    """--no-label samples nothing: the policy's samples of every problem must be in `raw` already (a bench grown
+    with --no-label would sample the new problems, loading the policy, for a report none of its labels cover)."""
+    held = {str(obj["problem"]["id"]) for _, obj in iter_json(raw)} if raw.is_file() else set()
+    if missing := [p.id for p in problems if p.id not in held]:
+        have = len(problems) - len(missing)
+        raise ValueError(f"--no-label samples nothing, but {raw} holds the policy's samples of {have} of the "
+                         f"{len(problems)} problems (the first missing: {missing[0]}): give --problems {have}, as "
+                         "the run had, or run without --no-label to sample and label the rest")
 
 
 def _check_held_out(cfg: BenchConfig, problems: list[Problem]) -> None:

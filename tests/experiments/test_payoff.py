@@ -303,3 +303,25 @@ def test_fill_gives_the_traces_a_labeler_skipped_their_outcome_labels(benches, t
     assert filled["label_cost"]["tokens_read"] == kept  # a fill costs no tokens
     with pytest.raises(ValueError, match="--fill completes a labeler's step labels"):
         PayoffConfig(output=str(tmp_path / "x"), **{**config, "labeler": "truth"}, fill="outcome")
+
+
+def test_a_row_whose_bench_grew_since_its_model_trained_is_refused(benches, tmp_path):
+    """`prmkit bench --problems` may grow between runs; a row trained on all of a bench (no --train-problems) must
+    not keep its model and write the grown bench's problems and label cost beside it when it resumes."""
+    import shutil
+
+    root, base, _ = benches
+    bench = tmp_path / "bench"
+    shutil.copytree(root / "train", bench)
+    config = dict(bench=str(bench), labeler="truth", fresh=str(root / "fresh" / "pools.jsonl"),
+                  output=str(tmp_path / "row"), train_config=benches[2], model=base)
+    first = run_payoff(PayoffConfig(**config), log=lambda _: None)
+    assert first["train_problems"] == 4 and json.loads((tmp_path / "row" / "train.json").read_text())["problems"] == 4
+    row = (tmp_path / "row" / "row.json").read_text()
+    run_bench(BenchConfig(output=str(bench), problems=6, levels="1,2", policy_k=2, labelers="", model=base, k=2,
+                          max_new_tokens=6, batch_size=8, bootstrap=0, slips="arithmetic,corrected"), progress=False)
+    with pytest.raises(ValueError, match=r"trained on 4 problems .* now gives it 6 .*--train-problems 4"):
+        run_payoff(PayoffConfig(**config), log=lambda _: None)
+    assert (tmp_path / "row" / "row.json").read_text() == row  # the row as it was trained
+    grown = run_payoff(PayoffConfig(**(config | {"output": str(tmp_path / "grown")})), log=lambda _: None)
+    assert grown["train_problems"] == 6 and grown["train"]["examples"] > first["train"]["examples"]

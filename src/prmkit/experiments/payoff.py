@@ -308,6 +308,17 @@ def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Calla
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
 
 
+def _check_same_problems(figures: dict[str, Any], problems: int, cfg: PayoffConfig, trained: Path) -> None:
+    """A kept model must have trained on the problems the row names now: a bench grown since (`prmkit bench
+    --problems` may grow) would give the row the grown set's problems and label cost beside a model trained on
+    fewer. A model trained before its problems were recorded is taken as it is."""
+    before = figures.get("problems")
+    if before is not None and before != problems:
+        raise ValueError(f"{trained}: this row's model trained on {before} problems of the bench {cfg.bench}, which "
+                         f"now gives it {problems} (it grew): give a new --output, with --train-problems {before} "
+                         "for this row's training set")
+
+
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """One labeler's row: train its reward model on the bench's traces, score the fresh samples; returns row.json.
     The pools, labels and pairs pass from step to step in memory; the files the row writes are its record."""
@@ -346,10 +357,11 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
                 report = JoinReport()
                 examples = build_examples(kept, records if labeled else None, kind, cfg.soft, report=report)
                 log(f"join: {report.line()}")
-            figures = _train(cfg, kind, examples, model, log)
+            figures = _train(cfg, kind, examples, model, log) | {"problems": problems}
             with atomic_path(trained) as tmp:
                 tmp.write_text(json.dumps(figures, indent=1) + "\n")
         else:
+            _check_same_problems(json.loads(trained.read_text()), problems, cfg, trained)
             log(f"{model}: trained before ({trained}), kept")
         start = time.perf_counter()
         scored = score_to_file(model, fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))

@@ -325,3 +325,25 @@ def test_a_row_whose_bench_grew_since_its_model_trained_is_refused(benches, tmp_
     assert (tmp_path / "row" / "row.json").read_text() == row  # the row as it was trained
     grown = run_payoff(PayoffConfig(**(config | {"output": str(tmp_path / "grown")})), log=lambda _: None)
     assert grown["train_problems"] == 6 and grown["train"]["examples"] > first["train"]["examples"]
+
+
+def test_a_bench_read_at_fewer_problems_than_it_labeled_costs_only_the_labels_the_row_trains_on(benches, tmp_path):
+    """A bench grown to 6 problems and then read at 4 (`prmkit bench --problems 4`: its pools.jsonl holds 4, its
+    label files still 6): the row trains on the 4 and counts the label tokens of those alone."""
+    import shutil
+
+    root, base, _ = benches
+    bench = tmp_path / "bench"
+    shutil.copytree(root / "train", bench)
+    common = dict(output=str(bench), levels="1,2", policy_k=2, model=base, k=2, max_new_tokens=6, batch_size=8,
+                  bootstrap=0, slips="arithmetic,corrected")
+    run_bench(BenchConfig(problems=6, labelers="mcnig", **common), progress=False)
+    run_bench(BenchConfig(problems=4, labelers="", **common), progress=False)
+    kept = {json.loads(line)["problem"]["id"] for line in _lines(bench / "pools.jsonl")}
+    labels = [json.loads(line) for line in _lines(bench / "labels" / "mcnig.jsonl")]
+    assert len(kept) == 4 and len({r["problem_id"] for r in labels}) > 4  # (MCNIG may skip a problem)
+    row = run_payoff(PayoffConfig(bench=str(bench), labeler="mcnig", fresh=str(root / "fresh" / "pools.jsonl"),
+                                  output=str(tmp_path / "row"), train_config=benches[2], model=base),
+                     log=lambda _: None)
+    assert row["train_problems"] == 4
+    assert row["label_cost"]["tokens_read"] == sum(r["cost"]["tokens_read"] for r in labels if r["problem_id"] in kept)

@@ -191,8 +191,8 @@ def _training_set(cfg: PayoffConfig, pools: list[Pool]) -> tuple[list[Pool], lis
     the records whose cost the row counts (no copies), and whether that is less or other than the bench holds."""
     labels_path = cfg.labels_path()
     records = list(read_records(labels_path, StepLabels.from_dict)) if labels_path else []
-    problems = {p.problem.id for p in pools}
-    records = [r for r in records if r.problem_id in problems] if cfg.train_problems else records
+    problems = {p.problem.id for p in pools}  # a bench read at fewer problems than it labeled holds more labels
+    records = [r for r in records if r.problem_id in problems]
     filled = outcome_fill(pools, records) if cfg.fill else []
     records += filled
     if cfg.traces != "all":

@@ -219,6 +219,28 @@ def test_no_label_samples_nothing_and_loads_no_policy(tmp_path):
     assert json.dumps(again["rows"]) == json.dumps(first["rows"]) and again["policy"]["tokens"] == 0
 
 
+def test_no_label_reports_on_a_scorer_s_scores_the_run_holds(long_base, tmp_path, capsys):
+    """A bench of scorers alone (`--labelers ''`): --no-label reports on the step scores in OUTPUT/scorers/, without
+    loading the scorer (its path here does not exist); it used to refuse such a run as holding "no labels of "."""
+    out = tmp_path / "b"
+    flags = ["bench", "--output", str(out), "--problems", "4", "--levels", "1,2", "--policy-k", "0", "--model",
+             long_base, "--slips", "arithmetic,corrected", "--bootstrap", "0", "--labelers", ""]
+    assert main(flags) == 0
+    spec = f"step-tag:{tmp_path / 'gone'}"
+    pools = [json.loads(line) for line in (out / "pools.jsonl").read_text().splitlines()]
+    traces = [(p["problem"]["id"], t) for p in pools for t in p["traces"]]
+    (out / "scorers").mkdir()
+    (out / "scorers" / "judge.jsonl").write_text("".join(json.dumps(
+        StepLabels(t["id"], "judge", [1.0 - i / 10 for i in range(len(t["steps"]))], [], None, {"scorer": spec},
+                   t["correct"], pid).to_dict()) + "\n" for pid, t in traces))
+    capsys.readouterr()
+    assert main([*flags, "--scorers", f"judge={spec}", "--no-label"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert {r["labeler"] for r in report["rows"]} == {"judge"} and report["coverage"]["common_traces"] == len(traces)
+    assert main([*flags, "--no-label"]) == 2  # neither labeler nor scorer: refused, and the message says so
+    assert "no labels of any labeler (--labelers is empty)" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--labelers", "ig,oracle"], "unknown labeler(s) ['oracle']"),
     (["--levels", "1,12"], "level(s) [12] outside the templates' 1..8"),

@@ -241,6 +241,20 @@ def test_no_label_reports_on_a_scorer_s_scores_the_run_holds(long_base, tmp_path
     assert "no labels of any labeler (--labelers is empty)" in capsys.readouterr().err
 
 
+def test_a_run_without_labelers_leaves_no_plot_of_an_earlier_run_and_names_only_what_it_wrote(long_base, tmp_path,
+                                                                                                capsys):
+    """`--labelers ''` after a run with labelers: its table has no row, so the earlier run's f1_tokens.png (which
+    would contradict it) is gone, and the closing line names report.json and table.md alone."""
+    out = tmp_path / "b"
+    flags = ["bench", "--output", str(out), "--problems", "4", "--levels", "1,2", "--policy-k", "0", "--model",
+             long_base, "--slips", "arithmetic,corrected", "--bootstrap", "0", "--quiet"]
+    assert main([*flags, "--labelers", "ig"]) == 0
+    assert (out / "f1_tokens.png").is_file() and capsys.readouterr().out.rstrip().endswith("table.md, f1_tokens.png")
+    assert main([*flags, "--labelers", ""]) == 0
+    assert not (out / "f1_tokens.png").exists()
+    assert capsys.readouterr().out.rstrip().endswith(f"wrote {out}/report.json, table.md")
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--labelers", "ig,oracle"], "unknown labeler(s) ['oracle']"),
     (["--levels", "1,12"], "level(s) [12] outside the templates' 1..8"),

@@ -24,4 +24,4 @@ def run(args: argparse.Namespace) -> None:
     cfg = config_from_args(BenchConfig, args)
     report = run_bench(cfg, progress=not args.quiet, log=lambda m: print(f"prmkit bench: {m}", file=sys.stderr))
     print(format_bench(report))
-    print(f"wrote {cfg.output}/report.json, table.md, f1_tokens.png")
+    print(f"wrote {cfg.output}/report.json, table.md" + (", f1_tokens.png" if report["rows"] else ""))

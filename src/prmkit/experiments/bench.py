@@ -323,6 +323,8 @@ def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[An
     (out / "table.md").write_text(format_bench(report) + "\n")
     if rows:
         plot_f1_tokens(rows, out / "f1_tokens.png")
+    else:  # no labeler scored (--labelers ''): an earlier run's plot would contradict this table
+        (out / "f1_tokens.png").unlink(missing_ok=True)
     return report
 
 

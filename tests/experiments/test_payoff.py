@@ -320,7 +320,7 @@ def test_a_row_whose_bench_grew_since_its_model_trained_is_refused(benches, tmp_
     row = (tmp_path / "row" / "row.json").read_text()
     run_bench(BenchConfig(output=str(bench), problems=6, levels="1,2", policy_k=2, labelers="", model=base, k=2,
                           max_new_tokens=6, batch_size=8, bootstrap=0, slips="arithmetic,corrected"), progress=False)
-    with pytest.raises(ValueError, match=r"trained on 4 problems .* now gives it 6 .*--train-problems 4"):
+    with pytest.raises(ValueError, match=r"another training set .*\(problems 4 -> 6, .*--train-problems 4"):
         run_payoff(PayoffConfig(**config), log=lambda _: None)
     assert (tmp_path / "row" / "row.json").read_text() == row  # the row as it was trained
     grown = run_payoff(PayoffConfig(**(config | {"output": str(tmp_path / "grown")})), log=lambda _: None)
@@ -347,3 +347,26 @@ def test_a_bench_read_at_fewer_problems_than_it_labeled_costs_only_the_labels_th
                      log=lambda _: None)
     assert row["train_problems"] == 4
     assert row["label_cost"]["tokens_read"] == sum(r["cost"]["tokens_read"] for r in labels if r["problem_id"] in kept)
+
+
+def test_a_row_whose_bench_labeled_more_since_its_model_trained_is_refused(benches, tmp_path):
+    """A row trained while its labeler had not labeled every problem (a bench stopped partway), resumed after the
+    bench finished labeling: its model kept, the row would count label records it never trained on."""
+    import shutil
+
+    root, base, _ = benches
+    bench = tmp_path / "bench"
+    shutil.copytree(root / "train", bench)
+    full = (bench / "labels" / "mcnig.jsonl").read_text()
+    lines = full.splitlines()
+    last = json.loads(lines[-1])["problem_id"]
+    (bench / "labels" / "mcnig.jsonl").write_text(
+        "".join(line + "\n" for line in lines if json.loads(line)["problem_id"] != last))
+    config = PayoffConfig(bench=str(bench), labeler="mcnig", fresh=str(root / "fresh" / "pools.jsonl"),
+                          output=str(tmp_path / "row"), train_config=benches[2], model=base)
+    run_payoff(config, log=lambda _: None)
+    row = (tmp_path / "row" / "row.json").read_text()
+    (bench / "labels" / "mcnig.jsonl").write_text(full)  # the bench labeled the rest
+    with pytest.raises(ValueError, match=r"another training set .*\(label records \d+ -> \d+\): give a new --output$"):
+        run_payoff(config, log=lambda _: None)
+    assert (tmp_path / "row" / "row.json").read_text() == row

@@ -308,15 +308,17 @@ def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Calla
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
 
 
-def _check_same_problems(figures: dict[str, Any], problems: int, cfg: PayoffConfig, trained: Path) -> None:
-    """A kept model must have trained on the problems the row names now: a bench grown since (`prmkit bench
-    --problems` may grow) would give the row the grown set's problems and label cost beside a model trained on
-    fewer. A model trained before its problems were recorded is taken as it is."""
-    before = figures.get("problems")
-    if before is not None and before != problems:
-        raise ValueError(f"{trained}: this row's model trained on {before} problems of the bench {cfg.bench}, which "
-                         f"now gives it {problems} (it grew): give a new --output, with --train-problems {before} "
-                         "for this row's training set")
+def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: PayoffConfig, trained: Path
+                             ) -> None:
+    """A kept model must have trained on the training set the row names now: a bench grown since (`prmkit bench
+    --problems` may grow), or one whose labeler labeled more traces since (a bench resumed after the row trained),
+    would give the row that set's problems and label cost beside a model trained on less. A figure train.json does
+    not record (a model trained before it did) is taken as it is."""
+    if changed := {k: (figures[k], n) for k, n in now.items() if figures.get(k, n) != n}:
+        what = ", ".join(f"{k.replace('_', ' ')} {a} -> {b}" for k, (a, b) in changed.items())
+        hint = f", with --train-problems {figures['problems']} for this row's problems" if "problems" in changed else ""
+        raise ValueError(f"{trained}: the bench {cfg.bench} gives this row another training set than its model "
+                         f"trained on ({what}): give a new --output{hint}")
 
 
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
@@ -350,6 +352,7 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
                 chosen = outcome_pairs(kept, cfg.pairs_per_problem, cfg.seed)
             write_records(out / "train_pairs.jsonl", chosen)
         model, trained = out / "model", out / "train.json"
+        trained_on = {"problems": problems, "label_records": len(used), "pairs": len(chosen)}  # kept in train.json
         if not trained.is_file():  # the examples are built only for a model still to train
             if kind == "bt":
                 examples = pair_examples(chosen)
@@ -357,11 +360,11 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
                 report = JoinReport()
                 examples = build_examples(kept, records if labeled else None, kind, cfg.soft, report=report)
                 log(f"join: {report.line()}")
-            figures = _train(cfg, kind, examples, model, log) | {"problems": problems}
+            figures = _train(cfg, kind, examples, model, log) | trained_on
             with atomic_path(trained) as tmp:
                 tmp.write_text(json.dumps(figures, indent=1) + "\n")
         else:
-            _check_same_problems(json.loads(trained.read_text()), problems, cfg, trained)
+            _check_same_training_set(json.loads(trained.read_text()), trained_on, cfg, trained)
             log(f"{model}: trained before ({trained}), kept")
         start = time.perf_counter()
         scored = score_to_file(model, fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))

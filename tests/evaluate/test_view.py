@@ -73,6 +73,19 @@ def test_page_escapes_text_marks_errors_and_is_deterministic(files):
         'xmlns="http://www.w3.org/2000/svg"', "")
 
 
+def test_ig_labels_are_plotted_as_they_are_whatever_reference_their_run_had(tmp_path):
+    """`prmkit label --method ig,mcnig --reference previous` writes IG records whose params say reference previous
+    (the run's MCNIG setting); IG is I_i - I_0 all the same, so its trajectory is its scores, not their running sum
+    (which the page drew), and its tau line is drawn; the MCNIG file of that run is the running sum."""
+    from prmkit.evaluate.view_data import read_source
+
+    for method, reading in (("ig", "step0"), ("mcnig", "previous")):
+        path = tmp_path / f"{method}.jsonl"
+        path.write_text(json.dumps({"trace_id": "t", "method": method, "scores": [2.0, -1.5], "labels": [1, 0],
+                                    "threshold": 0.0, "params": {"method": method, "reference": "previous"}}) + "\n")
+        assert read_source("labels", str(path)).reading == reading
+
+
 def test_limit_and_bad_records(files, tmp_path):
     assert 'id="p2/t0"' not in build_view(_cfg(files, limit=1))
     bad = tmp_path / "bad.jsonl"

@@ -101,6 +101,16 @@ def test_output_paths_fill_in_the_method():
     assert LABELERS["ig"] is LABELERS["mcnig"]  # one labeler: one forward pass per problem for both
 
 
+def test_a_method_named_twice_is_labeled_once(tmp_path):
+    # "length,length" once stopped with "the labelers serve ['length', 'length'] but outputs are given for
+    # ['length']"; it is one method, into the one file --output names
+    pools = [Pool.from_dict(p) for p in HAND]
+    out = tmp_path / "len.jsonl"
+    reports = label_pools(pools, LabelConfig(method="length, length"), out, [StepLengthConfig()], progress=False)
+    assert list(reports) == ["length"] and reports["length"].traces == 4
+    assert sorted(r["trace_id"] for r in read(out)) == ["p0/0", "p0/1", "p1/0", "p1/1"]
+
+
 def _cli(*args: str) -> list[str]:
     """`prmkit` with the test labeler registered first (it is not part of prmkit)."""
     code = "import label.step_length; from prmkit.cli.main import main; raise SystemExit(main())"

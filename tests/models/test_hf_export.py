@@ -10,6 +10,8 @@ import contextlib
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,6 +187,25 @@ def test_cli_and_api_write_the_same_model(tiny_base, tmp_path, capsys):
     assert main(["export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli")]) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli"), "--overwrite"]) == 0
+
+
+def test_an_output_another_process_writes_is_refused_before_the_model_loads(tiny_base, tmp_path, capsys):
+    """export-hf holds its output's lock like every verb that writes: a second writer of the same directory stops
+    (exit 2, naming the holder's pid) and writes nothing; it once went on and replaced the other's export."""
+    ckpt = _checkpoint(tiny_base, tmp_path / "prm", "prm")
+    out = tmp_path / "hf"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from prmkit.data.locks import output_lock\n"
+                               "with output_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)",
+                               str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(out)]) == 2
+        assert f"is being written by another process (pid {holder.pid})" in capsys.readouterr().err
+        assert not out.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(out)]) == 0  # once it is free
 
 
 @pytest.mark.parametrize("output", ["{ckpt}/", "{ckpt}/../prm", "{ckpt}/hf", "{root}"])

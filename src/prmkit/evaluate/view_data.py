@@ -75,7 +75,8 @@ def trajectory(scores: list[float], reading: str) -> list[tuple[int, float]]:
 
 # The nearest thing to the information trajectories of MCNIG figs 6/7 (appendix D) that the records hold:
 # IG/MCNIG with reference "step0" already are NetInfo_i - NetInfo_0 (position 0 is the question alone, 0 nats);
-# with reference "previous" their running sum is. A PRM's step probabilities are plotted as they are.
+# with reference "previous" their running sum is (MCNIG's; IG ignores `reference`). A PRM's step probabilities
+# are plotted as they are.
 # Example: step0 [2.0, -1.5] -> [(0, 0), (1, 2.0), (2, -1.5)]; previous [2.0, -1.5] -> [(0, 0), (1, 2.0), (2, 0.5)].
 TRAJECTORIES: dict[str, Callable[[list[float]], list[tuple[int, float]]]] = {
     "step0": lambda s: [(0, 0.0)] + [(i + 1, float(v)) for i, v in enumerate(s)],
@@ -99,7 +100,8 @@ def _label_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
     rec = StepLabels.from_dict(obj)
     if rec.threshold is not None and not source.marks:
         source.center = float(rec.threshold)
-    source.reading = str(rec.params.get("reference", "step0"))
+    # IG is I_i - I_0 whatever `reference` says (its records carry the run's MCNIG settings, which it ignores)
+    source.reading = "step0" if rec.method == "ig" else str(rec.params.get("reference", "step0"))
     if source.reading not in TRAJECTORIES:
         raise ValueError(f"params.reference {source.reading!r} is not one of {sorted(TRAJECTORIES)}")
     tau = source.center if rec.threshold is None else float(rec.threshold)

@@ -91,8 +91,9 @@ class LabelReport:
 
 
 def method_list(methods: str | Sequence[str]) -> list[str]:
-    """"ig, mcnig" or ["ig", "mcnig"] -> ["ig", "mcnig"]; each must be a name in LABELERS."""
-    names = comma_list(methods)
+    """"ig, mcnig" or ["ig", "mcnig"] -> ["ig", "mcnig"]; each must be a name in LABELERS. A method named twice
+    is labeled once ("mcnig,ig,mcnig" -> ["mcnig", "ig"])."""
+    names = list(dict.fromkeys(comma_list(methods)))
     if unknown := [m for m in names if m not in LABELERS]:
         raise ValueError(f"unknown method {unknown}; choose from {sorted(LABELERS)}")
     if not names:

@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path
+from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path, claim_outputs
 from prmkit.models.reward import RewardModel
 
 __all__ = ["CARD_NAME", "MLP_CLASS", "MODELING_FILE", "NO_VLLM", "ExportHFConfig", "export_hf", "modeling_code",
@@ -266,6 +266,12 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
     if not (config.model and config.output):
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
     _check_not_the_model(config.model, config.output)
+    with claim_outputs({"--output": config.output}, directories=("--output",)):  # one writer, from before the load
+        return _export(config)
+
+
+def _export(config: ExportHFConfig) -> dict[str, Any]:
+    """`export_hf`'s work, under the output's lock."""
     out = check_output_path(config.output, directory=True)
     if out.is_dir() and any(out.iterdir()) and not config.overwrite:
         raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["STEP", "fenced_answer", "math_answer", "split_steps"]
+__all__ = ["STEP", "choice_answer", "fenced_answer", "math_answer", "split_steps"]
 
 STEP = "[STEP]"
 
@@ -77,6 +77,25 @@ def math_answer(text: str) -> str | None:
         return _plain_value(plain[-1])
     found = [m.strip() for seg in segments for m in _DOLLAR.findall(seg) if m.strip()]
     return _final_value(found[-1]) if found else None
+
+
+# "the answer is B" / "(b)" / "Option 2" / "blue": a lone letter (the option's letter), else the rest of the line
+_CHOICE_IS = re.compile(r"answer is:?\s*(?:option\s+)?(?:\(?([A-Za-z])\)?(?=$|[\s.,:;!)])|([^\n]{1,80}))", re.I)
+
+
+def choice_answer(text: str) -> str | None:
+    """A multiple-choice answer: the last "the answer is X" where X is an option's letter ("B", "(b)": returned as
+    "B"), number or text, read to the end of its line; an X in `$...$` or `\\boxed{}`, or no such phrase, is read
+    as `math_answer` reads it."""
+    found = [m for seg in text.split(STEP) for line in seg.split("\n") for m in _CHOICE_IS.findall(line)]
+    if found:
+        letter, rest = found[-1]
+        if letter:
+            return letter.upper()
+        rest = rest.strip().rstrip(".").strip()
+        if rest and "$" not in rest and "\\boxed" not in rest:
+            return rest
+    return math_answer(text)
 
 
 def split_steps(text: str) -> list[str]:

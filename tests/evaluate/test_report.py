@@ -77,6 +77,13 @@ def test_k_above_every_pool_is_an_error_and_above_some_a_marked_warning(tmp_path
     assert "| method | K=1 | K=4* |" in table and "*K=4: 1 problems have fewer than 4" in table
 
 
+def test_default_ks_follow_the_pools_of_the_chosen_problems(tmp_path):
+    # a 2-candidate problem outside --problems-range does not cut the default Ks of the 4-candidate ones inside it
+    path = two_problems(tmp_path / "s.jsonl", [4, 2])
+    assert bok_report({"M": path}, [], n_boot=10, problems=slice(0, 1))["ks"] == [1, 2, 4]
+    assert bok_report({"M": path}, [], n_boot=10)["ks"] == [1, 2]
+
+
 def test_an_undefined_rank_percentile_is_explained(tmp_path):
     from prmkit.data.warn import PrmkitWarning
 

@@ -110,3 +110,15 @@ def test_generate_and_rollout_run_on_the_new_domain(upper, tiny_model_dir, tmp_p
         assert c["answer"] == last_capital_word(c["text"])
         assert c["correct"] == (c["answer"] is not None and c["answer"].lower() == "green")
     capsys.readouterr()
+
+
+def test_a_choice_problem_is_prompted_with_its_options_and_its_letter_answer_is_read():
+    sky = Problem("sky", "What colour is the sky?", "B", None, "choice", {"options": ["red", "blue", "green"]})
+    assert build_prompt(sky).endswith("Question: What colour is the sky?\nA. red\nB. blue\nC. green\nAnswer:\n")
+    shown = Problem("s2", "Sky? (A) red (B) blue", "B", None, "choice", {"options": ["red", "blue"]})
+    assert build_prompt(shown).endswith("Question: Sky? (A) red (B) blue\nAnswer:\n")  # listed once
+    texts = ["It is blue. [STEP] The answer is B.", "The answer is (b).", "The answer is blue.", "The answer is $2$.",
+             "The answer is B because it is not red.", "The answer is A.", "no answer"]
+    answers = [extract_answer("choice", t) for t in texts]
+    assert answers == ["B", "B", "blue", "2", "B", "A", None]
+    assert [v.ok for v in verify_answers([(sky, a) for a in answers])] == [True] * 5 + [False, False]

@@ -27,6 +27,11 @@ from prmkit.generate.filtering import filter_pools, subsample
         ("math", "The answer is $29 + 14 = 43$.", "43"),
         ("math", "The answer is 1,000 apples.", "1000"),
         ("math", "The answer is -3.", "-3"),
+        # an expression without "=" is the answer as written, never its last number (3/4 is not 4)
+        ("math", "The answer is 3/4.", "3/4"),
+        ("math", "a [STEP] The answer is 29 + 14", "29 + 14"),
+        ("math", "The answer is 3 x 4.", "3 * 4"),
+        ("math", "The answer is 4 xylophones.", "4"),
         ("python", "idea [STEP]\n```python\ndef f():\n    return 1\n```\n", "def f():\n    return 1"),
         ("python", "unfinished\n```python\ndef f():\n    retu", None),
         ("sql", "s [STEP]\n```sql\nSELECT 1;\n```", "SELECT 1;"),
@@ -34,6 +39,14 @@ from prmkit.generate.filtering import filter_pools, subsample
 )
 def test_extract(domain, text, answer):
     assert extract_answer(domain, text) == answer
+
+
+def test_a_fraction_without_dollars_is_judged_as_the_fraction():
+    from prmkit.domains import verify_answer
+
+    answer = extract_answer("math", "3 of 4 slices are eaten. [STEP] The answer is 3/4.")
+    assert verify_answer(Problem("p", "What fraction?", "0.75"), answer).ok
+    assert not verify_answer(Problem("q", "How many slices?", "4"), answer).ok
 
 
 def test_steps_split_on_delimiter():

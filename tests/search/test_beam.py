@@ -165,3 +165,18 @@ def test_cli_search_resumes_per_problem(step_policy_dir, tmp_path, monkeypatch, 
     again = beam.read_text().splitlines()
     assert [json.loads(ln) for ln in again] == [json.loads(ln) for ln in first]  # same records, no duplicate
     assert "beam: searched 2 problems" in capsys.readouterr().out
+
+
+def test_compare_is_on_the_problems_of_this_run(step_policy_dir, tmp_path, monkeypatch, capsys, short_steps):
+    # outputs that hold 4 problems from an earlier run: a run with --limit 2 compares its 2 problems, as it reports
+    monkeypatch.setitem(SCORERS, "short-steps", lambda path: short_steps)
+    argv = ["search", "beam,bon", "--input", "demo", "--limit", "4", "--scorer", "short-steps", "--prm", "-",
+            "--model", step_policy_dir, "--k", "2", "--width", "2", "--max-steps", "1", "--max-new-tokens", "6",
+            "--output", str(tmp_path / "{method}" / "out.jsonl"), "--quiet"]
+    assert main(argv) == 0
+    argv[argv.index("--limit") + 1] = "2"
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.split("2 problems from demo")[1]
+    rows = json.loads((tmp_path / "compare" / "out.json").read_text())
+    assert [r["problems"] for r in rows] == [2, 2] and "beam: 2 problems in" in printed
+    assert "on 2 problems" in printed and "on 4 problems" not in printed

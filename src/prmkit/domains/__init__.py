@@ -2,7 +2,7 @@
 validator in `DOMAINS`, and the step delimiter and answer extraction every sampler and reward reads. It sits above
 `prmkit.verify` (the validators, which know no domain) and below `prmkit.generate` (which prompts and samples)."""
 
-from prmkit.domains.answers import STEP, fenced_answer, math_answer, split_steps
+from prmkit.domains.answers import STEP, choice_answer, fenced_answer, math_answer, split_steps
 from prmkit.domains.registry import (
     DOMAINS,
     EXTRACTORS,
@@ -10,6 +10,7 @@ from prmkit.domains.registry import (
     VALIDATORS,
     Domain,
     DomainField,
+    choice_text,
     code_stub,
     domain,
     extract_answer,
@@ -28,6 +29,8 @@ __all__ = [
     "VALIDATORS",
     "Domain",
     "DomainField",
+    "choice_answer",
+    "choice_text",
     "code_stub",
     "domain",
     "extract_answer",

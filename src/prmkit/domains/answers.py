@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["STEP", "fenced_answer", "math_answer", "split_steps"]
+__all__ = ["STEP", "choice_answer", "fenced_answer", "math_answer", "split_steps"]
 
 STEP = "[STEP]"
 
@@ -49,9 +49,21 @@ def _final_value(expr: str) -> str | None:
     return expr.rsplit("=", 1)[-1].strip() if "=" in expr else expr
 
 
+def _plain_value(expr: str) -> str | None:
+    """The value of a "the answer is x" match: after its last "=", else the expression as written ("3/4" stays a
+    fraction, "29 + 14" a sum for the validator to evaluate, never their last number); a trailing "x" that was a
+    word ("4 xylophones") is dropped, and "x" between numbers is "*"."""
+    value = _final_value(re.sub(r"\s*[x×]\s*$", "", expr.replace("$", " ").strip()))
+    if value is None:
+        return None
+    value = re.sub(r"(?<=\d),(?=\d)", "", " ".join(value.split()))
+    value = re.sub(r"(?<=\d)\s*[x×]\s*(?=[-\d.])", " * ", value)
+    return value if _NUMBER.search(value) else None
+
+
 def math_answer(text: str) -> str | None:
-    """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an equation
-    whose final number is read, a currency sign allowed); any `$x$`. An answer that ends on "= x" is x; one that
+    """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an arithmetic
+    expression, as written, a currency sign allowed); any `$x$`. An answer that ends on "= x" is x; one that
     stops at an operator ("The answer is $196 * 2 = $", a truncated generation) is no answer (None). A `$...$` pair
     never spans a step or a line, so the dollar signs of GSM8K money amounts ("$12 an hour ... [STEP] ... earns $")
     are not read as math delimiters."""
@@ -61,11 +73,29 @@ def math_answer(text: str) -> str | None:
         if found:
             return _final_value(found[-1])
     plain = [m for m in _ANSWER_IS.findall(text) if m.strip()]
-    if plain:  # its final number, commas dropped ("1,000" -> "1000")
-        numbers = _NUMBER.findall(_final_value(plain[-1].replace("$", " ")) or "")
-        return numbers[-1].replace(",", "") if numbers else None
+    if plain:  # the value after its last "=", commas dropped ("1,000" -> "1000")
+        return _plain_value(plain[-1])
     found = [m.strip() for seg in segments for m in _DOLLAR.findall(seg) if m.strip()]
     return _final_value(found[-1]) if found else None
+
+
+# "the answer is B" / "(b)" / "Option 2" / "blue": a lone letter (the option's letter), else the rest of the line
+_CHOICE_IS = re.compile(r"answer is:?\s*(?:option\s+)?(?:\(?([A-Za-z])\)?(?=$|[\s.,:;!)])|([^\n]{1,80}))", re.I)
+
+
+def choice_answer(text: str) -> str | None:
+    """A multiple-choice answer: the last "the answer is X" where X is an option's letter ("B", "(b)": returned as
+    "B"), number or text, read to the end of its line; an X in `$...$` or `\\boxed{}`, or no such phrase, is read
+    as `math_answer` reads it."""
+    found = [m for seg in text.split(STEP) for line in seg.split("\n") for m in _CHOICE_IS.findall(line)]
+    if found:
+        letter, rest = found[-1]
+        if letter:
+            return letter.upper()
+        rest = rest.strip().rstrip(".").strip()
+        if rest and "$" not in rest and "\\boxed" not in rest:
+            return rest
+    return math_answer(text)
 
 
 def split_steps(text: str) -> list[str]:

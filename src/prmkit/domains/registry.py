@@ -22,14 +22,14 @@ from typing import Any
 
 from prmkit.data.records import Problem
 from prmkit.data.templates import load_template
-from prmkit.domains.answers import fenced_answer, math_answer, split_steps
+from prmkit.domains.answers import choice_answer, fenced_answer, math_answer, split_steps
 from prmkit.verify.base import Validator, Verdict
 from prmkit.verify.choice import verify_choice
 from prmkit.verify.math import verify_math
 from prmkit.verify.python import verify_python
 from prmkit.verify.sql import verify_sql
 
-__all__ = ["DOMAINS", "EXTRACTORS", "STOP", "VALIDATORS", "Domain", "DomainField", "code_stub", "domain",
+__all__ = ["DOMAINS", "EXTRACTORS", "STOP", "VALIDATORS", "Domain", "DomainField", "choice_text", "code_stub", "domain",
            "extract_answer", "get_validator", "parse_completion", "question_text", "verify_answer", "verify_answers"]
 
 
@@ -42,6 +42,15 @@ def code_stub(problem: Problem) -> str:
     """A code problem shows its function stub (`meta["prompt"]`, as HumanEval gives it; else the question),
     unstripped: the completion continues the stub's indentation."""
     return problem.meta.get("prompt", problem.question)
+
+
+def choice_text(problem: Problem) -> str:
+    """A multiple-choice question with its options (`meta["options"]`) listed under it as "A. ...", "B. ...",
+    unless the question shows every option's text already."""
+    question, options = question_text(problem), problem.meta.get("options")
+    if not isinstance(options, list) or all(str(o).strip() in question for o in options):
+        return question
+    return "\n".join([question, *(f"{chr(ord('A') + k)}. {str(o).strip()}" for k, o in enumerate(options))])
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ DOMAINS: dict[str, Domain] = {d.name: d for d in (
            fenced_answer("python|py"), verify_python, code_stub),
     Domain("sql", load_template("generate_sql"), ("\n### Schema", "\n### Problem"), fenced_answer("sql|sqlite"),
            verify_sql),
-    Domain("choice", load_template("generate_math"), _QA_STOP, math_answer, verify_choice),
+    Domain("choice", load_template("generate_math"), _QA_STOP, choice_answer, verify_choice, choice_text),
 )}
 
 

@@ -65,17 +65,17 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
                n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None
                ) -> dict:
     """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model. No `ks`:
-    1, 2, 4, ... up to the smallest pool of the first file."""
+    1, 2, 4, ... up to the smallest pool of the problems evaluated (those in every file, in `problems`)."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
     first = next(iter(loaded.values()))
-    ks = ks or default_ks(min(map(len, first.values())))
     shared = [p for p in first if all(p in s for s in loaded.values())]
     common = shared[problems]
     if shared and not common:
         raise ValueError(f"--problems-range {problems.start or ''}:{problems.stop or ''} selects none of the "
                          f"{len(shared)} problems the score files share")
+    ks = ks or default_ks(min((len(first[p]) for p in common), default=1))
     for name, s in loaded.items():
         for p in common:
             if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:

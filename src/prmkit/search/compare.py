@@ -10,7 +10,7 @@ Only the problems present in every file are compared (the count is in each row);
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,8 +22,10 @@ __all__ = ["compare_lines", "compare_methods"]
 
 
 def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None,
-                    n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
-    """One row per method: accuracy and majority-vote accuracy over the problems every output holds, each with its
+                    n_boot: int = 1000, seed: int = 0, problems: Collection[str] | None = None
+                    ) -> list[dict[str, Any]]:
+    """One row per method: accuracy and majority-vote accuracy over the problems every output holds (of
+    `problems` alone when given: a run's own, in files that hold more from an earlier run), each with its
     95% bootstrap interval (problems resampled), generated tokens per problem, and, for each method other than
     `against`, its accuracy minus `against`'s with the interval of the paired difference."""
     from prmkit.evaluate.stats import bootstrap_ci  # evaluate's package imports torch: not at `prmkit --help`
@@ -33,6 +35,7 @@ def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str 
     if against is not None and against not in read:
         raise ValueError(f"baseline {against!r} is not one of the compared methods ({', '.join(read)})")
     common = sorted(set.intersection(*(set(r) for r in read.values()))) if read else []
+    common = [p for p in common if problems is None or p in problems]
     if not common:
         raise ValueError("the search outputs share no problem: run the methods on the same --input")
     correct = {name: np.array([float(r[p].correct) for p in common]) for name, r in read.items()}

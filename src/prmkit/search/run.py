@@ -120,9 +120,11 @@ def run_search(config: BeamConfig, methods: str | Sequence[str], output: str, pr
     if summary is not None:
         claimed["--output (compare)"] = summary
     with claim_outputs(claimed, {"--input": config.input, "--prm": config.prm}):  # before any model loads
-        reports = _run_search(config, methods, paths, progress, log)
-        if summary is not None:  # the methods on the same problems: intervals, each minus best-of-N
-            rows = compare_methods(paths, against="bon" if "bon" in paths else None)
+        problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
+        reports = _run_search(config, problems, methods, paths, progress, log)
+        if summary is not None:  # the methods on this run's problems: intervals, each minus best-of-N
+            rows = compare_methods(paths, against="bon" if "bon" in paths else None,
+                                   problems={p.id for p in problems})
             with atomic_path(summary) as tmp:
                 tmp.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
             log("\n".join([*compare_lines(rows), f"wrote {summary}"]))
@@ -134,9 +136,8 @@ def compare_path(output: str) -> Path:
     return Path(output.replace("{method}", "compare")).with_suffix(".json")
 
 
-def _run_search(config: BeamConfig, methods: list[str], paths: dict[str, Path], progress: bool,
-                log: Callable[[str], None]) -> list[SearchReport]:
-    problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
+def _run_search(config: BeamConfig, problems: list[Problem], methods: list[str], paths: dict[str, Path],
+                progress: bool, log: Callable[[str], None]) -> list[SearchReport]:
     check_lengths([Pool(p, []) for p in problems], min(filter(None, (context_length(config.model),
                   context_length(config.prm) if config.prm else None)), default=None), "the policy or the scorer",
                   flag=None)  # before either loads

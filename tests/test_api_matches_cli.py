@@ -277,3 +277,25 @@ def test_sft(long_tiny, tmp_path):
         k: v for k, v in _volatile_free(returned).items() if k not in volatile}
     for name in ("sft_data.jsonl", "sft_settings.json", "model.safetensors"):
         _same_file(tmp_path / "cli" / name, tmp_path / "api" / name)
+
+
+@pytest.mark.parametrize("verb", ["train", "rl"])
+def test_the_readme_table_states_the_functions_parameters(verb):
+    """The README's Python API row of `verb` names the function's first parameters in their order, with their
+    defaults: a positional call as the table shows reaches the parameter it names (the train row named `pools` third,
+    where the function takes `config`)."""
+    import inspect
+    import re
+    from pathlib import Path
+
+    import prmkit
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    [shown] = re.findall(rf"`api\.{verb}\(([^`]*?), \*\*\w+\)", readme)
+    shown_names = [part.strip().split("=")[0] for part in shown.split(",")]
+    params = list(inspect.signature(getattr(prmkit.api, verb)).parameters.values())[:len(shown_names)]
+    stated = [p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in params]
+    shown_params = [part.strip() for part in shown.split(",")]
+    if verb == "rl":  # the row shows the one algorithm's name for `algorithm`
+        shown_params[0] = "algorithm"
+    assert [s.replace("<built-in function print>", "print") for s in stated] == shown_params

@@ -95,3 +95,22 @@ def test_held_out_problems_from_another_file_must_not_be_training_problems(step_
               "0:4", "--heldout-data", seven_problems, "--max-new-tokens", "4", "--steps", "1"]
     assert main([*common, "--heldout-range", "3:5", "--output", str(tmp_path / "a")]) == 2  # problem 3 in both
     assert not (tmp_path / "a" / "heldout.jsonl").exists()
+
+
+def test_a_run_with_other_settings_into_the_same_output_is_refused(step_policy_dir, seven_problems, tmp_path,
+                                                                    capsys):
+    """A run that saved no checkpoint (stopped before its first, or saving none) leaves its held-out curve and
+    metrics, which the next run into that output keeps (no step measured twice): with other settings that run took
+    the first one's step-0 accuracy as its own 'before'. It is refused now; the same run, longer, goes on."""
+    out = tmp_path / "run"
+    common = ["--quiet", "rl", "grpo", "--model", step_policy_dir, "--data", seven_problems,
+              "--problems-range", "0:4", "--heldout-range", "4:5", "--group-size", "2", "--prompts-per-step", "2",
+              "--max-new-tokens", "12", "--lora-r", "4", "--output", str(out),
+              "--trainer-args", "gradient_checkpointing=false", "save_strategy='no'"]
+    assert main([*common, "--heldout-samples", "2", "--steps", "1"]) == 0
+    assert not list(out.glob("checkpoint-*")) and (out / "heldout.jsonl").is_file()
+    before = (out / "heldout.jsonl").read_text()
+    assert main([*common, "--heldout-samples", "3", "--steps", "1"]) == 2
+    assert "holds an RL run made with other settings (heldout_samples: 2 -> 3)" in capsys.readouterr().err
+    assert (out / "heldout.jsonl").read_text() == before
+    assert main([*common, "--heldout-samples", "2", "--steps", "2"]) == 0  # the same run: steps may change

@@ -2,7 +2,8 @@ import math
 
 import pytest
 
-from helpers import write_jsonl
+from helpers import tiny_training_inputs, write_jsonl
+from prmkit.cli.main import main
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import DataError
 from prmkit.data.settings import parse_range
@@ -102,3 +103,30 @@ def test_train_soft_on_nan_labels_stops_before_the_model_loads(tiny_base, tmp_pa
     err = capsys.readouterr().err
     assert f"{path}:row 1: label 2 (of 2) is nan" in err and "binary" not in err
     assert not (out / "prmkit_run.json").exists()
+
+
+def test_neutral_band_on_labels_without_a_threshold_is_refused(tmp_path):
+    """--neutral-band splits thresholded scores; a TRL or Math-Shepherd file's scores are the labels as they are, so
+    the band cannot apply there: refused, not silently left unused (the error used to ask for --neutral-band)."""
+    binary = write_jsonl(tmp_path / "trl.jsonl", [{"prompt": "q", "completions": ["a", "b"], "labels": [1, 0]}])
+    with pytest.raises(ValueError, match=r"--neutral-band splits thresholded .* trace trl-1 have no threshold"):
+        read_training_set("prm3", None, binary, None, neutral_band=0.5)
+
+
+@pytest.mark.parametrize(("kind", "flags", "unused"), [
+    ("prm", ["--neutral-band", "0.5"], "--neutral-band"),
+    ("prm", ["--pairs", "PAIRS"], "--pairs"),
+    ("prm3", ["--soft", "--neutral-band", "0.5"], "--soft"),
+    ("orm", ["--soft"], "--soft"),
+    ("pum", ["--pairs", "PAIRS", "--soft"], "--pools, --labels, --soft"),
+])
+def test_a_setting_the_head_does_not_read_is_refused(kind, flags, unused, tmp_path, capsys):
+    """`prmkit train` refuses an input setting its head never reads (it used to train and ignore it), before any
+    model loads (the model named here does not exist)."""
+    inputs = tiny_training_inputs(tmp_path)
+    flags = [str(tmp_path / "labels.jsonl") if f == "PAIRS" else f for f in flags]
+    out = tmp_path / "out"
+    assert main(["--quiet", "train", kind, *inputs, *flags, "--model", str(tmp_path / "no_model"),
+                 "--max-steps", "1", "--output", str(out)]) == 2
+    assert f"train {kind if kind != 'pum' else 'bt'} does not use {unused} (it reads" in capsys.readouterr().err
+    assert not out.exists()

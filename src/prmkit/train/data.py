@@ -57,6 +57,9 @@ def _three_class_values(trace: Trace, lab: StepLabels | None, soft: bool,
     if lab is None:
         return None
     if lab.threshold is None:
+        if neutral_band is not None:
+            raise ValueError(f"--neutral-band splits thresholded IG/MCNIG scores around tau; the {lab.method} labels "
+                             f"of trace {trace.id} have no threshold: their scores are the 3-class labels as they are")
         return [float(v) for v in lab.scores]
     if neutral_band is None:
         raise ValueError(f"prm3 needs labels -1/0/+1; {lab.method} labels are thresholded scores: give "

@@ -30,7 +30,7 @@ from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
-__all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_run_output", "choose_recipe", "train"]
+__all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_output", "choose_recipe", "train"]
 
 SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
 # other names of a head kind
@@ -124,6 +124,21 @@ def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
 
 # Head.label_source -> how a run reads its training examples (traces with labels otherwise)
 INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], list]] = {"pairs": _pairs}
+# the inputs a run can be given (TrainInputs field -> flag), and those each Head.label_source reads: another one
+# given is an error, not a setting silently left unused
+INPUT_FLAGS = {"pools": "--pools", "labels": "--labels", "pairs": "--pairs", "soft": "--soft",
+               "neutral_band": "--neutral-band"}
+READS = {"steps": {"pools", "labels", "soft"}, "three_class": {"pools", "labels", "neutral_band"},
+         "outcome": {"pools", "labels"}, "pairs": {"pairs"}}
+
+
+def check_inputs(kind: str, label_source: str, inputs: TrainInputs) -> None:
+    """Refuse an input setting that head `kind` does not read (`READS`), naming its flag."""
+    unread = [flag for name, flag in INPUT_FLAGS.items()
+              if getattr(inputs, name) not in (None, False) and name not in READS.get(label_source, INPUT_FLAGS)]
+    if unread:
+        reads = " ".join(INPUT_FLAGS[name] for name in INPUT_FLAGS if name in READS.get(label_source, ()))
+        raise ValueError(f"train {kind} does not use {', '.join(unread)} (it reads {reads})")
 
 
 def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = None, config: str | None = None,
@@ -142,6 +157,7 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
     train_config, model_config, inputs = build_configs(
         SETTINGS, settings, choose_recipe(config, settings, log), {"kind": kind}, skip=("kind",),
         defaults={"aggregation": head.aggregation} if head.aggregation else None)  # the head's way to score a trace
+    check_inputs(kind, head.label_source, inputs)
     identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
     with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,
                                               "--pairs": inputs.pairs, "--model": train_config.model},

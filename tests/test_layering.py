@@ -54,8 +54,8 @@ def layering_violations(root: Path) -> list[str]:
     for path in sorted(root.rglob("*.py")):
         own = path.relative_to(root).parts
         importer = own[0] if len(own) > 1 else ""
-        if importer == "" and own[0] in ("__init__.py", "api.py"):
-            continue  # the root API (prmkit.api, re-exported by the package) may import every layer
+        if importer == "" and own[0] in ("__init__.py", "api.py", "__main__.py"):
+            continue  # the root API (prmkit.api, re-exported by the package) and `python -m prmkit` import any layer
         level = LAYERS.get(importer)
         if level is None:
             out.append(f"{path.relative_to(root)}: package '{importer or own[0]}' has no layer in LAYERS")

@@ -49,9 +49,11 @@ def test_version_through_the_entry_point():
 
     import prmkit
 
-    out = subprocess.run([sys.executable, "-m", "prmkit.cli.main", "--version"], capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0 and out.stdout == f"prmkit {prmkit.__version__}\n"
+    for module in ("prmkit.cli.main", "prmkit"):  # `python -m prmkit` too, where the scripts folder is not on PATH
+        out = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and out.stdout == f"prmkit {prmkit.__version__}\n"
+    out = subprocess.run([sys.executable, "-m", "prmkit", "labell"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "invalid choice: 'labell'" in out.stderr
 
 
 def test_help_imports_neither_torch_nor_transformers():

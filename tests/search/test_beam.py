@@ -165,6 +165,10 @@ def test_cli_search_resumes_per_problem(step_policy_dir, tmp_path, monkeypatch, 
     again = beam.read_text().splitlines()
     assert [json.loads(ln) for ln in again] == [json.loads(ln) for ln in first]  # same records, no duplicate
     assert "beam: searched 2 problems" in capsys.readouterr().out
+    argv[argv.index("--k") + 1] = "2"  # results of another N are not mixed into the files: refused, nothing written
+    assert main(argv) == 2
+    assert "beam.jsonl was searched with other settings (k: 4 -> 2)" in capsys.readouterr().err
+    assert beam.read_text().splitlines() == again
 
 
 def test_compare_is_on_the_problems_of_this_run(step_policy_dir, tmp_path, monkeypatch, capsys, short_steps):

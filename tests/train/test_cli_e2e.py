@@ -38,9 +38,15 @@ def test_train_score_evaluate(tiny_base, tmp_path, capsys):
     assert len(records) == 8 and {r["problem_id"] for r in records} == {"p4", "p5"}
     assert all(len(r["step_scores"]) == 2 and r["score"] == pytest.approx(r["step_scores"][0] * r["step_scores"][1])
                for r in records)
-    # re-running skips what is already scored
-    assert main(["score", "--model", str(ckpt), "--input", pools_path, "--output", str(scores),
+    # re-running skips what is already scored (the checkpoint named another way is the same one)
+    assert main(["score", "--model", f"{ckpt}/", "--input", pools_path, "--output", str(scores),
                  "--problems-range", "4:6"]) == 0
+    assert len(scores.read_text().splitlines()) == 8
+    capsys.readouterr()
+    # scores of another aggregation are not mixed into the file: refused, nothing written
+    assert main(["score", "--model", str(ckpt), "--input", pools_path, "--output", str(scores),
+                 "--aggregation", "min"]) == 2
+    assert "was scored with other settings (aggregation: 'prod' -> 'min')" in capsys.readouterr().err
     assert len(scores.read_text().splitlines()) == 8
     out = tmp_path / "bok.json"
     assert main(["evaluate", "bok", "--scores", f"PRM={scores}", "--output", str(out),

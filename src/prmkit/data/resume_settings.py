@@ -20,7 +20,7 @@ from typing import Any
 
 from prmkit.data.outputs import atomic_path
 
-__all__ = ["keep_settings", "settings_diff"]
+__all__ = ["keep_file_settings", "keep_settings", "settings_beside", "settings_diff"]
 
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
@@ -56,3 +56,26 @@ def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], wha
                              "another --output")
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(dict(settings), indent=1) + "\n", encoding="utf-8")
+
+
+def settings_beside(output: str | os.PathLike[str]) -> Path:
+    """Where the settings of a one-file output are kept: `scores.jsonl` -> `scores.settings.json`."""
+    return Path(output).with_suffix(".settings.json")
+
+
+def keep_file_settings(output: str | os.PathLike[str], settings: Mapping[str, Any], made: str, hint: str) -> None:
+    """The rule of `keep_settings` for a one-file output (`prmkit generate`'s raw file, `prmkit score`, `prmkit
+    search`), its settings kept in `settings_beside(output)`: an output that holds records made with other settings
+    ("`output` was `made` with other settings (...); `hint`") is refused; a setting that one side lacks (added since,
+    or an older file's) is not compared. The settings are written when the output has no records yet."""
+    output, path = Path(output), settings_beside(output)
+    if path.is_file() and output.is_file() and output.stat().st_size:
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            old = {}
+        if diff := settings_diff(old, settings, skip=set(old) ^ set(settings)):
+            raise ValueError(f"{output} was {made} with other settings ({', '.join(diff)}); {hint}")
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(dict(settings), indent=2) + "\n", encoding="utf-8")

@@ -16,6 +16,7 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from prmkit.data.formats import read_chosen_pools
@@ -23,6 +24,7 @@ from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
+from prmkit.data.resume_settings import keep_file_settings, settings_beside
 from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
@@ -107,7 +109,8 @@ def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str]
     """Score the pools of `input_path` with the checkpoint `model` into `output` (`score_to_file`)."""
     cfg = config or ScoreConfig()
     # taken before the model loads: a second writer is refused at once, an input is never the output
-    with claim_outputs({"--output": output}, {"--input": input_path, "--model": model}):
+    with claim_outputs({"--output": output, "score settings": settings_beside(output)},
+                       {"--input": input_path, "--model": model}):
         return score_to_file(model, read_chosen_pools(input_path, cfg.problems_range), output, cfg)
 
 
@@ -122,7 +125,7 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    kind, path, _ = parse_scorer_spec(os.fspath(model), cfg.scorer)
+    kind, path, options = parse_scorer_spec(os.fspath(model), cfg.scorer)
     pools, _ = check_lengths(pools, context_length(path), "the scorer", flag=None)  # before the model loads
     scorer = load_scorer_spec(model, cfg.scorer, cfg.scorer_options)
     rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
@@ -135,7 +138,15 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
     if rm is not None:
         _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
-    with AppendOnlyWriter(output) as writer:
+    with AppendOnlyWriter(output) as writer:  # an output scored another way is refused, not mixed into
+        keep_file_settings(output, {"scorer": kind, "model": _where(path), "options": options,
+                                    "scorer_options": cfg.scorer_options, "aggregation": agg},
+                           "scored", "use a new --output to score again, or the same settings to resume")
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
     return stats | {"written": written, "problems": len(pools), "tokens": getattr(scorer, "scored_tokens", 0)}
+
+
+def _where(path: str) -> str:
+    """A scorer's place as the same place whatever its spelling (`runs/prm/` and `runs/prm` are one checkpoint)."""
+    return str(Path(path).resolve()) if Path(path).exists() else path

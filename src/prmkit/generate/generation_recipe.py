@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,9 +14,9 @@ from statistics import fmean
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import settings_diff
+from prmkit.data.resume_settings import keep_file_settings, settings_beside
 from prmkit.domains import domain
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor, progress_bar
@@ -85,7 +84,8 @@ def run_generation(
     if config.domain is not None:
         domain(config.domain)  # an unknown one is refused before any file is touched
     raw = Path(raw) if raw else raw_path(output)
-    with claim_outputs({"--output": output, "--raw": raw, "raw settings": settings_path(raw)}, {"--data": config.data}):
+    with claim_outputs({"--output": output, "--raw": raw, "raw settings": settings_beside(raw)},
+                       {"--data": config.data}):
         cfg = config.sampling()
         problems = load_problems(config.data, config.limit, config.domain)
         check_lengths([Pool(p, []) for p in problems], context_length(config.model), "the model",
@@ -109,26 +109,11 @@ def run_generation(
         return report
 
 
-def settings_path(raw: str | Path) -> Path:
-    """Where the sampling settings of a raw file are kept: `pools.raw.jsonl` -> `pools.raw.settings.json`."""
-    return Path(raw).with_suffix(".settings.json")
-
-
 def _check_resume(config: GenerateConfig, raw: Path) -> None:
     """A re-run may only extend a raw file sampled with the same settings (a pool of K=2 next to pools of K=8
     would be reused as it is); the settings are written beside it on the first run."""
     settings = {"model": config.model, "backend": config.backend, "k": config.k, "temperature": config.temperature,
                 "top_p": config.top_p, "max_new_tokens": config.max_new_tokens, "seed": config.seed,
                 "chat": config.chat, "domain": config.domain, "template": config.template}
-    path = settings_path(raw)
-    if path.is_file() and raw.is_file() and raw.stat().st_size:
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            old = {}
-        if diff := settings_diff(old, settings, skip=set(old) ^ set(settings)):
-            raise ValueError(f"{raw} was sampled with other settings ({', '.join(diff)}); use a new --output (or "
-                             "--raw) to sample again, or the same settings to resume")
-        return
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    keep_file_settings(raw, settings, "sampled", "use a new --output (or --raw) to sample again, or the same "
+                       "settings to resume")

@@ -25,6 +25,7 @@ from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Problem
+from prmkit.data.resume_settings import keep_file_settings, settings_beside
 from prmkit.data.settings import comma_list
 from prmkit.generate.distributed import progress_bar
 from prmkit.models.loading import context_length
@@ -77,6 +78,11 @@ class SearchReport:
         ]
 
 
+# the settings a search result depends on (a resumed run may change the others: --limit, batching, the prefix cache)
+RESULT_SETTINGS = ("model", "backend", "chat", "template", "k", "width", "max_steps", "max_new_tokens", "temperature",
+                   "top_p", "seed", "scorer", "scorer_options", "prm", "aggregation")
+
+
 def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig,
                 output: Path, tick: Callable[[int], None] | None) -> SearchReport:
     report = SearchReport(method, output, SearchStats())
@@ -116,11 +122,15 @@ def run_search(config: BeamConfig, methods: str | Sequence[str], output: str, pr
         raise ValueError("no input: set --input (demo or a problem file)")
     paths = {method: Path(output.replace("{method}", method)) for method in methods}
     claimed = {f"--output ({m})" if len(methods) > 1 else "--output": path for m, path in paths.items()}
+    claimed |= {f"settings ({m})": settings_beside(path) for m, path in paths.items()}
     summary = compare_path(output) if len(methods) > 1 else None
     if summary is not None:
         claimed["--output (compare)"] = summary
     with claim_outputs(claimed, {"--input": config.input, "--prm": config.prm}):  # before any model loads
         problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
+        for method, path in paths.items():  # an output searched another way is refused before any model loads
+            keep_file_settings(path, {"method": method} | {k: getattr(config, k) for k in RESULT_SETTINGS},
+                               "searched", "use a new --output to search again, or the same settings to resume")
         reports = _run_search(config, problems, methods, paths, progress, log)
         if summary is not None:  # the methods on this run's problems: intervals, each minus best-of-N
             rows = compare_methods(paths, against="bon" if "bon" in paths else None,

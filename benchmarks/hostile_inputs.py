@@ -791,6 +791,12 @@ def cases() -> list[Case]:
                                                                          "--model", "ckpt"]), cwd=w, env=_ENV,
                                                        capture_output=True, timeout=300),
              check=lambda w, d: len(lines(w / "s.jsonl")) == 24 and "scored 0 traces" in d.stdout),
+        Case("score: resume with another aggregation", "score", ["--input", P, "--output", "s.jsonl", "--model",
+                                                                  "ckpt", "--aggregation", "min"],
+             words=("settings", "aggregation"), inputs=("s.jsonl",),
+             setup=lambda w: subprocess.run(_cmd(w, "score", ["--input", P, "--output", "s.jsonl", "--model",
+                                                              "ckpt"]), cwd=w, env=_ENV, capture_output=True,
+                                            timeout=300)),
     ]
     names = [c.name for c in C]
     C[names.index("score: prm3 config on prm weights")].setup = ckpt_copy(set_kind("prm3"))

@@ -111,7 +111,8 @@ def test_evaluate_cli_refuses_k_above_the_pools_and_unknown_config_keys(tmp_path
 
 
 def test_named_files_and_default_ks():
-    from prmkit.evaluate.run import default_ks, named_files
+    from prmkit.evaluate.bok import default_ks
+    from prmkit.evaluate.run import named_files
 
     assert named_files(["A=x/a.jsonl", "runs/b.jsonl"]) == {"A": "x/a.jsonl", "b": "runs/b.jsonl"}
     assert default_ks(4) == [1, 2, 4] and default_ks(7) == [1, 2, 4] and default_ks(1) == [1]

@@ -3,7 +3,7 @@ identification on step-level benchmarks (ProcessBench protocol) and the step vie
 
 Step-score aggregations live in `prmkit.models.aggregate`."""
 
-from prmkit.evaluate.bok import SELECTORS, Candidate, bok_curves, expected_accuracy
+from prmkit.evaluate.bok import SELECTORS, Candidate, bok_curves, default_ks, expected_accuracy
 from prmkit.evaluate.first_error import (
     FirstErrorResult,
     choose_tau,
@@ -16,7 +16,7 @@ from prmkit.evaluate.first_error import (
 from prmkit.evaluate.processbench import SCORE_FORMATS, format_processbench, processbench_report, read_step_scores
 from prmkit.evaluate.rank import rank_percentiles, rank_robustness
 from prmkit.evaluate.report import bok_report, check_ks, format_table, read_scores
-from prmkit.evaluate.run import BokConfig, ProcessBenchConfig, best_of_k, default_ks, named_files, processbench
+from prmkit.evaluate.run import BokConfig, ProcessBenchConfig, best_of_k, named_files, processbench
 from prmkit.evaluate.score import ScoreConfig, score_file, score_pools
 from prmkit.evaluate.view import build_view, render_page, write_view
 from prmkit.evaluate.view_data import ViewConfig, load_view

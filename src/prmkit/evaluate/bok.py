@@ -35,8 +35,8 @@ import numpy as np
 from prmkit.data.answers import answer_key
 from prmkit.evaluate.stats import bootstrap_ci
 
-__all__ = ["SELECTORS", "Candidate", "accuracies", "bok_curves", "difference_rows", "expected_accuracy",
-           "vote_weight"]
+__all__ = ["SELECTORS", "Candidate", "accuracies", "bok_curves", "default_ks", "difference_rows",
+           "expected_accuracy", "vote_weight"]
 
 
 @dataclass
@@ -89,6 +89,15 @@ SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {
     "best": _best,
     "oracle": lambda cands: float(any(c.correct for c in cands)),
 }
+
+
+def default_ks(pool_size: int) -> list[int]:
+    """The K of a best-of-K table when none are given: 1, 2, 4, ... up to `pool_size`.
+
+    >>> default_ks(8), default_ks(6)
+    ([1, 2, 4, 8], [1, 2, 4])
+    """
+    return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
 def _subsets(n: int, k: int, max_subsets: int, rng: random.Random) -> list[tuple[int, ...]]:

@@ -14,9 +14,8 @@ from typing import Any
 from prmkit.data.jsonl import DataError, iter_json
 from prmkit.data.records import RecordError, check_score_record
 from prmkit.data.warn import warn
-from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, difference_rows
+from prmkit.evaluate.bok import Candidate, accuracies, bok_curves, default_ks, difference_rows
 from prmkit.evaluate.rank import rank_robustness
-from prmkit.evaluate.run import default_ks
 from prmkit.evaluate.stats import pct, pct_interval, signed_points
 from prmkit.models.aggregate import aggregate
 

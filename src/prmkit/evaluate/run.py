@@ -3,8 +3,6 @@ each set by a config dataclass (the CLI's flags and `--config` keys), written as
 
     >>> named_files(["PRM=runs/s_prm.jsonl", "runs/s_orm.jsonl"])
     {'PRM': 'runs/s_prm.jsonl', 's_orm': 'runs/s_orm.jsonl'}
-    >>> default_ks(8), default_ks(6)
-    ([1, 2, 4, 8], [1, 2, 4])
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from typing import Any
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SettingError, check_limits, parse_range
 
-__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "default_ks", "ks_list", "named_file", "named_files",
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files",
            "processbench"]
 
 
@@ -82,11 +80,6 @@ def named_files(items: Sequence[str] | str) -> dict[str, str]:
     if not files:
         raise ValueError("give at least one score file (NAME=PATH)")
     return files
-
-
-def default_ks(pool_size: int) -> list[int]:
-    """1, 2, 4, ... up to `pool_size`."""
-    return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
 def ks_list(ks: str | Sequence[int]) -> list[int]:

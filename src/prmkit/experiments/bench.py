@@ -239,8 +239,8 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
     held = [n for n in cfg.labeler_list() if (out / "labels" / f"{n}.jsonl").is_file()]
     held += [n for n in scorers if (out / "scorers" / f"{n}.jsonl").is_file()]  # a scorer's scores report too
     if not (out / "settings.json").is_file() or not held:
-        what = "no bench run" if not (out / "settings.json").is_file() else \
-            f"no labels of {', '.join(cfg.labeler_list() + scorers) or 'any labeler (--labelers is empty)'}"
+        what = ("no bench run" if not (out / "settings.json").is_file() else
+                f"no labels of {', '.join(cfg.labeler_list() + scorers) or 'any labeler (--labelers is empty)'}")
         raise ValueError(f"--no-label reports on a bench run's labels, but {out} holds {what}: run `prmkit bench "
                          f"--output {out}` without --no-label first, or give the folder of a run")
 

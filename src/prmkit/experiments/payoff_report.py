@@ -62,8 +62,8 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     within-problem AUC of right against wrong samples; the files of the module doc into `output` when given, a row
     per (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and
     best-of-K minus that row's, paired by problem, as `report["against"]` (`row_differences`)."""
+    from prmkit.evaluate.bok import default_ks
     from prmkit.evaluate.report import bok_report, read_scores
-    from prmkit.evaluate.run import default_ks
 
     read = [_read_row(r) for r in rows]
     names = [r["name"] for r in read]

@@ -67,12 +67,10 @@ def iter_input(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
         raise DataError(f"{path}: is a directory, expected a JSON file")
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        if e.msg == "Extra data":  # a second document after the first: JSON lines
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        if getattr(e, "msg", None) == "Extra data":  # a second document after the first: JSON lines
             yield from iter_json(path)
             return
-        raise DataError(f"{path}: invalid JSON ({e})") from None
-    except UnicodeDecodeError as e:
         raise DataError(f"{path}: invalid JSON ({e})") from None
     for k, obj in enumerate(data if isinstance(data, list) else [data], start=1):
         if not isinstance(obj, dict):

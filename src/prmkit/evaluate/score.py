@@ -16,7 +16,6 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from prmkit.data.formats import read_chosen_pools
@@ -29,7 +28,7 @@ from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, score_items
-from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec
+from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec, scorer_identity
 
 __all__ = ["ScoreConfig", "score_file", "score_pools", "score_to_file"]
 
@@ -125,7 +124,7 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
 
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
-    kind, path, options = parse_scorer_spec(os.fspath(model), cfg.scorer)
+    kind, path, _ = parse_scorer_spec(os.fspath(model), cfg.scorer)
     pools, _ = check_lengths(pools, context_length(path), "the scorer", flag=None)  # before the model loads
     scorer = load_scorer_spec(model, cfg.scorer, cfg.scorer_options)
     rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
@@ -139,14 +138,9 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
         _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
     with AppendOnlyWriter(output) as writer:  # an output scored another way is refused, not mixed into
-        keep_file_settings(output, {"scorer": kind, "model": _where(path), "options": options,
-                                    "scorer_options": cfg.scorer_options, "aggregation": agg},
+        keep_file_settings(output, scorer_identity(os.fspath(model), cfg.scorer)
+                           | {"scorer_options": cfg.scorer_options, "aggregation": agg},
                            "scored", "use a new --output to score again, or the same settings to resume")
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
     return stats | {"written": written, "problems": len(pools), "tokens": getattr(scorer, "scored_tokens", 0)}
-
-
-def _where(path: str) -> str:
-    """A scorer's place as the same place whatever its spelling (`runs/prm/` and `runs/prm` are one checkpoint)."""
-    return str(Path(path).resolve()) if Path(path).exists() else path

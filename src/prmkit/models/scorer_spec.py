@@ -25,7 +25,7 @@ from typing import Any
 
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer
 
-__all__ = ["load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec"]
+__all__ = ["load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec", "scorer_identity"]
 
 DEFAULT_KIND = "reward-model"
 
@@ -53,6 +53,13 @@ def parse_scorer_spec(spec: str, kind: str | None = None) -> tuple[str, str, dic
             raise ValueError(f"scorer spec '{spec}': '{pair}' is not KEY=VALUE")
         options[key.strip()] = _value(value)
     return named or kind or DEFAULT_KIND, path, options
+
+
+def scorer_identity(spec: str, kind: str | None = None) -> dict[str, Any]:
+    """What names the scorer of `spec` in a resumable output's settings: its kind, its place (a local path
+    resolved: `runs/prm/` and `runs/prm` are one checkpoint) and the spec's options."""
+    kind, path, options = parse_scorer_spec(spec, kind)
+    return {"scorer": kind, "model": str(Path(path).resolve()) if Path(path).exists() else path, "options": options}
 
 
 def parse_options(text: str | Mapping[str, Any] | None) -> dict[str, Any]:

@@ -124,21 +124,19 @@ def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
 
 # Head.label_source -> how a run reads its training examples (traces with labels otherwise)
 INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], list]] = {"pairs": _pairs}
-# the inputs a run can be given (TrainInputs field -> flag), and those each Head.label_source reads: another one
-# given is an error, not a setting silently left unused
-INPUT_FLAGS = {"pools": "--pools", "labels": "--labels", "pairs": "--pairs", "soft": "--soft",
-               "neutral_band": "--neutral-band"}
-READS = {"steps": {"pools", "labels", "soft"}, "three_class": {"pools", "labels", "neutral_band"},
-         "outcome": {"pools", "labels"}, "pairs": {"pairs"}}
+# the TrainInputs fields that say what a run trains on, and those each Head.label_source reads: another one given
+# is an error, not a setting silently left unused
+TRAINS_ON = ("pools", "labels", "pairs", "soft", "neutral_band")
+READS = {"steps": ("pools", "labels", "soft"), "three_class": ("pools", "labels", "neutral_band"),
+         "outcome": ("pools", "labels"), "pairs": ("pairs",)}
 
 
 def check_inputs(kind: str, label_source: str, inputs: TrainInputs) -> None:
     """Refuse an input setting that head `kind` does not read (`READS`), naming its flag."""
-    unread = [flag for name, flag in INPUT_FLAGS.items()
-              if getattr(inputs, name) not in (None, False) and name not in READS.get(label_source, INPUT_FLAGS)]
-    if unread:
-        reads = " ".join(INPUT_FLAGS[name] for name in INPUT_FLAGS if name in READS.get(label_source, ()))
-        raise ValueError(f"train {kind} does not use {', '.join(unread)} (it reads {reads})")
+    flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
+    reads = READS.get(label_source, TRAINS_ON)
+    if unread := [flag(n) for n in TRAINS_ON if getattr(inputs, n) not in (None, False) and n not in reads]:
+        raise ValueError(f"train {kind} does not use {', '.join(unread)} (it reads {' '.join(map(flag, reads))})")
 
 
 def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = None, config: str | None = None,

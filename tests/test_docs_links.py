@@ -37,7 +37,8 @@ def anchors(path: Path) -> set[str]:
 
 
 def test_the_docs_use_the_slug_rule_github_does():
-    assert slug("Rollout throughput (many step prefixes × K on CPU)") == "rollout-throughput-many-step-prefixes--k-on-cpu"
+    assert slug("Rollout throughput (many step prefixes × K on CPU)") == (
+        "rollout-throughput-many-step-prefixes--k-on-cpu")
     assert slug("`prmkit data synth` — training data") == "prmkit-data-synth--training-data"
 
 

@@ -285,7 +285,8 @@ def rl(algorithm: str, output: PathLike, scorers: Mapping[str, Any] | None = Non
 def rl_compare(runs: Mapping[str, Sequence[str]] | Sequence[str], output: PathLike | None = None,
                bootstrap: int = 1000) -> dict[str, Any]:
     """`prmkit rl compare`: RL runs of several settings ({name: [run dirs]} or ["name=dir,dir", ...]; the first
-    setting is the baseline) on their held-out curves; writes compare.json/.md/.png into `output` when given."""
+    setting is the baseline) on their held-out curves; writes compare.json/.md/.png and hacking.png into
+    `output` when given."""
     from prmkit.rl.compare import compare_runs, parse_groups
 
     groups = runs if isinstance(runs, Mapping) else parse_groups(list(runs))

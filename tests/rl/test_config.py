@@ -58,3 +58,28 @@ def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_or_proces
     for other in ("pspo", "pspo_ig", "pum"):  # the same budget and data: only the reward and process differ
         assert same == {k: v for k, v in vars(configs[other]).items() if k not in ("reward", "process")}
     assert configs["outcome"].heldout_data != configs["outcome"].data and configs["outcome"].heldout_steps > 0
+
+
+def test_the_oracle_rl_recipes_differ_from_the_outcome_baseline_in_the_reward_or_process_alone():
+    """recipes/rl_oracle_*.yaml: rl_bench_outcome.yaml's policy, problems and budget on 300 held-out problems; each
+    oracle setting is the outcome baseline with the truth scorer in one credit assignment."""
+    from pathlib import Path
+
+    from prmkit.data.settings import build_config, read_config_file
+    from prmkit.rl.config import RLConfig
+
+    recipes = Path(__file__).resolve().parents[2] / "src/prmkit/recipes"
+    read = lambda name: build_config(RLConfig, read_config_file(str(recipes / f"{name}.yaml"), (RLConfig,)), {})  # noqa: E731
+    outcome, bench = read("rl_oracle_outcome"), read("rl_bench_outcome")
+    assert (outcome.heldout_data, outcome.heldout_range) == ("runs/rl/heldout300.jsonl", "0:300")
+    held = ("heldout_data", "heldout_range")
+    assert {k: v for k, v in vars(outcome).items() if k not in held} == {
+        k: v for k, v in vars(bench).items() if k not in held}
+    truth = "truth:runs/rl/train.jsonl"
+    expected = {"pspo": (f"outcome+pspo_wrs:{truth}", None), "prm": ("outcome", f"prm:{truth}"),
+                "min": ("outcome", f"min:{truth}"), "progress": ("outcome", f"progress:{truth}")}
+    for name, (reward, process) in expected.items():
+        config = read(f"rl_oracle_{name}")
+        assert (config.reward, config.process) == (reward, process), name
+        assert {k: v for k, v in vars(config).items() if k not in ("reward", "process")} == {
+            k: v for k, v in vars(outcome).items() if k not in ("reward", "process")}, name

@@ -114,3 +114,23 @@ def test_a_run_with_other_settings_into_the_same_output_is_refused(step_policy_d
     assert "holds an RL run made with other settings (heldout_samples: 2 -> 3)" in capsys.readouterr().err
     assert (out / "heldout.jsonl").read_text() == before
     assert main([*common, "--heldout-samples", "2", "--steps", "2"]) == 0  # the same run: steps may change
+    report = json.loads((out / "report.json").read_text())  # this process's CPU seconds and peak RSS
+    assert report["cpu_seconds_this_run"] > 0 and 0.05 < report["peak_rss_gb"] < 64
+
+
+@pytest.mark.slow
+def test_runs_at_one_seed_measure_the_same_step_0_point_which_heldout_before_reuses(step_policy_dir, seven_problems,
+                                                                                   tmp_path):
+    common = ["--quiet", "rl", "grpo", "--model", step_policy_dir, "--data", seven_problems,
+              "--problems-range", "0:4", "--heldout-range", "4:6", "--heldout-samples", "2", "--group-size", "2",
+              "--prompts-per-step", "1", "--max-new-tokens", "12", "--lora-r", "4", "--steps", "1", "--seed", "5",
+              "--trainer-args", "gradient_checkpointing=false", "save_strategy='no'"]
+    assert main([*common, "--output", str(tmp_path / "a")]) == 0
+    assert main([*common, "--reward", "2*outcome", "--lr", "1e-3", "--output", str(tmp_path / "b")]) == 0
+    assert main([*common, "--reward", "2*outcome", "--heldout-before", str(tmp_path / "a"),
+                 "--output", str(tmp_path / "c")]) == 0
+    assert main([*common, "--seed", "6", "--heldout-before", str(tmp_path / "a"), "--output", str(tmp_path / "d")]) == 2
+    first = {run: json.loads((tmp_path / run / "heldout.jsonl").read_text().splitlines()[0]) for run in "abc"}
+    drop = lambda row: {k: v for k, v in row.items() if k not in ("seconds", "reused_from")}  # noqa: E731
+    assert drop(first["a"]) == drop(first["b"]) == drop(first["c"])  # another reward measures the same step 0
+    assert first["c"] == {**first["a"], "reused_from": str(tmp_path / "a")}

@@ -8,8 +8,8 @@
     prmkit rl compare outcome=runs/rl/o_s0,runs/rl/o_s1 pum=runs/rl/p_s0,runs/rl/p_s1 --output runs/rl/compare
 
 `grpo` writes checkpoints (`--resume` continues), metrics.jsonl, curves.png, heldout.jsonl / heldout.png /
-heldout.json, final/ and report.json into --output. `compare` writes compare.json, compare.md and compare.png
-(`prmkit.rl.compare`).
+heldout.json, final/ and report.json into --output. `compare` writes compare.json, compare.md, compare.png and
+hacking.png (`prmkit.rl.compare`).
 """
 
 from __future__ import annotations
@@ -30,12 +30,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_config_arguments(grpo, RLConfig)
     compare = sub.add_parser("compare", help="several reward settings' runs side by side (held-out curves)",
                              description="RL runs of several settings, seeds each: held-out curves, final accuracy "
-                                         "against the first setting with a paired bootstrap interval")
+                                         "against the first setting with two 95% intervals (over problems: paired "
+                                         "bootstrap; over seeds: t, paired by seed or Welch's), steps to the first "
+                                         "setting's final accuracy, tokens, seconds, peak RSS, reward-hacking checks")
     compare.add_argument("runs", nargs="+", metavar="NAME=RUN[,RUN...]",
                          help="a setting and its runs (prmkit rl grpo outputs with --heldout-steps); the first is the "
                               "baseline")
-    compare.add_argument("--output", required=True, help="directory for compare.json, compare.md, compare.png")
-    compare.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")
+    compare.add_argument("--output", required=True,
+                         help="directory for compare.json, compare.md, compare.png, hacking.png")
+    compare.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (intervals over problems)")
 
 
 def run(args: argparse.Namespace) -> None:

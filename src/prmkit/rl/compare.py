@@ -4,16 +4,20 @@
         --output runs/rl/compare
 
 Each run is a `prmkit rl grpo` output with a held-out curve (`heldout.jsonl`, written with `--heldout-steps`; all runs
-on the same held-out problems). Per setting and evaluated step: the mean over its seeds of the sampled and greedy
-accuracy, the answer rate and the steps per completion, with the lowest and highest seed (the spread). Per setting,
-at the last step every run reached: its final accuracy, and its difference from the first setting (the baseline)
-with a 95% interval that bootstraps the held-out problems, paired (each problem's right fraction, averaged over a
-setting's seeds, minus the baseline's on the same problem), and its gain over training (the last step minus the
-first, paired the same way). The reward-hacking checks stand beside accuracy: a
-setting whose answer rate or step count moves while accuracy does not is optimising its reward, not the task.
-Generated tokens and wall time come from each run's `report.json`.
+on the same held-out problems). Per setting, at the last step every run reached: its accuracy (mean over seeds, the
+lowest and highest seed) and greedy accuracy, and its difference from the first setting (the baseline) with two 95%
+intervals: over problems (a bootstrap of the held-out problems, paired: each problem's right fraction, averaged over
+a setting's seeds, minus the baseline's) and over seeds (the seed as the unit, `compare_stats.seed_interval`: paired
+by seed when both ran the same seeds, else Welch's); its gain over training (last step minus step 0, paired by
+problem); the steps and generated tokens it takes to reach the baseline's final accuracy (`steps_to_reach`, PAV's
+sample-efficiency measure); its generated training tokens, training and CPU seconds and peak RSS (`report.json`).
+The reward-hacking checks stand beside accuracy: held-out answer rate, steps per completion and tokens per
+completion before and after, and, from `metrics.jsonl`, the training completions' length and each scorer reward's
+mean (`rewards/<name>/mean`, every term but `outcome`) against the true accuracy of the same samples: a setting
+whose scorer rises while accuracy does not is optimising its reward, not the task.
 
-Writes `compare.json`, `compare.md` (the table) and `compare.png` (the curves, mean and spread per setting).
+Writes `compare.json`, `compare.md` (the table), `compare.png` (accuracy against the optimiser step and against
+generated tokens: mean and lowest-highest seed band per setting) and `hacking.png` (`compare_plots`).
 """
 
 from __future__ import annotations
@@ -27,14 +31,18 @@ from typing import Any
 import numpy as np
 
 from prmkit.data.jsonl import DataError
-from prmkit.evaluate.stats import bootstrap_ci, signed_points
+from prmkit.evaluate.stats import bootstrap_ci
+from prmkit.rl.compare_plots import plot_compare, plot_hacking
+from prmkit.rl.compare_report import format_compare
+from prmkit.rl.compare_stats import seed_interval, steps_to_reach
+from prmkit.rl.config import SETTINGS
 from prmkit.rl.logs import read_metrics
 
 __all__ = ["compare_runs", "format_compare", "parse_groups"]
 
-# curve key -> its panel's title in compare.png
-_CURVES = {"accuracy": "held-out accuracy (sampled)", "greedy_accuracy": "held-out accuracy (greedy)",
-           "answered": "answered", "steps": "steps per completion"}
+# held-out curve keys averaged over a setting's seeds (the minimum and maximum kept beside)
+_CURVES = ("accuracy", "greedy_accuracy", "answered", "steps", "length")
+_TRAINING = 10  # training steps averaged at the start and at the end for the hacking checks
 
 
 def parse_groups(items: Sequence[str]) -> dict[str, list[str]]:
@@ -53,18 +61,26 @@ def parse_groups(items: Sequence[str]) -> dict[str, list[str]]:
 
 
 def _run(path: str) -> dict[str, Any]:
-    """A run's held-out curve {step: row}, its report (if finished) and its held-out problems' settings."""
+    """A run's held-out curve {step: row}, report (if finished), settings, seed, training log and its cumulative
+    generated tokens at each logged step."""
     rows = Path(path) / "heldout.jsonl"
     if not rows.is_file():
         raise FileNotFoundError(f"{path}: no heldout.jsonl (a prmkit rl grpo output with held-out problems)")
     curve = {r["step"]: r for r in read_metrics(rows)}
     if any("right" not in r for r in curve.values()):
         raise DataError(f"{rows}: lines without per-problem results ('right'): re-measure with this prmkit")
-    report_path = Path(path) / "report.json"
-    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.is_file() else {}
-    config = report.get("config", {})
-    held = (config.get("heldout_data") or config.get("data"), config.get("heldout_range")) if report else None
-    return {"dir": str(path), "curve": curve, "report": report, "held": held}
+    for row in curve.values():  # tokens per held-out completion, sampled and greedy
+        row["length"] = row["tokens"] / (row["samples"] + len(row["right"]))
+    read = lambda name: json.loads(p.read_text(encoding="utf-8")) if (p := Path(path) / name).is_file() else {}  # noqa: E731
+    report = read("report.json")
+    config = report.get("config") or read(SETTINGS)
+    held = (config.get("heldout_data") or config.get("data"), config.get("heldout_range")) if config else None
+    metrics = read_metrics(Path(path) / "metrics.jsonl")
+    batch = config.get("group_size", 0) * config.get("prompts_per_step", 0)
+    tokens = np.cumsum([r.get("completions/mean_length", 0.0) * batch for r in metrics])
+    return {"dir": str(path), "curve": curve, "report": report, "held": held, "seed": config.get("seed"),
+            "metrics": metrics, "tokens": {0: 0.0} | {r["step"]: float(t) for r, t in zip(metrics, tokens, strict=True)}
+            if metrics and batch else None}
 
 
 def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[str] | None = None,
@@ -75,36 +91,17 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
     sizes = {len(row["right"]) for r in every for row in r["curve"].values()}
     if len(sizes) != 1:
         raise ValueError(f"the runs were measured on different numbers of held-out problems ({sorted(sizes)})")
-    if len(held := {r["held"] for r in every if r["report"]}) > 1:
+    if len(held := {r["held"] for r in every if r["held"]}) > 1:
         raise ValueError(f"the runs hold different held-out problems: {sorted(map(str, held))}")
     common = sorted(set.intersection(*(set(r["curve"]) for r in every)))
     if not common:
         raise ValueError("the runs share no evaluated step")
-    last = common[-1]
-    curves = {name: [_mean_row(step, [r["curve"][step] for r in rs]) for step in common] for name, rs in runs.items()}
-    per_problem = {name: _fractions(rs, last) for name, rs in runs.items()}
+    curves = {name: _setting_curve(rs) for name, rs in runs.items()}
     base = next(iter(runs))
-    rows = []
-    for name, rs in runs.items():
-        final = curves[name][-1]
-        diff = per_problem[name] - per_problem[base]
-        lo, hi = bootstrap_ci(diff, bootstrap, seed) if name != base and bootstrap else (float("nan"),) * 2
-        start = curves[name][0]
-        gain = per_problem[name] - _fractions(rs, common[0])
-        gain_lo, gain_hi = bootstrap_ci(gain, bootstrap, seed) if bootstrap else (float("nan"),) * 2
-        rows.append({"setting": name, "seeds": len(rs), "step": last, "accuracy_before": start["accuracy"],
-                     "accuracy": final["accuracy"], "accuracy_min": final["accuracy_min"],
-                     "accuracy_max": final["accuracy_max"], "greedy_accuracy": final["greedy_accuracy"],
-                     "gain": float(gain.mean()), "gain_low": gain_lo, "gain_high": gain_hi,
-                     "answered_before": start["answered"], "answered": final["answered"],
-                     "steps_before": start["steps"], "steps": final["steps"],
-                     "minus_baseline": float(diff.mean()) if name != base else None,
-                     "minus_baseline_low": lo if name != base else None,
-                     "minus_baseline_high": hi if name != base else None,
-                     "generated_tokens": [r["report"].get("generated_tokens") for r in rs],
-                     "train_seconds": [None if (s := r["report"].get("train_seconds")) is None else round(s)
-                                       for r in rs]})
-    result = {"baseline": base, "step": last, "heldout_problems": sizes.pop(), "rows": rows, "curves": curves,
+    target = _at(curves[base], common[-1])["accuracy"]
+    rows = [_row(name, rs, runs[base], curves[name], common, target, bootstrap, seed) for name, rs in runs.items()]
+    result = {"baseline": base, "step": common[-1], "heldout_problems": sizes.pop(), "baseline_final": target,
+              "rows": rows, "curves": curves, "training": {name: _training(rs) for name, rs in runs.items()},
               "runs": {name: [r["dir"] for r in rs] for name, rs in runs.items()}}
     if output is not None:
         out = Path(output)
@@ -112,7 +109,36 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
         (out / "compare.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         (out / "compare.md").write_text(format_compare(result) + "\n", encoding="utf-8")
         plot_compare(curves, out / "compare.png")
+        plot_hacking(curves, result["training"], out / "hacking.png")
     return result
+
+
+def _row(name: str, rs: list[dict[str, Any]], base: list[dict[str, Any]], curve: list[dict[str, Any]],
+         common: list[int], target: float, bootstrap: int, seed: int) -> dict[str, Any]:
+    """One setting's line of the table (module doc)."""
+    first, last = common[0], common[-1]
+    start, final = _at(curve, first), _at(curve, last)
+    gain = _fractions(rs, last) - _fractions(rs, first)
+    gain_lo, gain_hi = bootstrap_ci(gain, bootstrap, seed) if bootstrap else (float("nan"),) * 2
+    row = {"setting": name, "seeds": len(rs), "seed_list": [r["seed"] for r in rs], "step": last,
+           **{f"{k}_before": start[k] for k in _CURVES}, **{k: final[k] for k in _CURVES},
+           "accuracy_min": final["accuracy_min"], "accuracy_max": final["accuracy_max"],
+           "gain": float(gain.mean()), "gain_low": gain_lo, "gain_high": gain_hi,
+           "steps_to_baseline": steps_to_reach([p["step"] for p in curve], [p["accuracy"] for p in curve], target),
+           "tokens_to_baseline": None if any(p["tokens"] is None for p in curve) else steps_to_reach(
+               [p["tokens"] for p in curve], [p["accuracy"] for p in curve], target),
+           **{key: [r["report"].get(key) for r in rs] for key in ("generated_tokens", "peak_rss_gb")},
+           **{key: [None if (s := r["report"].get(key)) is None else round(s) for r in rs]
+              for key in ("train_seconds", "cpu_seconds_this_run")}}
+    if rs is base:
+        return row | {"minus_baseline": None, "minus_baseline_low": None, "minus_baseline_high": None,
+                      "minus_baseline_seeds": None}
+    diff = _fractions(rs, last) - _fractions(base, last)
+    lo, hi = bootstrap_ci(diff, bootstrap, seed) if bootstrap else (float("nan"),) * 2
+    accuracy = lambda runs: [r["curve"][last]["accuracy"] for r in runs]  # noqa: E731
+    return row | {"minus_baseline": float(diff.mean()), "minus_baseline_low": lo, "minus_baseline_high": hi,
+                  "minus_baseline_seeds": seed_interval(accuracy(rs), row["seed_list"], accuracy(base),
+                                                        [r["seed"] for r in base])}
 
 
 def _fractions(runs: list[dict[str, Any]], step: int) -> np.ndarray:
@@ -122,51 +148,41 @@ def _fractions(runs: list[dict[str, Any]], step: int) -> np.ndarray:
                    axis=0)
 
 
-def _mean_row(step: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"step": step}
-    for key in _CURVES:
-        values = [r[key] for r in rows]
-        out |= {key: float(np.mean(values)), f"{key}_min": min(values), f"{key}_max": max(values)}
+def _setting_curve(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per step that every run of the setting measured: the mean, lowest and highest seed of each `_CURVES` key,
+    and the mean generated training tokens up to that step (None unless every run logged its training)."""
+    steps = sorted(set.intersection(*(set(r["curve"]) for r in runs)))
+    out = []
+    for step in steps:
+        point: dict[str, Any] = {"step": step}
+        for key in _CURVES:
+            values = [r["curve"][step][key] for r in runs]
+            point |= {key: float(np.mean(values)), f"{key}_min": min(values), f"{key}_max": max(values)}
+        tokens = [r["tokens"].get(step) if r["tokens"] else None for r in runs]
+        point["tokens"] = None if None in tokens else float(np.mean(tokens))
+        out.append(point)
     return out
 
 
-def format_compare(result: dict[str, Any]) -> str:
-    """The table: per setting, held-out accuracy before and at the last common step (mean [min, max] over seeds),
-    the difference from the baseline with its interval, and the reward-hacking checks."""
-    lines = [f"held-out: {result['heldout_problems']} problems, step {result['step']}; baseline "
-             f"{result['baseline']}; difference: mean over seeds per problem, 95% bootstrap interval over problems",
-             "", "| setting | seeds | accuracy before | accuracy [min, max] | gain [95% CI] | greedy | "
-             "minus baseline [95% CI] | answered before -> after | steps before -> after | generated tokens | "
-             "train s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in result["rows"]:
-        diff = "-" if r["minus_baseline"] is None else signed_points(
-            r["minus_baseline"], r["minus_baseline_low"], r["minus_baseline_high"])
-        tokens = ", ".join(str(t) for t in r["generated_tokens"])
-        secs = ", ".join(str(s) for s in r["train_seconds"])
-        lines.append(f"| {r['setting']} | {r['seeds']} | {100 * r['accuracy_before']:.1f} | "
-                     f"{100 * r['accuracy']:.1f} [{100 * r['accuracy_min']:.1f}, {100 * r['accuracy_max']:.1f}] | "
-                     f"{signed_points(r['gain'], r['gain_low'], r['gain_high'])} | "
-                     f"{100 * r['greedy_accuracy']:.1f} | {diff} | {r['answered_before']:.2f} -> {r['answered']:.2f} "
-                     f"| {r['steps_before']:.2f} -> {r['steps']:.2f} | {tokens} | {secs} |")
-    return "\n".join(lines)
+def _at(curve: list[dict[str, Any]], step: int) -> dict[str, Any]:
+    return next(p for p in curve if p["step"] == step)
 
 
-def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
-    """Held-out accuracy, greedy accuracy, answer rate and steps per completion against the step: a line per
-    setting (mean over seeds) and a band from its lowest to its highest seed."""
-    from prmkit.data.outputs import pyplot, save_figure
+def _training(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The training log's hacking checks, averaged over the setting's runs per step: completion length, true
+    accuracy and each scorer reward's mean; with their means over the first and the last `_TRAINING` steps."""
+    keys = {"length": "completions/mean_length", "accuracy": "accuracy"} | {
+        k.split("/")[1]: k for r in runs for row in r["metrics"] for k in row
+        if k.startswith("rewards/") and k.endswith("/mean") and k != "rewards/outcome/mean"}
+    steps = sorted(set.intersection(*(set(row["step"] for row in r["metrics"]) for r in runs)))
+    by_step = [{row["step"]: row for row in r["metrics"]} for r in runs]
+    curves = {name: [_mean([b[s].get(k) for b in by_step]) for s in steps] for name, k in keys.items()}
+    ends = {name: [_mean(v[:_TRAINING]), _mean(v[-_TRAINING:])] for name, v in curves.items()}
+    return {"steps": steps, "curves": curves, "first_last": ends,
+            "scorers": sorted(set(keys) - {"length", "accuracy"})}
 
-    plt = pyplot()
-    fig, axes = plt.subplots(1, len(_CURVES), figsize=(3.3 * len(_CURVES), 3.1))
-    for ax, (key, title) in zip(axes, _CURVES.items(), strict=True):
-        for name, rows in curves.items():
-            steps = [r["step"] for r in rows]
-            line, = ax.plot(steps, [r[key] for r in rows], marker=".", label=name)
-            ax.fill_between(steps, [r[f"{key}_min"] for r in rows], [r[f"{key}_max"] for r in rows],
-                            color=line.get_color(), alpha=0.15)
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("step")
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    save_figure(fig, path)
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    """The mean of the values that are there (None without any)."""
+    there = [v for v in values if v is not None]
+    return float(np.mean(there)) if there else None

@@ -16,7 +16,9 @@ from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.models.scorer import SCORERS
 from prmkit.train.config import TrainRunConfig
 
-__all__ = ["RLConfig"]
+__all__ = ["SETTINGS", "RLConfig"]
+
+SETTINGS = "settings.json"  # a run's settings, in its output (`prmkit.rl.run`)
 
 
 @dataclass
@@ -52,6 +54,10 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     heldout_steps: int = field(default=0, metadata=_help("optimiser steps between held-out evaluations, each a line of "
                                                       "heldout.jsonl and a point of heldout.png (0: before and "
                                                       "after training only)."))
+    heldout_before: str | None = field(default=None, metadata=_help(
+        "take the step-0 held-out measurement from this run's output (its heldout.jsonl) instead of measuring it: "
+        "refused unless that run measured the same policy on the same held-out problems with the same samples, "
+        "sampling, template and seed (the step-0 point of runs at one seed is the same); None: measure it."))
     steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch)."))
     group_size: int = field(default=4, metadata=_help("completions per prompt G (PUM D.4: 8; 4 on CPU)."))
     prompts_per_step: int = field(default=2, metadata=_help("prompts per optimiser step (PUM D.4: 64 on 8 GPUs)."))

@@ -4,14 +4,16 @@
 
 Writes into `output`: `checkpoint-N/` (Trainer's, resumable), `metrics.jsonl` and `curves.png` (rl.logs),
 `heldout.jsonl`, `heldout.png` and `heldout.json` (held-out accuracy before, every `heldout_steps` and after:
-rl.heldout_curve), `final/` (the policy, LoRA merged), `report.json` and `settings.json` (the run's settings: a run
-with others into the same output is refused, as its curve and metrics would be continued).
+rl.heldout_curve), `final/` (the policy, LoRA merged), `report.json` (with this process's CPU seconds and peak
+RSS) and `settings.json` (the run's settings: a run with others into the same output is refused, as its curve and
+metrics would be continued).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -25,7 +27,7 @@ from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
-from prmkit.rl.config import RLConfig
+from prmkit.rl.config import SETTINGS, RLConfig
 from prmkit.rl.data import grpo_rows, select_problems
 from prmkit.rl.heldout_curve import HeldoutCurve
 from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
@@ -34,9 +36,8 @@ from prmkit.train.arguments import trainer_overrides
 
 __all__ = ["RESUMABLE", "SETTINGS", "grpo_arguments", "run_grpo"]
 
-SETTINGS = "settings.json"  # the run's settings: another run into the same output is refused
 # settings a run continued in its output may change: how long it trains, how often it saves and measures, threads
-RESUMABLE = {"resume", "steps", "threads", "save_steps", "save_total_limit", "heldout_steps"}
+RESUMABLE = {"resume", "steps", "threads", "save_steps", "save_total_limit", "heldout_steps", "heldout_before"}
 
 
 def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: list[float]) -> Any:
@@ -76,6 +77,14 @@ def _process(config: RLConfig, scorers: Scorers) -> ProcessAdvantage | None:
     if not term.model:
         raise ValueError(f"--process needs a model: '{term.name}:PATH'")
     return ProcessAdvantage(term.name, scorers[term.model], config.process_coef, config.max_segments)
+
+
+def _usage() -> dict[str, float]:
+    """This process's CPU seconds (user + system, itself and its children: loading, held-out points, training) and
+    its peak resident memory in GB (the larger of its own and its largest child's)."""
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return {"cpu_seconds_this_run": round(sum(u.ru_utime + u.ru_stime for u in usage), 1),
+            "peak_rss_gb": round(max(u.ru_maxrss for u in usage) / 2**20, 2)}  # ru_maxrss: KiB on Linux
 
 
 def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None = None,
@@ -135,6 +144,6 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
               "heldout_curve": [held.rows[s] for s in sorted(held.rows)],
               "generated_tokens": round(sum(r.get("completions/mean_length", 0.0) for r in rows)
                                         * config.group_size * config.prompts_per_step),
-              "train_problems": len(train), "heldout_problems": len(heldout)}
+              "train_problems": len(train), "heldout_problems": len(heldout)} | _usage()
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

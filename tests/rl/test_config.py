@@ -61,8 +61,8 @@ def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_or_proces
 
 
 def test_the_oracle_rl_recipes_differ_from_the_outcome_baseline_in_the_reward_or_process_alone():
-    """recipes/rl_oracle_*.yaml: rl_bench_outcome.yaml's policy, problems and budget on 300 held-out problems; each
-    oracle setting is the outcome baseline with the truth scorer in one credit assignment."""
+    """recipes/rl_oracle_*.yaml: rl_bench_outcome.yaml's policy, problems and budget on 300 held-out problems (2
+    samples and a greedy completion each); each oracle setting is the outcome baseline with the truth scorer in one credit assignment."""
     from pathlib import Path
 
     from prmkit.data.settings import build_config, read_config_file
@@ -71,8 +71,9 @@ def test_the_oracle_rl_recipes_differ_from_the_outcome_baseline_in_the_reward_or
     recipes = Path(__file__).resolve().parents[2] / "src/prmkit/recipes"
     read = lambda name: build_config(RLConfig, read_config_file(str(recipes / f"{name}.yaml"), (RLConfig,)), {})  # noqa: E731
     outcome, bench = read("rl_oracle_outcome"), read("rl_bench_outcome")
-    assert (outcome.heldout_data, outcome.heldout_range) == ("runs/rl/heldout300.jsonl", "0:300")
-    held = ("heldout_data", "heldout_range")
+    assert (outcome.heldout_data, outcome.heldout_range, outcome.heldout_samples) == (
+        "runs/rl/heldout300.jsonl", "0:300", 2)
+    held = ("heldout_data", "heldout_range", "heldout_samples")
     assert {k: v for k, v in vars(outcome).items() if k not in held} == {
         k: v for k, v in vars(bench).items() if k not in held}
     truth = "truth:runs/rl/train.jsonl"

@@ -930,6 +930,73 @@ def cases() -> list[Case]:
                                             env=_ENV, capture_output=True, timeout=120),
              check=lambda w, d: all(r["threshold"] == 3.0 for r in lines(w / "o.jsonl"))),
     ]
+
+    # silent results, vague messages and first-hour papercuts ------------------------------------------------------
+    def no_gold(problems: int) -> Callable[[], list[dict]]:  # the first `problems` problems without a gold answer
+        return mutate_scores(lambda rs: [r.update(correct=None) for r in rs if int(r["problem_id"][1:]) < problems])
+
+    def cut_row(body: str) -> Callable[[Path], None]:
+        def setup(work: Path) -> None:
+            (work / "row").mkdir()
+            text(work, "row/row.json", body)
+        return setup
+
+    pools_json = lambda w: text(w, "pools.json", json.dumps(pools(4), indent=1))  # noqa: E731
+    sft = ["--output", "sft", "--model", "tiny", "--problems", "4", "--levels", "1", "--quiet"]
+    C += [
+        Case("bok: 2 of 6 problems without a gold answer (left out, warned with the count)", "evaluate",
+             ["bok", "--scores", "nogold.jsonl", "--bootstrap", "10", "--quiet"], bad=False,
+             setup=jsonl("nogold.jsonl", no_gold(2)), inputs=("nogold.jsonl",),
+             check=lambda w, d: "2 of 6 problems have no gold answer" in d.stderr and "over 4 problems" in d.stdout),
+        Case("bok: no problem has a gold answer", "evaluate", ["bok", "--scores", "nogold.jsonl", "--quiet"],
+             words=("gold answer",), setup=jsonl("nogold.jsonl", no_gold(6)), inputs=("nogold.jsonl",)),
+        Case("bok: --problems-range of problems without a gold answer alone", "evaluate",
+             ["bok", "--scores", "nogold.jsonl", "--problems-range", "0:2"], words=("gold answer",),
+             setup=jsonl("nogold.jsonl", no_gold(2))),
+        Case("sft: an empty --template file", "sft", [*sft, "--template", "empty.txt"], words=("is empty",),
+             setup=lambda w: text(w, "empty.txt", "")),
+        Case("sft: an empty --exclude file", "sft", [*sft, "--exclude", "empty.jsonl"], words=("is empty",),
+             setup=lambda w: text(w, "empty.jsonl", "")),
+        Case("data bench: an empty --exclude file", "data", ["bench", "--output", "b.jsonl", "--problems", "4",
+                                                              "--exclude", "empty.jsonl"],
+             words=("is empty",), setup=lambda w: text(w, "empty.jsonl", "")),
+        Case("label ig: an empty --prompt-template file", "label",
+             ["--method", "ig", "--model", "tiny", "--input", P, "--output", "o.jsonl", "--prompt-template",
+              "empty.txt", "--quiet"], words=("is empty",), setup=lambda w: text(w, "empty.txt", "\n")),
+        Case("generate: an empty --template file", "generate",
+             ["--data", "problems.jsonl", "--output", "g.jsonl", "--model", "tiny", "--k", "1", "--max-new-tokens",
+              "4", "--template", "empty.txt"], words=("is empty",), setup=lambda w: text(w, "empty.txt", "")),
+        Case("verify: a .json list of pools (read as one document)", "verify", ["pools.json"], bad=False,
+             setup=pools_json, inputs=("pools.json",), check=lambda w, d: "16 traces in 4 pools" in d.stdout),
+        Case("verify: a .json holding one pool", "verify", ["one.json"], bad=False,
+             setup=lambda w: text(w, "one.json", json.dumps(pools(1)[0], indent=1)),
+             check=lambda w, d: "4 traces in 1 pools" in d.stdout),
+        Case("data bench: a .json list as --exclude", "data", ["bench", "--output", "b.jsonl", "--problems", "4",
+                                                               "--exclude", "pools.json"], bad=False,
+             setup=pools_json, check=lambda w, d: len(lines(w / "b.jsonl")) == 4),
+        Case("sft: --max-length below the prompt's tokens", "sft", [*sft, "--max-length", "16"],
+             words=("--max-length 16 is not above the prompt's length",), timeout=300),
+        Case("payoff table: a cut row.json", "payoff", ["table", "row"], words=("row.json: not a whole JSON",),
+             setup=cut_row('{"name": "m", "labeler": "mcn')),
+        Case("payoff table: a row.json that is no row", "payoff", ["table", "row"],
+             words=("not a row of `prmkit payoff run`",), setup=cut_row('{"labeler": "mcnig"}')),
+        Case("a mistyped verb: prmkit lable --method mcnig", "lable", ["--method", "mcnig", "--input", P,
+                                                                       "--output", "o.jsonl"],
+             words=("unknown verb 'lable'; did you mean 'label'?",)),
+        Case("a mistyped command: prmkit evaluate bk --scores", "evaluate", ["bk", "--scores", S],
+             words=("unknown command 'bk'; did you mean 'bok'?",)),
+        Case("train --resume into a new folder: the no-checkpoint line", "train",
+             ["prm", "--pools", P, "--labels", L, "--output", "ck2", "--model", "tiny", "--max-steps", "1",
+              "--resume", "--quiet"], bad=False, timeout=300,
+             check=lambda w, d: "to resume from: training from the start" in d.stdout
+             and "--resume: no checkpoint" not in d.stdout + d.stderr),
+        Case("view --labels given a score file", "view", ["--pools", P, "--labels", S, "--output", "v.html"],
+             words=("give this file as --scores",), inputs=(S,)),
+        Case("view --scores given a labels file", "view", ["--pools", P, "--scores", L, "--output", "v.html"],
+             words=("give this file as --labels",), inputs=(L,)),
+        Case("score --help lists the aggregations", "score", ["--help"], bad=False,
+             check=lambda w, d: "prod | min | mean | last | geomean | pspo_wrs" in " ".join(d.stdout.split())),
+    ]
     return C
 
 

@@ -1,10 +1,16 @@
 """Does the README's Python pipeline end with a PRM that learned? Runs the README's ```python block that makes bench
-data, trains and scores, as written (the embedded model), in a work folder, then prints what the PRM does on the
-held-out problems' steps: step accuracy at 0.5 against the majority class, the mean score of right and of wrong
-steps, accuracy per slip kind, the best-of-K table and its warnings, the wall time and the load average.
+data, trains and scores, as written (the embedded model), then prints what the PRM does on the held-out problems'
+steps: step accuracy at 0.5 against the majority class, the mean score of right and of wrong steps, accuracy per
+slip kind, the best-of-K table and its warnings, the wall time and the load average.
 
-    python3 benchmarks/quickstart_learns.py                     # a fresh temporary folder
-    python3 benchmarks/quickstart_learns.py --workdir /tmp/qs   # keep the run (a second call re-runs into it)
+The block writes into `runs/` of the folder it runs in, the current one unless `--workdir` names another, so the
+README's next command (`prmkit export-hf --model runs/prm --output runs/prm_hf`) finds the PRM where it says.
+
+    python3 benchmarks/quickstart_learns.py                     # into ./runs/, as the README's block
+    python3 benchmarks/quickstart_learns.py --workdir /tmp/qs   # into /tmp/qs/runs/
+
+As with the block itself, a second run into the same folder is refused where it would train over `runs/prm`: remove
+`runs/` or give another --workdir.
 
 Exit status 1 when the PRM did not learn: held-out step accuracy under the majority class + 0.05, right steps not
 scored 0.1 above wrong ones on average, or a warning that it calls every step right or wrong.
@@ -19,7 +25,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -51,11 +56,12 @@ def held_out_figures(scores: Path, truth: Path) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workdir", default=None, help="run folder (default: a temporary one)")
+    ap.add_argument("--workdir", default=".", help="the folder whose runs/ the README's block writes into "
+                                                   "(default: the current one, as the README runs it)")
     args = ap.parse_args(argv)
     from prmkit.data.warn import PrmkitWarning
 
-    work = Path(args.workdir or tempfile.mkdtemp(prefix="quickstart_"))
+    work = Path(args.workdir).resolve()
     work.mkdir(parents=True, exist_ok=True)
     os.chdir(work)
     code = readme_pipeline()
@@ -73,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{figures['majority']:.3f}); mean score right {figures['right_mean']:.3f}, wrong "
           f"{figures['wrong_mean']:.3f}; by trace kind {figures['by_slip']}")
     print(f"wall {seconds:.0f} s (load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end); "
-          f"in {work}")
+          f"in {work / 'runs'}")
     learned = (figures["accuracy"] >= figures["majority"] + 0.05
                and figures["right_mean"] >= figures["wrong_mean"] + 0.1 and not [w for w in said if "every step" in w])
     print("the PRM learned" if learned else "the PRM did NOT learn")

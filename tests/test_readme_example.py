@@ -81,3 +81,26 @@ def test_readme_transformers_snippet_reads_the_prmkit_scores(tmp_path, monkeypat
     print(f"README transformers snippet vs prmkit score: max |delta| = {delta:.2e} over {len(ours)} steps")
     assert len(printed) == len(steps) and delta <= MODEL_ABS
     assert max(ours) - min(ours) > 100 * MODEL_ABS or abs(ours[0] - 0.5) > 100 * MODEL_ABS
+
+
+def test_quickstart_script_leaves_the_run_in_runs_of_the_current_folder(tmp_path, monkeypatch, capsys):
+    """`benchmarks/quickstart_learns.py` ran the README's block in a temporary folder the README does not name, so
+    the README's next command (`prmkit export-hf --model runs/prm`) found nothing; it runs it where it is started
+    now, as the README does. The block here stands in for the README's (which trains for minutes): it writes what
+    the script reads from runs/."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("quickstart_learns", README.parent / "benchmarks" /
+                                                  "quickstart_learns.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    truth = [{"trace_id": f"t{k}", "labels": [1, k % 2], "params": {"slip": None if k % 2 else "answer"}}
+             for k in range(4)]
+    scores = [{"id": f"t{k}", "step_scores": [0.9, 0.8 if k % 2 else 0.1]} for k in range(4)]
+    monkeypatch.setattr(script, "readme_pipeline", lambda: (
+        "import json, os\nos.makedirs('runs/prm', exist_ok=True)\n"
+        f"open('runs/test_truth.jsonl', 'w').write(''.join(json.dumps(r) + '\\n' for r in {truth!r}))\n"
+        f"open('runs/test_scores.jsonl', 'w').write(''.join(json.dumps(r) + '\\n' for r in {scores!r}))\n"))
+    monkeypatch.chdir(tmp_path)
+    assert script.main([]) == 0
+    assert (tmp_path / "runs" / "prm").is_dir() and f"in {tmp_path / 'runs'}" in capsys.readouterr().out

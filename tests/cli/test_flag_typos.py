@@ -41,3 +41,16 @@ def test_values_that_look_like_flags_are_left_alone(capsys):
     assert suggest_flag("-x", ["--output", "-h"]) is None
     assert _error(["label", "--input", "demo", "--seed", "-1"], capsys) == (  # a negative number is a value
         "prmkit label: error: the following arguments are required: --output")
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["lable", "--method", "mcnig", "--input", "demo", "--output", "x.jsonl"],
+     "prmkit: error: unknown verb 'lable'; did you mean 'label'?"),
+    (["--quiet", "evalute", "bok", "--scores", "x"], "prmkit: error: unknown verb 'evalute'; did you mean 'evaluate'?"),
+    (["evaluate", "bk", "--scores", "x"], "prmkit evaluate: error: unknown command 'bk'; did you mean 'bok'?"),
+    (["zzzz", "--input", "demo"], "prmkit: error: unknown verb 'zzzz'; choose from data, label, threshold, export, "
+                                  "export-hf, generate, rollout, verify, pum, train, sft, score, search, evaluate, "
+                                  "view, rl, bench, payoff"),
+])
+def test_a_mistyped_verb_is_named_with_the_closest_one_not_its_flags(argv, said, capsys):
+    assert _error(argv, capsys) == said

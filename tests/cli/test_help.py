@@ -71,3 +71,17 @@ def test_input_help_names_the_demo_pools_as_they_are(verb):
     assert "or `demo`: the built-in demo pools (20 small arithmetic problems" in helps[f"prmkit {verb}", "--input"]
     pools = demo_pools()
     assert len(pools) == 20 and all(sorted(t.correct for t in p.traces) == [False] * 3 + [True] for p in pools)
+
+
+def test_every_aggregation_help_lists_the_names_of_its_registry():
+    """The step-score aggregations (models.AGGREGATIONS) were never listed in any help: `score`, `search` and
+    `train` said "a name in AGGREGATIONS"; `evaluate bok` listed them by hand. Each lists its registry now, and
+    `label`'s MCNIG answer-set aggregation its own."""
+    from prmkit.label.mcnig import ANSWER_SET_AGGREGATIONS
+    from prmkit.models.aggregate import AGGREGATIONS
+
+    helps = {prog: text for prog, flag, text in _flag_helps() if flag == "--aggregation"}
+    assert {"prmkit score", "prmkit evaluate bok", "prmkit search", "prmkit train", "prmkit label"} <= set(helps)
+    for prog, text in helps.items():
+        names = ANSWER_SET_AGGREGATIONS if prog == "prmkit label" else AGGREGATIONS
+        assert " | ".join(names) in text and "a name in AGGREGATIONS" not in text, prog

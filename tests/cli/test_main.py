@@ -53,7 +53,7 @@ def test_version_through_the_entry_point():
         out = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True, text=True, timeout=120)
         assert out.returncode == 0 and out.stdout == f"prmkit {prmkit.__version__}\n"
     out = subprocess.run([sys.executable, "-m", "prmkit", "labell"], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2 and "invalid choice: 'labell'" in out.stderr
+    assert out.returncode == 2 and "unknown verb 'labell'; did you mean 'label'?" in out.stderr
 
 
 def test_help_imports_neither_torch_nor_transformers():

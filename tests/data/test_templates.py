@@ -18,3 +18,15 @@ def test_unknown_names_and_missing_files_are_clear_errors(tmp_path):
         load_template("nope")
     with pytest.raises(FileNotFoundError, match="template file not found"):
         load_template("answer_cue", tmp_path / "missing.txt")
+
+
+def test_an_empty_template_file_is_refused(tmp_path):
+    """An empty (or blank) template file gave every prompt empty: `prmkit sft --template` trained on empty prompts."""
+    from prmkit.experiments.sft import SFTRunConfig
+
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" \n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"template file .*blank.txt is empty"):
+        load_template("label_prompt", blank)
+    with pytest.raises(ValueError, match=r"template file .*blank.txt is empty"):  # before any model loads
+        SFTRunConfig(output=str(tmp_path / "sft"), template=str(blank))

@@ -179,3 +179,27 @@ class warnings_as_list:
 
     def __exit__(self, *exc):
         return self._cm.__exit__(*exc)
+
+
+def test_problems_without_a_gold_answer_are_left_out_with_a_warning_even_under_quiet(tmp_path, capsys):
+    """A trace with `correct` null (its problem had no gold answer) counted as wrong: 2 judged problems where the
+    single sample is right half the time read 25% once 2 unjudged ones joined them. They are counted and left out of
+    every accuracy now; a table of unjudged problems alone is refused."""
+    from prmkit.cli.main import main
+
+    judged = [json.loads(line) for line in Path(two_problems(tmp_path / "j.jsonl", [4, 4])).read_text().splitlines()]
+    unjudged = [r | {"id": "q" + r["id"], "problem_id": "q" + r["problem_id"], "correct": None} for r in judged]
+    mixed, alone = tmp_path / "mixed.jsonl", tmp_path / "alone.jsonl"
+    mixed.write_text("".join(json.dumps(r) + "\n" for r in judged + unjudged))
+    alone.write_text("".join(json.dumps(r) + "\n" for r in unjudged))
+    out = tmp_path / "r.json"
+    assert main(["evaluate", "bok", "--scores", f"M={mixed}", "--ks", "1", "--bootstrap", "10", "--output", str(out),
+                 "--quiet"]) == 0
+    said = capsys.readouterr()
+    assert "warning: 2 of 4 problems have no gold answer (a trace with `correct` null): left out" in said.err
+    report = json.loads(out.read_text())
+    assert report["problems"] == 2 and report["no_gold_answer"] == 2
+    assert {(r["method"], r["k"]): r["mean"] for r in report["rows"]}[("single", 1)] == 0.5  # not 0.25
+    assert "best-of-K over 2 problems; 2 without a gold answer left out" in said.out
+    assert main(["evaluate", "bok", "--scores", f"M={alone}", "--ks", "1", "--bootstrap", "10"]) == 2
+    assert "none of the 2 problems has a gold answer" in capsys.readouterr().err

@@ -219,3 +219,14 @@ def test_a_source_that_marks_no_trace_is_warned(files, tmp_path, capsys, body, w
     assert f"prmkit view: warning: {other}: {words}" in err and "shows no X marks" in err and out.is_file()
     main(["view", "--pools", files["pools"], "--labels", f"X={files['labels']}", "--output", str(out)])
     assert "warning" not in capsys.readouterr().err  # a source that marks traces: no word
+
+
+def test_a_score_file_as_labels_and_a_label_file_as_scores_are_named(files, capsys):
+    """A score file given as --labels failed on its first field ("StepLabels: unknown field 'answer'"): now the
+    error says what the file is and which flag takes it, and the reverse too."""
+    assert main(["view", "--pools", files["pools"], "--labels", files["scores"], "--output", "v.html"]) == 2
+    err = capsys.readouterr().err
+    assert "prm.jsonl:1: a `prmkit score` record (id, step_scores), not step labels: give this file as --scores" in err
+    assert main(["view", "--pools", files["pools"], "--scores", files["labels"], "--output", "v.html"]) == 2
+    assert "mcnig.jsonl:1: a `prmkit label` record (trace_id, scores, labels), not step scores: give this file as " \
+           "--labels" in capsys.readouterr().err

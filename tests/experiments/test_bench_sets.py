@@ -99,3 +99,18 @@ def test_constructed_traces_and_true_labels_of_the_set(tmp_path):
         BenchSetConfig(output=str(out), pools=str(pools))
     with pytest.raises(ValueError, match="unknown slip"):
         BenchSetConfig(output=str(out), slips="typo")
+
+
+def test_an_empty_exclude_file_is_refused_and_a_json_list_is_read_as_one_document(tmp_path, capsys):
+    """An empty --exclude file excluded nothing, silently (a set not yet written, say); a .json list of problems
+    was read as JSON lines. `prmkit sft --exclude` refuses the empty file before any model loads, too."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(DataError, match=r"--exclude .*empty.jsonl: the file is empty"):
+        write_bench_set(BenchSetConfig(output=str(tmp_path / "x.jsonl"), exclude=[str(empty)]))
+    assert main(["sft", "--output", str(tmp_path / "sft"), "--exclude", str(empty)]) == 2
+    assert "empty.jsonl: the file is empty" in capsys.readouterr().err and not (tmp_path / "sft").exists()
+    listed = tmp_path / "set.json"
+    listed.write_text(json.dumps([{"question": "What is 1 + 2 ?"}, {"problem": {"question": "What is 3 + 4 ?"}}],
+                                 indent=1))
+    assert excluded_questions([listed]) == {"What is 1 + 2 ?", "What is 3 + 4 ?"}

@@ -370,3 +370,26 @@ def test_a_row_whose_bench_labeled_more_since_its_model_trained_is_refused(bench
     with pytest.raises(ValueError, match=r"another training set .*\(label records \d+ -> \d+\): give a new --output$"):
         run_payoff(config, log=lambda _: None)
     assert (tmp_path / "row" / "row.json").read_text() == row
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ('{"name": "m", "labeler": "mcn', "row.json: not a whole JSON document (Unterminated string"),
+    ("[1, 2]", "row.json: holds a list, not a row of `prmkit payoff run`"),
+    ('{"labeler": "mcnig"}', "row.json: lacks kind, traces, label_cost, train, fresh, not a row"),
+])
+def test_a_cut_or_foreign_row_file_is_named_in_the_table_error(tmp_path, capsys, body, said):
+    """A row.json cut short ended in "Expecting value: line 1 column 1" or a KeyError: no file named."""
+    row = tmp_path / "row"
+    row.mkdir()
+    (row / "row.json").write_text(body)
+    assert main(["payoff", "table", str(row)]) == 2
+    err = capsys.readouterr().err
+    assert f"{row}/{said}" in err and "run `prmkit payoff run` into" in err
+
+
+def test_a_row_says_no_resume_flag_it_was_never_given(benches, tmp_path):
+    """A first `payoff run` printed "--resume: no checkpoint in ..., starting afresh", a flag payoff has not."""
+    logs: list[str] = []
+    run_payoff(_row(benches, "outcome", tmp_path / "o"), log=logs.append)
+    assert not any("--resume" in m for m in logs)
+    assert any("no checkpoint in" in m and "to resume from: training from the start" in m for m in logs)

@@ -301,3 +301,14 @@ def test_a_model_without_a_chat_template_warm_starts_zero_shot_as_its_rollouts_r
     with pytest.raises(ValueError, match="warm-started on template 'generate_math_0shot'"):
         build_labelers(["pum"], [PumLabelConfig(students=[f"transformers:{out}"])])
     build_labelers(["pum"], [PumLabelConfig(students=[f"transformers:{out}#generate_math_0shot"])])
+
+
+def test_a_max_length_not_above_the_prompt_is_refused_before_training(chat_base, tmp_path):
+    """--max-length under the prompt's tokens cut every completion whole, and TRL then failed with "num_samples
+    should be a positive integer value"; the run is refused before training, naming the prompt's length and the
+    flag."""
+    out = tmp_path / "sft"
+    with pytest.raises(ValueError, match=r"--max-length 32 is not above the prompt's length: the longest prompt "
+                                         r"\(problem .*\) has \d+ tokens"):
+        run_sft(SFTRunConfig(**_settings(chat_base, out, max_length=32)), progress=False, log=lambda _: None)
+    assert not list(out.glob("checkpoint-*")) and not (out / "sft_run.json").exists()

@@ -92,3 +92,19 @@ def test_generate_from_a_config_file(tiny_model_dir, tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("data: demo\nnot_a_field: 1\n")
     assert main(["generate", "--config", str(bad), "--output", str(out)]) == 2
+
+
+def test_verify_reads_a_json_list_of_pools_as_one_document_like_every_verb(tmp_path, capsys):
+    """`verify` read a `.json` file as JSON lines (an indented list failed at its first line) where label, score
+    and the others read it as one document (`iter_input`); `generate --data` read Pool and Problem records so too."""
+    pools = [{"problem": Problem(pid, "1+1?", "2").to_dict(),
+              "traces": [{"id": f"{pid}/0", "problem_id": pid, "steps": ["$2$"], "answer": "2", "correct": False}]}
+             for pid in ("a", "b")]
+    listed, fixed = tmp_path / "pools.json", tmp_path / "fixed.jsonl"
+    listed.write_text(json.dumps(pools, indent=1))
+    assert main(["verify", str(listed), "--output", str(fixed)]) == 0
+    assert "2 traces in 2 pools: 0 verdicts unchanged, 2 changed" in capsys.readouterr().out
+    assert [json.loads(line)["traces"][0]["correct"] for line in fixed.read_text().splitlines()] == [True, True]
+    from prmkit.generate.sources import load_problems
+
+    assert [p.id for p in load_problems(str(listed))] == ["a", "b"]

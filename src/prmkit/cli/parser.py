@@ -35,6 +35,8 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
                          ) -> tuple[argparse.Namespace, list[str]]:
         self._given = list(sys.argv[1:] if args is None else args)
+        if (word := self._unknown_command()) is not None:  # before its flags, which belong to the mistyped command
+            self.error(self._unknown_command_text(word))
         if self._commands() and (unknown := self._unknown_flags(self._own_tokens())):  # before the sub-command's
             self.error(self._unknown_text(unknown))  # parser reports what it lacks
         namespace, extras = super().parse_known_args(args, namespace)
@@ -54,6 +56,27 @@ class Parser(argparse.ArgumentParser):
         given = given[: given.index("--")] if "--" in given else given
         commands = self._commands()
         return next((given[:i] for i, token in enumerate(given) if token in commands), given)
+
+    def _unknown_command(self) -> str | None:
+        """The first positional token when this parser takes a command and that token is none of its commands
+        (`prmkit lable ...`); None otherwise. A token that is the value of this parser's own flag is no command."""
+        commands = self._commands()
+        if not commands:
+            return None
+        tokens = self._given[: self._given.index("--")] if "--" in self._given else self._given
+        takes_value = {o for a in self._actions if a.nargs != 0 for o in a.option_strings}
+        for k, token in enumerate(tokens):
+            if token.startswith("-") or (k and tokens[k - 1] in takes_value):
+                continue
+            return None if token in commands else token
+        return None
+
+    def _unknown_command_text(self, word: str) -> str:
+        sub = next(a for a in self._actions if isinstance(a, argparse._SubParsersAction))
+        what = "verb" if sub.dest == "verb" else "command"
+        close = difflib.get_close_matches(word, list(sub.choices), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"choose from {', '.join(sub.choices)}"
+        return f"unknown {what} '{word}'; {hint}"
 
     def _commands(self) -> set[str]:
         return {name for a in self._actions if isinstance(a, argparse._SubParsersAction) for name in a.choices}

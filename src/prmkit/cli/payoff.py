@@ -27,7 +27,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     table = sub.add_parser("table", help="every row against majority voting, with its label and training cost",
                            description="best-of-K and weighted voting of each row minus majority voting (paired "
                                        "by problem, bootstrap interval), beside each row's cost")
-    table.add_argument("rows", nargs="+", metavar="ROW", help="`prmkit payoff run` output directories")
+    from prmkit.models.aggregate import AGGREGATIONS
+
+    table.add_argument("rows", nargs="+", metavar="ROW", help="`prmkit payoff run` output directories; DIR@AGGREGATION "
+                                                              "re-aggregates that row's step scores "
+                                                              f"({' | '.join(AGGREGATIONS)})")
     table.add_argument("--output", default=None, help="directory for table.json, table.md, payoff.png")
     table.add_argument("--ks", default="", help="K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest pool)")
     table.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples of the intervals")

@@ -28,7 +28,7 @@ from typing import Any
 from prmkit.data.answers import answer_key
 from prmkit.data.arith import BINARY_OPS, NUMBER, ArithError, evaluate, format_number, matches, parse_number
 from prmkit.data.gsm8k import split_solution
-from prmkit.data.jsonl import DataError, iter_json, write_records
+from prmkit.data.jsonl import DataError, iter_input, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, Problem, Trace
 from prmkit.data.settings import check_limits, comma_list
@@ -261,7 +261,7 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
     skipped: Counter[str] = Counter()
     counts: Counter = Counter()
     chosen: list[Corruption] = []
-    for k, (lineno, obj) in enumerate(iter_json(cfg.input)):
+    for k, (lineno, obj) in enumerate(iter_input(cfg.input)):
         if cfg.limit is not None and k >= cfg.limit:
             break
         question, text = obj.get("question"), obj.get("answer")

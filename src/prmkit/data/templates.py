@@ -30,12 +30,15 @@ def _packaged(name: str) -> str:
 
 
 def load_template(name: str, path: str | os.PathLike[str] | None = None) -> str:
-    """The text of the user's template file `path` when given, else of the built-in template `name`
-    (`label_prompt`, `answer_cue`, `prm_prefix`, `generate_math`, ...; `.txt` may be left out)."""
+    """The text of the user's template file `path` when given (an empty one is a ValueError), else of the built-in
+    template `name` (`label_prompt`, `answer_cue`, `prm_prefix`, `generate_math`, ...; `.txt` may be left out)."""
     if path:
         if not Path(path).is_file():
             raise FileNotFoundError(f"template file not found: {path}")
-        return Path(path).read_text(encoding="utf-8")
+        if not (text := Path(path).read_text(encoding="utf-8")).strip():
+            raise ValueError(f"template file {path} is empty: every prompt would be empty; write the template "
+                             "into it (see prmkit/templates/ for the built-in ones)")
+        return text
     return _packaged(name)
 
 

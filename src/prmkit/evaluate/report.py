@@ -19,8 +19,8 @@ from prmkit.evaluate.rank import rank_robustness
 from prmkit.evaluate.stats import pct, pct_interval, signed_points
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["bok_report", "check_ks", "format_table", "majority_warnings", "method_lines", "rank_warnings",
-           "read_score_lines", "read_scores", "sample_warnings", "spread_warnings"]
+__all__ = ["bok_report", "check_ks", "format_table", "judged_problems", "majority_warnings", "method_lines",
+           "rank_warnings", "read_score_lines", "read_scores", "sample_warnings", "spread_warnings"]
 
 
 def read_score_lines(path: str | os.PathLike[str], read: Callable[[dict], tuple[str, Any]]) -> dict[str, Any]:
@@ -60,6 +60,18 @@ def candidate_pools(scores: dict[str, list[dict]], problems: list[str], aggregat
     return [[Candidate(r["answer"], bool(r["correct"]), value(r), r.get("kind")) for r in scores[p]] for p in problems]
 
 
+def judged_problems(scores: dict[str, list[dict]], problems: list[str]) -> list[str]:
+    """The `problems` with a gold answer: a trace whose `correct` is null (its problem had no answer to check
+    against) is neither right nor wrong, so its problem is left out of every accuracy (`bok_report` warns with
+    the count). None with a gold answer is a ValueError: every cell of the table would be 0."""
+    judged = [p for p in problems if all(r["correct"] is not None for r in scores[p])]
+    if problems and not judged:
+        raise ValueError(f"none of the {len(problems)} problems has a gold answer (every trace's `correct` is "
+                         "null): no accuracy can be computed; give the problems their answers and check the traces "
+                         "again (`prmkit verify`) before scoring")
+    return judged
+
+
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None
                ) -> dict:
@@ -74,13 +86,17 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
     if shared and not common:
         raise ValueError(f"--problems-range {problems.start or ''}:{problems.stop or ''} selects none of the "
                          f"{len(shared)} problems the score files share")
-    ks = ks or default_ks(min((len(first[p]) for p in common), default=1))
     for name, s in loaded.items():
         for p in common:
             if [r["id"] for r in s[p]] != [r["id"] for r in first[p]]:
                 raise ValueError(f"score file '{name}': traces of problem {p} differ from the first file")
+    chosen, common = common, judged_problems(first, common)
+    warnings = [warn(f"{len(chosen) - len(common)} of {len(chosen)} problems have no gold answer (a trace with "
+                     "`correct` null): left out of every accuracy")] if len(common) < len(chosen) else []
+    ks = ks or default_ks(min((len(first[p]) for p in common), default=1))
     base = candidate_pools(first, common)
-    capped, warnings = check_ks(ks, [len(c) for c in base])
+    capped, more = check_ks(ks, [len(c) for c in base])
+    warnings += more
     methods: dict[str, tuple[str, list[list[Candidate]]]] = {"single": ("single", base), "majority": ("majority", base)}
     scored = {n: candidate_pools(s, common, aggregation) for n, s in loaded.items()}
     if weighted:
@@ -97,8 +113,8 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
     warnings += [w for n, s in loaded.items() for w in spread_warnings(
         n, [c.score for cands in scored[n] for c in cands], [v for p in common for r in s[p] for v in
                                                              r.get("step_scores") or []])]
-    return {"problems": len(common), "ks": ks, "rows": rows, "differences": differences, "rank_robustness": ranks,
-            "k_capped": capped, "warnings": warnings}
+    return {"problems": len(common), "no_gold_answer": len(chosen) - len(common), "ks": ks, "rows": rows,
+            "differences": differences, "rank_robustness": ranks, "k_capped": capped, "warnings": warnings}
 
 
 def check_ks(ks: list[int], sizes: list[int]) -> tuple[dict[int, int], list[str]]:
@@ -194,7 +210,8 @@ def format_table(report: dict) -> str:
     head = " | ".join(f"K={k}*" if k in capped else f"K={k}" for k in ks)
     table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731
                                        *method_lines(rows, ks, cell)]
-    lines = [f"best-of-K over {report['problems']} problems (mean [95% bootstrap interval], %)",
+    left_out = f"; {n} without a gold answer left out" if (n := report.get("no_gold_answer")) else ""
+    lines = [f"best-of-K over {report['problems']} problems{left_out} (mean [95% bootstrap interval], %)",
              *table("method", report["rows"], lambda r: pct_interval(r["mean"], r["lo"], r["hi"]))]
     lines += [f"*K={k}: {n} problems have fewer than {k} candidates and use all of theirs" for k, n in capped.items()]
     if report.get("differences"):

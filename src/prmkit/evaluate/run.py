@@ -15,6 +15,7 @@ from typing import Any
 
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SettingError, check_limits, parse_range
+from prmkit.models.aggregate import AGGREGATIONS
 
 __all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files",
            "processbench"]
@@ -33,9 +34,9 @@ class BokConfig:
     weighted: bool = field(default=True, metadata={"help": "add reward-weighted majority votes"})
     max_subsets: int = field(default=256, metadata={"help": "K-subsets per pool (all when fewer)"})
     bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples for the 95% interval"})
-    aggregation: str | None = field(default=None, metadata={"help": "re-aggregate the stored step scores (prod, "
-                                                                     "min, mean, last, geomean, pspo_wrs) instead "
-                                                                     "of each file's `score`"})
+    aggregation: str | None = field(default=None, metadata={"help": "re-aggregate the stored step scores ("
+                                                                     f"{' | '.join(AGGREGATIONS)}) instead of each "
+                                                                     "file's `score`"})
     seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap"})
     plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here"})
     output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})

@@ -47,8 +47,9 @@ class ScoreConfig:
 
     problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660; "
                                                                        "None = all."})
-    aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score, a name in "
-                                                                     "AGGREGATIONS; None = the checkpoint's (prod)."})
+    aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score: "
+                                                                     f"{' | '.join(AGGREGATIONS)}; None = the "
+                                                                     "checkpoint's (prod)."})
     max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass (a reward model)."})
     max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most (a reward model)."})
     threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})

@@ -97,6 +97,9 @@ def _first_error(obj: dict[str, Any]) -> int | None:
 
 def _label_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
     """A StepLabels line; the first threshold seen centres the colour scale, params.reference picks the reading."""
+    if "step_scores" in obj and "trace_id" not in obj:
+        raise ValueError("a `prmkit score` record (id, step_scores), not step labels: give this file as --scores; "
+                         "--labels takes the StepLabels of `prmkit label` (trace_id, scores, labels)")
     rec = StepLabels.from_dict(obj)
     if rec.threshold is not None and not source.marks:
         source.center = float(rec.threshold)
@@ -112,6 +115,9 @@ def _label_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
 def _score_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
     """A `prmkit score` line: step probabilities, labeled 1 above 0.5."""
     steps = obj.get("step_scores")
+    if "trace_id" in obj and steps is None:
+        raise ValueError("a `prmkit label` record (trace_id, scores, labels), not step scores: give this file as "
+                         "--labels; --scores takes the output of `prmkit score` (id, step_scores)")
     if not isinstance(obj.get("id"), str) or not isinstance(steps, list) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in steps):
         raise ValueError("a score record needs 'id' (str) and 'step_scores' (list of numbers)")

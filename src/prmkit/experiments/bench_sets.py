@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools
-from prmkit.data.jsonl import DataError, iter_json, write_records
+from prmkit.data.jsonl import DataError, iter_input, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.settings import Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
@@ -85,16 +85,21 @@ class BenchSetConfig:
 
 
 def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
-    """The questions of JSONL files whose lines hold `question` or `problem.question` (module doc)."""
+    """The questions of JSONL files whose lines hold `question` or `problem.question` (module doc); a file without
+    lines is a DataError (it would exclude nothing, likely not what was meant)."""
     out: set[str] = set()
     for path in paths:
-        for lineno, obj in iter_json(path):
+        lineno = 0
+        for lineno, obj in iter_input(path):
             question = obj.get("question")
             if question is None and isinstance(obj.get("problem"), dict):
                 question = obj["problem"].get("question")
             if not isinstance(question, str):
                 raise DataError(f"{path}:{lineno}: no question (keys: {', '.join(sorted(obj))})")
             out.add(question)
+        if not lineno:
+            raise DataError(f"--exclude {path}: the file is empty, so it would exclude nothing; give the file of "
+                            "the set whose questions must be left out, or drop it")
     return out
 
 

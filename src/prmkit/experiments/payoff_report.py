@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.jsonl import iter_json, write_records
+from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.experiments.payoff import ROW
 
@@ -33,11 +33,31 @@ def _read_row(spec: str) -> dict[str, Any]:
     file = Path(path, ROW)
     if not file.is_file():
         raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
-    row = {"name": None} | json.loads(file.read_text())
+    row = {"name": None} | _row_record(file)
     row["name"] = row["name"] or row["labeler"]  # a row run without --name is named by its labeler
     row["aggregation"], row["dir"] = how or None, path
     if how:
         row["name"] += f"/{how}"
+    return row
+
+
+# what `prmkit payoff run` writes into row.json and the table reads
+_ROW_KEYS = ("labeler", "kind", "traces", "label_cost", "train", "fresh")
+
+
+def _row_record(file: Path) -> dict[str, Any]:
+    """A row.json, read whole; one that is cut short, not an object or lacking what the table reads is a DataError
+    naming the file and what is wrong."""
+    redo = f"run `prmkit payoff run` into {file.parent} again (its model and scores are kept)"
+    try:
+        row = json.loads(file.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        where = f", line {e.lineno} column {e.colno}" if isinstance(e, json.JSONDecodeError) else ""
+        raise DataError(f"{file}: not a whole JSON document ({getattr(e, 'msg', e)}{where}): the row file is cut "
+                        f"or damaged; {redo}") from None
+    if not isinstance(row, dict) or (missing := [k for k in _ROW_KEYS if k not in row]):
+        what = f"lacks {', '.join(missing)}" if isinstance(row, dict) else f"holds a {type(row).__name__}"
+        raise DataError(f"{file}: {what}, not a row of `prmkit payoff run`; {redo}")
     return row
 
 
@@ -112,10 +132,10 @@ def row_differences(files: dict[str, str], against: str, ks: list[int], bootstra
     K-subsets of the same pools, the 95% interval resampling problems (`prmkit.evaluate.bok.difference_rows`).
     Rows {method, against, k, mean, lo, hi, problems}, method `weighted:NAME` or `NAME`."""
     from prmkit.evaluate.bok import difference_rows
-    from prmkit.evaluate.report import candidate_pools, read_scores
+    from prmkit.evaluate.report import candidate_pools, judged_problems, read_scores
 
     loaded = {name: read_scores(path) for name, path in files.items()}
-    common = [p for p in loaded[against] if all(p in s for s in loaded.values())]
+    common = judged_problems(loaded[against], [p for p in loaded[against] if all(p in s for s in loaded.values())])
     out = []
     for selector, prefix in (("weighted", "weighted:"), ("best", "")):
         methods = {f"{prefix}{n}": (selector, candidate_pools(s, common)) for n, s in loaded.items()}

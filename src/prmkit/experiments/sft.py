@@ -108,6 +108,7 @@ class SFTRunConfig(TrainRunConfig):
                              "bench's problems; choose another")
         if self.batch_size % min(self.micro_batch, self.batch_size):
             raise ValueError(f"micro_batch {self.micro_batch} does not divide batch_size {self.batch_size}")
+        prompt_template(self.template)  # an unknown name, a missing or empty file: an error before any model loads
 
     def level_list(self) -> list[int]:
         return check_difficulty(self.levels, self.size)
@@ -215,10 +216,11 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
     resolve_model(config.model)  # an unknown model is an error before anything is written
     if missing := [p for p in config.exclude if not Path(p).is_file()]:
         raise FileNotFoundError(f"--exclude: no such file {missing[0]}")
+    banned = excluded_questions(list(config.exclude))  # an empty or malformed file: an error before any model loads
     out = Path(config.output)
     with claim_outputs({"--output": out}, {"--model": config.model, "--exclude": config.exclude},
                        directories=("--output",)):
-        return _run(config, out, progress, log)
+        return _run(config, out, banned, progress, log)
 
 
 def _check_settings(config: SFTRunConfig, out: Path) -> None:
@@ -230,7 +232,8 @@ def _check_settings(config: SFTRunConfig, out: Path) -> None:
     keep_settings(path, mine, "a warm start", upgrade=lambda old: {"template": None, "exclude": []} | old)
 
 
-def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], None]) -> dict[str, Any]:
+def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log: Callable[[str], None]
+         ) -> dict[str, Any]:
     _check_settings(config, out)
     run_file = out / SFT_RECORD
     if run_file.is_file() and (done := json.loads(run_file.read_text(encoding="utf-8"))).get("done"):
@@ -248,9 +251,10 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     if resume and not config.resume:
         raise ValueError(f"{out} has checkpoints already: drop --no-resume to continue, or choose a new output")
     problems = warm_start_problems(config.problems, config.seed, tuple(config.level_list()), config.size,
-                                   config.bench_seed, config.holdout, excluded_questions(list(config.exclude)))
+                                   config.bench_seed, config.holdout, banned)
     model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
     rows = sft_rows(problems, tokenizer, config.chat, config.seed, prompt_template(config.template))
+    _check_max_length(rows, tokenizer, config.max_length)
     write_records(out / DATA_FILE, rows)
     record = _Record(run_file, {"model": config.model, "problems": len(rows),
                                 "levels": config.level_list(), "resumed_from": resume})
@@ -268,6 +272,17 @@ def _run(config: SFTRunConfig, out: Path, progress: bool, log: Callable[[str], N
     log(f"sft: {result['steps']} steps in {result['seconds']:.0f} s, loss {result['first_train_loss']} -> "
         f"{result['last_train_loss']}; the policy is {out}")
     return result
+
+
+def _check_max_length(rows: list[dict[str, Any]], tokenizer: Any, max_length: int) -> None:
+    """Refuse a `max_length` that leaves some example no completion token to learn from: its prompt alone is
+    that long (TRL would cut every completion token and then find nothing to train on)."""
+    longest, row = max(((len(tokenizer(r["prompt"]).input_ids), r) for r in rows), key=lambda x: x[0])
+    if longest >= max_length:
+        raise ValueError(f"--max-length {max_length} is not above the prompt's length: the longest prompt "
+                         f"(problem {row['problem_id']}) has {longest} tokens, so its completion would be cut "
+                         f"whole; give --max-length of at least {longest} plus the completion's tokens, or a "
+                         "shorter --template")
 
 
 def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:

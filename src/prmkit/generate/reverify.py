@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prmkit.data.answers import distinct_answers
-from prmkit.data.formats import unique_pools
-from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.formats import read_pools
+from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.settings import check_limits
@@ -45,15 +45,16 @@ def reverify_file(path: str | Path, output: str | Path | None = None, show: int 
     """Re-validate every trace of a Pool file; returns the number of changed verdicts.
 
     With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
-    after an extractor fix; traces that now have no answer get `answer=None` and fail. An empty input or a
-    repeated problem id is an error (see `prmkit.data.formats.unique_pools`)."""
+    after an extractor fix; traces that now have no answer get `answer=None` and fail. The file is read as every
+    verb reads one (`prmkit.data.jsonl.iter_input`: JSON lines, or a `.json` document holding a list of pools); an
+    empty input or a repeated problem id is an error (see `prmkit.data.formats.unique_pools`)."""
     with claim_outputs({"--output": output}, {"pools": path}):
         return _reverify(path, output, show, reextract, log, allow_duplicates)
 
 
 def _reverify(path: str | Path, output: str | Path | None, show: int, reextract: bool, log: Callable[[str], None],
               allow_duplicates: bool) -> int:
-    pools = list(unique_pools(read_records(path, Pool.from_dict), allow_duplicates, str(path)))
+    pools = list(read_pools(path, "pool", allow_duplicates))  # JSON lines, or a .json list as every verb reads it
     if reextract:
         moved = 0
         for pool in pools:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prmkit.data.demo_problems import demo_problems
 from prmkit.data.gsm8k import read_gsm8k
-from prmkit.data.jsonl import DataError, iter_json, read_records
+from prmkit.data.jsonl import DataError, iter_input, parsed_lines
 from prmkit.data.records import Pool, Problem
 
 __all__ = ["SOURCES", "humaneval_problems", "load_problems"]
@@ -32,13 +32,13 @@ SOURCES: dict[str, Callable[[], list[Problem]]] = {"demo": demo_problems, "human
 
 
 def _from_file(path: Path) -> list[Problem]:
-    first = next((obj for _, obj in iter_json(path)), None)
+    first = next((obj for _, obj in iter_input(path)), None)  # JSON lines, or a .json document as every verb reads
     if first is None:
         return []
     if "problem" in first and "traces" in first:
-        return [pool.problem for pool in read_records(path, Pool.from_dict)]
+        return [pool.problem for _, pool in parsed_lines(path, Pool.from_dict, iter_input)]
     if "id" in first and "question" in first and "answer" in first:
-        return list(read_records(path, Problem.from_dict))
+        return [problem for _, problem in parsed_lines(path, Problem.from_dict, iter_input)]
     if "question" in first and "answer" in first:
         return [pool.problem for pool in read_gsm8k(path, split=path.stem)]
     raise DataError(f"{path}:1: not a Pool, Problem or GSM8K record (keys: {', '.join(sorted(first))})")

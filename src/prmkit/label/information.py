@@ -19,7 +19,7 @@ from prmkit.data.templates import load_template
 from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
 from prmkit.label.complexity import information_tokens
 from prmkit.label.information_gain import information_gain
-from prmkit.label.mcnig import mcnig
+from prmkit.label.mcnig import ANSWER_SET_AGGREGATIONS, mcnig
 from prmkit.models.loading import context_length, resolve_model
 from prmkit.models.stepwise import encode_text
 
@@ -34,7 +34,8 @@ class InformationConfig(LabelerModelConfig):
     """Settings of the IG / MCNIG labeler (`model`: the scorer, shared with the other labelers of the run). Defaults
     are the MCNIG paper's (sec 3.2, appendix D: max, step 0)."""
 
-    aggregation: str = field(default="max", metadata={"help": "MCNIG: max | mean over each answer set"})
+    aggregation: str = field(default="max", metadata={"help": f"MCNIG: {' | '.join(ANSWER_SET_AGGREGATIONS)} "
+                                                              "over each answer set"})
     reference: str = field(default="step0", metadata={"help": "MCNIG: step0 | previous (appendix D)"})
     prompt_template: str | None = field(default=None, metadata={"help": "file with {question}; default built in"})
     cue_template: str | None = field(default=None, metadata={"help": "file with {answer}; default built in"})

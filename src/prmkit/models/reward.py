@@ -26,6 +26,7 @@ import torch
 
 from prmkit.data.outputs import atomic_dir
 from prmkit.data.templates import load_template
+from prmkit.models.aggregate import AGGREGATIONS
 from prmkit.models.device import inference_device
 from prmkit.models.heads import HEADS, head_class
 from prmkit.models.step_inputs import LocalStepScorer, length_batches
@@ -69,7 +70,8 @@ class RewardModelConfig:
     pos_token: str = field(default="<|prm_pos|>", metadata={"help": "<s_POS>: the step is correct (label 1)."})
     neg_token: str = field(default="<|prm_neg|>", metadata={"help": "<s_NEG>: the step is incorrect (label 0 / -1)."})
     neu_token: str = field(default="<|prm_neu|>", metadata={"help": "neutral class of prm3 (label 0)."})
-    aggregation: str = field(default="prod", metadata={"help": "step scores -> trace score (sec 3.5: product)."})
+    aggregation: str = field(default="prod", metadata={"help": "step scores -> trace score: "
+                                                               f"{' | '.join(AGGREGATIONS)} (sec 3.5: product)."})
     prefix_template: str = field(default="prm_prefix", metadata={"help": "templates/<name>.txt, formatted with "
                                                                          "{question}; the steps follow it."})
     value_head: str = field(default="mlp", metadata={"help": "bt only: mlp (PUM appendix C; export-hf writes it "

@@ -15,6 +15,7 @@ from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
 from prmkit.generate.config import SamplerConfig
+from prmkit.models.aggregate import AGGREGATIONS
 from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind
 from prmkit.models.scorer_spec import load_scorer_spec
 
@@ -44,8 +45,9 @@ class BeamConfig(SamplerConfig):
     prm: str | None = field(default=None, metadata=_help("the scorer's checkpoint (`prmkit train` directory, or a "
                                                          "spec KIND:PATH,KEY=VALUE: models.scorer_spec; "
                                                          "required)."))
-    aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score, a name in "
-                                                           "AGGREGATIONS (PUM D.3 ranks PRM prefixes by min)."))
+    aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score: "
+                                                           f"{' | '.join(AGGREGATIONS)} (PUM D.3 ranks PRM "
+                                                           "prefixes by min)."))
     prefix_cache: bool = field(default=True, metadata=_help("transformers backend: keep each stage's KV cache and "
                                                             "run only the new tokens of the next stage's prefixes "
                                                             "(--no-prefix-cache: run every prefix again)."))

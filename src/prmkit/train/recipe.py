@@ -108,7 +108,7 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
     trainer = build(prm, train, held, train_config, output, log)
     last = last_checkpoint(output) if train_config.resume else None
     if train_config.resume:
-        log(f"resuming from {last}" if last else f"--resume: no checkpoint in {output}, starting afresh")
+        log(f"resuming from {last}" if last else f"no checkpoint in {output} to resume from: training from the start")
     trainer.train(resume_from_checkpoint=last)
     checked = [r["step"] for r in trainer.state.log_history if "eval_loss" in r]
     if held and (not checked or checked[-1] != trainer.state.global_step):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.config import DecodingConfig
 from prmkit.models.loading import DEFAULT_MODEL
+from prmkit.rl.advantages import describe_credit
 from prmkit.train.config import TrainRunConfig
 
 __all__ = ["RLConfig"]
@@ -30,8 +31,10 @@ class RLConfig(DecodingConfig, TrainRunConfig):
         "pspo_wrs | pum (rewards.REWARDS), e.g. outcome+pspo_wrs:runs/prm; summed with their weights, then "
         "group-normalised by GRPO."))
     process: str | None = field(default=None, metadata=_help(
-        "step-level process advantages NAME:MODEL added on each step's tokens (PUM D.4): pum:runs/pum (nested "
-        "prefix-utility differences) or prm:runs/prm (step score - 0.5); None: GRPO's advantages only."))
+        "step-level process advantages NAME:SCORER added on each step's tokens, A = A_GRPO + coef * A_process "
+        "(PUM D.4), SCORER a scorer spec (a checkpoint, truth:PROBLEMS, ...), e.g. pum:runs/pum, "
+        f"min:truth:runs/rl/train.jsonl; NAME (rl.PROCESS_ADVANTAGES): {describe_credit()}. None: GRPO's "
+        "advantages only."))
     process_coef: float = field(default=0.5, metadata=_help("A = A_GRPO + coef * A_process (PUM D.4: 0.5); 0 logs "
                                                             "the process advantages without training on them."))
     max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8)."))

@@ -32,9 +32,10 @@ class RLConfig(DecodingConfig, TrainRunConfig):
         "group-normalised by GRPO."))
     process: str | None = field(default=None, metadata=_help(
         "step-level process advantages NAME:SCORER added on each step's tokens, A = A_GRPO + coef * A_process "
-        "(PUM D.4), SCORER a scorer spec (a checkpoint, truth:PROBLEMS, ...), e.g. pum:runs/pum, "
-        f"min:truth:runs/rl/train.jsonl; NAME (rl.PROCESS_ADVANTAGES): {describe_credit()}. None: GRPO's "
-        "advantages only."))
+        "(PUM D.4), SCORER a scorer spec (a checkpoint, truth:PROBLEMS, ...) or rollouts:PROVER[,k=4,...] (the "
+        "fraction of k rollouts of the prover from each prefix that end right), e.g. pum:runs/pum, "
+        "min:truth:runs/rl/train.jsonl, progress:rollouts:runs/sft; NAME (rl.PROCESS_ADVANTAGES): "
+        f"{describe_credit()}. None: GRPO's advantages only."))
     process_coef: float = field(default=0.5, metadata=_help("A = A_GRPO + coef * A_process (PUM D.4: 0.5); 0 logs "
                                                             "the process advantages without training on them."))
     max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8)."))

@@ -62,7 +62,8 @@ def test_the_bench_rl_recipes_are_rl_configs_that_differ_in_the_reward_or_proces
 
 def test_the_oracle_rl_recipes_differ_from_the_outcome_baseline_in_the_reward_or_process_alone():
     """recipes/rl_oracle_*.yaml: rl_bench_outcome.yaml's policy, problems and budget on 300 held-out problems (2
-    samples and a greedy completion each); each oracle setting is the outcome baseline with the truth scorer in one credit assignment."""
+    samples and a greedy completion each); each oracle setting is the outcome baseline with the truth scorer in one
+    credit assignment."""
     from pathlib import Path
 
     from prmkit.data.settings import build_config, read_config_file

@@ -19,15 +19,22 @@ over the G completions of the prompt (the value of the empty prefix under the po
 gets (outcome-anchored setting; coefficient 0.5, no delta normalisation, D.4):
 
     A(token) = A_GRPO(i) + 0.5 * A_t
+
+`PROCESS_ADVANTAGES` names every credit assignment `--process` can choose: PUM's two above, and min-form credit
+(PURE) and progress (PAV) from `rl.credit`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
-__all__ = ["MAX_SEGMENTS", "PROCESS_ADVANTAGES", "PROCESS_COEF", "group_advantages", "prefix_utility_advantages",
-           "prm_step_advantages", "segment_ends", "step_segments", "token_advantages"]
+from prmkit.rl.credit import PURE_TEMPERATURE, min_form_group, progress_group
+
+__all__ = ["MAX_SEGMENTS", "PROCESS_ADVANTAGES", "PROCESS_COEF", "Credit", "describe_credit", "group_advantages",
+           "prefix_utility_advantages", "prm_step_advantages", "segment_ends", "step_segments", "token_advantages"]
 
 PROCESS_COEF = 0.5  # D.4: A = A_GRPO + 0.5 A_eval
 MAX_SEGMENTS = 8  # D.4: each response is split into at most 8 reasoning segments
@@ -79,11 +86,42 @@ def _prm_group(group: list[list[float]]) -> list[list[float]]:
     return [prm_step_advantages(values) for values in group]
 
 
-# name -> (prefix values of each completion of one prompt's group) -> per-segment advantages of each completion
-PROCESS_ADVANTAGES: dict[str, Callable[[list[list[float]]], list[list[float]]]] = {
-    "pum": _pum_group,  # nested prefix-utility differences, U(p_0) = the group mean of U(p_1)
-    "prm": _prm_group,  # step score - 0.5
+def _last(scores: list[float]) -> float:
+    return scores[-1]
+
+
+@dataclass(frozen=True)
+class Credit:
+    """A credit assignment: `group` maps the segment values of each completion of one prompt's group to their
+    per-segment advantages (calling the Credit calls it); `segment` is a segment's value from its steps' scores (the
+    prefix value at its last step, or for min-form the lowest step reward in it); `summary` is its help line."""
+
+    group: Callable[[list[list[float]]], list[list[float]]]
+    summary: str
+    segment: Callable[[list[float]], float] = _last
+
+    def __call__(self, group: list[list[float]]) -> list[list[float]]:
+        return self.group(group)
+
+
+# name -> credit assignment; `prmkit rl grpo --process NAME:SCORER` (its help lists these)
+PROCESS_ADVANTAGES: dict[str, Credit] = {
+    "pum": Credit(_pum_group, "U(p_t) - U(p_t-1), nested prefix-utility differences, U(p_0) = group mean of U(p_1) "
+                  "(PUM D.4)"),
+    "prm": Credit(_prm_group, "step score - 0.5 (PUM D.4, PRM variant)"),
+    "min": Credit(min_form_group, "min over the steps at and after t of 2s-1, minus the group mean of the first "
+                  "step's (PURE, strict min-form)", min),
+    "softmin": Credit(partial(min_form_group, temperature=PURE_TEMPERATURE),
+                      "PURE's soft min-form: 2s-1 weighted by softmax(-r/0.1), summed from t on, minus the group "
+                      "mean of the first step's (PURE's released default)", min),
+    "progress": Credit(progress_group, "Q(p_t) - Q(p_t-1), Q = the scorer's value of the prefix (truth, rollouts "
+                       "or a PRM), Q(p_0) = group mean of Q(p_1) (PAV progress)"),
 }
+
+
+def describe_credit() -> str:
+    """The help text of every credit assignment: 'name: summary; ...' (what `--process` lists)."""
+    return "; ".join(f"{name}: {credit.summary}" for name, credit in PROCESS_ADVANTAGES.items())
 
 
 def token_advantages(grpo: list[float], token_segments: list[list[int]], process: list[list[float]],

@@ -14,6 +14,7 @@ from prmkit.data.settings import field_help as _help
 from prmkit.generate.config import DecodingConfig
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.models.scorer import SCORERS
+from prmkit.rl.advantages import describe_credit
 from prmkit.train.config import TrainRunConfig
 
 __all__ = ["SETTINGS", "RLConfig"]
@@ -35,9 +36,11 @@ class RLConfig(DecodingConfig, TrainRunConfig):
         f"{' | '.join(SCORERS)} (models.SCORERS), e.g. outcome+prm_min:truth:runs/rl/train.jsonl (the bench's "
         "exact checker) or outcome+prm_min:rule: (each step's arithmetic)."))
     process: str | None = field(default=None, metadata=_help(
-        "step-level process advantages NAME:MODEL added on each step's tokens (PUM D.4): pum:runs/pum (nested "
-        "prefix-utility differences) or prm:runs/prm (step score - 0.5), MODEL a checkpoint or a scorer spec as "
-        "in --reward (prm:truth:PROBLEMS); None: GRPO's advantages only."))
+        "step-level process advantages NAME:SCORER added on each step's tokens, A = A_GRPO + coef * A_process "
+        "(PUM D.4), SCORER a scorer spec (a checkpoint, truth:PROBLEMS, ...) or rollouts:PROVER[,k=4,...] (the "
+        "fraction of k rollouts of the prover from each prefix that end right), e.g. pum:runs/pum, "
+        "min:truth:runs/rl/train.jsonl, progress:rollouts:runs/sft; NAME (rl.PROCESS_ADVANTAGES): "
+        f"{describe_credit()}. None: GRPO's advantages only."))
     process_coef: float = field(default=0.5, metadata=_help("A = A_GRPO + coef * A_process (PUM D.4: 0.5); 0 logs "
                                                             "the process advantages without training on them."))
     max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8)."))

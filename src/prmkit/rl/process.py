@@ -1,9 +1,10 @@
 """Per-token process advantages of a batch of completions from a `StepScorer` (PUM appendix D.4).
 
 For each completion: split it into steps (`[STEP]`, as labeling does), group the steps into at most
-`max_segments` segments, score every step prefix with the scorer, keep the value at each segment's last step
-(the prefix p_t), turn the values of each prompt's group into per-segment advantages with
-`PROCESS_ADVANTAGES[name]`, and spread them over the tokens of their segment (`rl.spans`).
+`max_segments` segments, score every step prefix with the scorer, keep one value per segment (the credit
+assignment's `segment`: the value at the segment's last step, i.e. of the prefix p_t, or for min-form the lowest
+of its steps), turn the values of each prompt's group into per-segment advantages with `PROCESS_ADVANTAGES[name]`,
+and spread them over the tokens of their segment (`rl.spans`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ class ProcessBatch:
 
 @dataclass
 class ProcessAdvantage:
-    """`name` (a key of PROCESS_ADVANTAGES: pum | prm) computed with `scorer`; `coef` weighs it against GRPO's."""
+    """`name` (a key of PROCESS_ADVANTAGES: pum | prm | min | softmin | progress) computed with `scorer`; `coef`
+    weighs it against GRPO's."""
 
     name: str
     scorer: StepScorer
@@ -44,17 +46,20 @@ class ProcessAdvantage:
               groups: list[Any]) -> ProcessBatch:
         """`ids`: each completion's tokens (no padding); `texts`: its text cut at the stop strings; `questions`:
         the scorer's question; `groups`: a key per completion, equal within a prompt's group of samples."""
+        credit = PROCESS_ADVANTAGES[self.name]
         steps = [split_steps(t) for t in texts]
         segments = [step_segments(len(s), self.max_segments) for s in steps]
         values: list[list[float]] = [[] for _ in texts]
         todo = [i for i, s in enumerate(steps) if s]
         for k, scores in score_items(self.scorer, [(questions[i], steps[i]) for i in todo]):
             i = todo[k]
-            values[i] = [float(scores[e]) for e in segment_ends(segments[i])]
+            ends = segment_ends(segments[i])
+            values[i] = [credit.segment([float(s) for s in scores[start:end + 1]])
+                         for start, end in zip([0, *(e + 1 for e in ends)], ends, strict=False)]
         advantages: list[list[float]] = [[] for _ in texts]
         for key in dict.fromkeys(groups):
             members = [i for i, g in enumerate(groups) if g == key]
-            for i, adv in zip(members, PROCESS_ADVANTAGES[self.name]([values[i] for i in members]), strict=True):
+            for i, adv in zip(members, credit([values[i] for i in members]), strict=True):
                 advantages[i] = adv
         return ProcessBatch([[segs[s] if s >= 0 else -1 for s in token_steps(token_ends(tokenizer, row), text)]
                              for row, text, segs in zip(ids, texts, segments, strict=True)], advantages)

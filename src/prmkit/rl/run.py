@@ -21,10 +21,11 @@ from typing import Any
 
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
-from prmkit.data.records import Pool
+from prmkit.data.records import Pool, Problem
 from prmkit.data.resume_settings import keep_settings
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
+from prmkit.models.scorer_spec import parse_scorer_spec
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
 from prmkit.rl.advantages import PROCESS_ADVANTAGES
 from prmkit.rl.config import SETTINGS, RLConfig
@@ -32,6 +33,7 @@ from prmkit.rl.data import grpo_rows, select_problems
 from prmkit.rl.heldout_curve import HeldoutCurve
 from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
+from prmkit.rl.rollout_values import PROVERS
 from prmkit.train.arguments import trainer_overrides
 
 __all__ = ["RESUMABLE", "SETTINGS", "grpo_arguments", "run_grpo"]
@@ -70,13 +72,21 @@ def _rewards(config: RLConfig, scorers: Scorers) -> tuple[list[Any], list[float]
     return funcs, weights
 
 
-def _process(config: RLConfig, scorers: Scorers) -> ProcessAdvantage | None:
+def _process(config: RLConfig, scorers: Scorers, train: list[Problem]) -> ProcessAdvantage | None:
+    """The process advantages of `--process NAME:SCORER`; a SCORER `rollouts:PROVER[,KEY=VALUE]` samples the prover
+    from each prefix of the training problems (`rl.rollout_values`), any other is a scorer spec."""
     if not config.process:
         return None
     term = parse_term(config.process, PROCESS_ADVANTAGES)
     if not term.model:
-        raise ValueError(f"--process needs a model: '{term.name}:PATH'")
-    return ProcessAdvantage(term.name, scorers[term.model], config.process_coef, config.max_segments)
+        raise ValueError(f"--process needs a scorer: '{term.name}:PATH'")
+    kind, colon, rest = term.model.partition(":")
+    if colon and kind in PROVERS:
+        _, prover, options = parse_scorer_spec(rest)
+        scorer = PROVERS[kind](prover, train, **options)
+    else:
+        scorer = scorers[term.model]
+    return ProcessAdvantage(term.name, scorer, config.process_coef, config.max_segments)
 
 
 def _usage() -> dict[str, float]:
@@ -114,7 +124,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     check_lengths([Pool(p, []) for p in train + heldout], context_length(config.model), "the policy",
                   flag=None)  # before the policy loads
     funcs, weights = _rewards(config, scorers)
-    process = _process(config, scorers)
+    process = _process(config, scorers, train)
     model, tokenizer, lora = load_trainable(config.model, config.threads, config.lora_r, config.lora_alpha)
     from prmkit.train.recipe import last_checkpoint  # a checkpoint cut short by a kill is passed over
 

@@ -1,0 +1,51 @@
+"""Q of each step prefix from Monte Carlo rollouts of a prover policy: the value PAV's progress needs, measured.
+
+    --process progress:rollouts:PROVER[,k=4,template=generate_math_0shot,max_new_tokens=96,temperature=0.7]
+
+`RolloutValues` is a `StepScorer` whose score of step t is the fraction of k completions of the prover, sampled from
+the prefix that ends with step t, whose answer the problem's validator accepts: Math-Shepherd's soft estimate
+(`label.math_shepherd`, whose labeler it runs), i.e. Q^mu(p_t) of PAV (Setlur et al., arXiv 2410.08146, sec 3) with
+mu the prover. The last step needs no rollout: the completion's own verdict. It needs each question's problem (the
+gold answer), so the RL run builds it from its training problems (`PROVERS`); it is no scorer kind of `models.SCORERS`,
+which cannot sample. Cost: k rollouts after each of the n - 1 proper prefixes of every completion, each step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from prmkit.data.records import Pool, Problem, Trace
+from prmkit.domains import STEP, extract_answer, verify_answers
+from prmkit.label.math_shepherd import MathShepherdLabeler
+from prmkit.label.rollout_labeling import RolloutLabelConfig
+
+__all__ = ["PROVERS", "RolloutValues"]
+
+METHOD = "math-shepherd"  # the soft estimate: the fraction of rollouts that reach the right answer
+
+
+class RolloutValues:
+    """`RolloutValues(prover, problems, k=4, **settings)`: `settings` are `RolloutLabelConfig` fields (template,
+    temperature, max_new_tokens, seed, chat, ...); `problems` give each question's gold answer and domain."""
+
+    def __init__(self, prover: str, problems: Sequence[Problem], k: int = 4, **settings: Any) -> None:
+        self.problems = {p.question: p for p in problems}
+        self.labeler = MathShepherdLabeler(RolloutLabelConfig(model=prover, k=k, **settings), [METHOD])
+
+    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
+        problem = self.problems.get(question)
+        if problem is None:
+            raise ValueError(f"rollout values need the problem of the question '{question[:80]}', which is not one "
+                             "of the run's training problems")
+        answers = [extract_answer(problem.domain, f" {STEP} ".join(steps)) for steps in step_lists]
+        verdicts = verify_answers([(problem, a) for a in answers])
+        traces = [Trace(f"{problem.id}/c{n}", problem.id, steps, a, v.ok, "policy")
+                  for n, (steps, a, v) in enumerate(zip(step_lists, answers, verdicts, strict=True))]
+        labeled = self.labeler.label(Pool(problem, traces), {METHOD: {t.id for t in traces}})
+        scores = {r.trace_id: r.scores for r in labeled.records[METHOD]}
+        return [scores[t.id] for t in traces]
+
+
+# scorer kinds that the RL layer builds from its training problems: kind -> (path, problems, **options) -> scorer
+PROVERS = {"rollouts": RolloutValues}

@@ -14,8 +14,8 @@ from prmkit.data.bench import (
     graph_rows,
     path_values,
 )
+from prmkit.data.bench_checker import check_steps, first_wrong
 from prmkit.data.demo_problems import demo_problems
-from prmkit.verify.step_checker import check_steps, first_wrong
 
 APPLY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a // b}
 

@@ -78,9 +78,9 @@ def test_bad_input_is_a_clear_error(tmp_path):
 
 
 def test_constructed_traces_and_true_labels_of_the_set(tmp_path):
+    from prmkit.data.bench_checker import check_steps, first_wrong
     from prmkit.data.jsonl import read_records
     from prmkit.data.records import Pool, StepLabels
-    from prmkit.verify.step_checker import check_steps, first_wrong
 
     out, pools, labels = tmp_path / "p.jsonl", tmp_path / "pools.jsonl", tmp_path / "labels.jsonl"
     summary = prmkit.bench_set(output=str(out), problems=6, levels="2,3", seed=4, pools=str(pools),

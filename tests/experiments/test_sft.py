@@ -11,12 +11,12 @@ import pytest
 
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems
+from prmkit.data.bench_checker import check_steps
 from prmkit.domains import math_answer, parse_completion
 from prmkit.experiments.bench import BenchConfig, run_bench
 from prmkit.experiments.sft import SFTRunConfig, run_sft, trained_questions
 from prmkit.experiments.sft_data import held_out_questions, overlap, sft_rows, warm_start_problems
 from prmkit.generate.prompts import build_prompt
-from prmkit.verify.step_checker import check_steps
 
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
           "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")

@@ -12,11 +12,13 @@ import argparse
 
 from prmkit.cli.common import DEMO_INPUT, add_config_arguments, config_from_args
 from prmkit.evaluate.score import ScoreConfig, score_file
+from prmkit.models.scorer import SCORERS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, help="checkpoint directory written by `prmkit train`, or a scorer "
-                        "spec KIND:PATH[,KEY=VALUE...] (token-classification, step-tag, openai-pooling)")
+                        f"spec KIND:PATH[,KEY=VALUE...], KIND one of {', '.join(SCORERS)} (truth:PROBLEMS.jsonl: "
+                        "the bench's exact checker; rule: each step's own arithmetic, no PATH)")
     parser.add_argument("--input", required=True, help="Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT)
     parser.add_argument("--output", required=True, help="score JSONL (one record per trace)")
     add_config_arguments(parser, ScoreConfig)

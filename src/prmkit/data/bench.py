@@ -7,7 +7,7 @@ items: it starts with a number of them and each later sentence changes it (buys 
 them, splits them and keeps one share) or adds a bought lot of `c` bags of `b` (two operations: `c * b`, then the
 addition). Every operation is a node of the problem's computation graph, stored in `meta["graph"]` as
 `[op, a, b, value]` rows in solving order; `meta["quantities"]` holds the numbers the question states. The graph
-is what the exact step checker (`prmkit.verify.step_checker`) reads.
+is what the exact step checker (`prmkit.data.bench_checker`) reads.
 
 Constructed traces: one right trace and slipped ones, each slip at a known step, so the first error is known:
 
@@ -180,7 +180,7 @@ def _run_values(start: int, run: list[tuple[str, int]]) -> set[Fraction]:
 
 
 def path_values(problem: Problem) -> set[Fraction]:
-    """The values of the solution path (`prmkit.verify.step_checker`'s module doc)."""
+    """The values of the solution path (`prmkit.data.bench_checker`'s module doc)."""
     rows = problem.meta["graph"]
     values = {Fraction(q) for q in problem.meta["quantities"]} | {Fraction(r[3]) for r in rows}
     start, run = 0, []  # the current run of one kind on the running count

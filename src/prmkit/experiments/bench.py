@@ -15,7 +15,7 @@ so a training set is sampled in chunks; `--labelers ''` samples and judges the p
    training problems are checked against the bench's (none may be one of them) and whose prompt template must be
    `--template` (a zero-shot warm start is sampled zero-shot; every sampler of the bench gets that template);
 3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
-   error; the policy's samples are judged by the exact step checker (`prmkit.verify.step_checker`);
+   error; the policy's samples are judged by the exact step checker (`prmkit.data.bench_checker`);
 4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
 5. `report.json`, `table.md` and `f1_tokens.png` (`prmkit.experiments.bench_report`): per labeler and level,
    first-error F1 with its interval, step and CoT balanced accuracy, process-only recall, tokens, F1 per 1,000
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools, truth_labels
+from prmkit.data.bench_checker import check_steps, first_wrong
 from prmkit.data.jsonl import iter_json, read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
@@ -61,7 +62,6 @@ from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shar
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.models.scored_steps import pool_traces, scorer_labels_file
 from prmkit.models.scorer_spec import parse_named_specs
-from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["BenchConfig", "pass_at_k", "run_bench"]
 

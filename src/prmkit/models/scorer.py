@@ -78,6 +78,8 @@ SCORERS: dict[str, Callable[..., StepScorer]] = {
     "token-classification": _lazy("token_classification"),  # a separator's class probabilities (Qwen2.5-Math-PRM)
     "step-tag": _lazy("step_tag"),  # a causal LM's good/bad token at a step tag (Math-Shepherd's PRM)
     "openai-pooling": _lazy("pooling_client"),  # a vLLM server's /pooling endpoint, task token_classify
+    "truth": _lazy("truth"),  # the bench's exact step checker (the oracle); PATH: the bench problems
+    "rule": _lazy("rule"),  # each step's own arithmetic evaluated (untrained); no PATH: `rule:`
 }
 
 

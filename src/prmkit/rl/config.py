@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.config import DecodingConfig
 from prmkit.models.loading import DEFAULT_MODEL
+from prmkit.models.scorer import SCORERS
 from prmkit.train.config import TrainRunConfig
 
 __all__ = ["RLConfig"]
@@ -28,10 +29,13 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     reward: str = field(default="outcome", metadata=_help(
         "reward spec: terms [w*]name[:model] joined by '+', names outcome | prm_prod | prm_min | prm_geomean | "
         "pspo_wrs | pum (rewards.REWARDS), e.g. outcome+pspo_wrs:runs/prm; summed with their weights, then "
-        "group-normalised by GRPO."))
+        "group-normalised by GRPO. A model is a checkpoint or a scorer spec KIND:PATH, KIND one of "
+        f"{' | '.join(SCORERS)} (models.SCORERS), e.g. outcome+prm_min:truth:runs/rl/train.jsonl (the bench's "
+        "exact checker) or outcome+prm_min:rule: (each step's arithmetic)."))
     process: str | None = field(default=None, metadata=_help(
         "step-level process advantages NAME:MODEL added on each step's tokens (PUM D.4): pum:runs/pum (nested "
-        "prefix-utility differences) or prm:runs/prm (step score - 0.5); None: GRPO's advantages only."))
+        "prefix-utility differences) or prm:runs/prm (step score - 0.5), MODEL a checkpoint or a scorer spec as "
+        "in --reward (prm:truth:PROBLEMS); None: GRPO's advantages only."))
     process_coef: float = field(default=0.5, metadata=_help("A = A_GRPO + coef * A_process (PUM D.4: 0.5); 0 logs "
                                                             "the process advantages without training on them."))
     max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8)."))

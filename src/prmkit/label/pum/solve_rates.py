@@ -9,7 +9,7 @@ computation graph the exact step checker reads), every student samples K continu
 - from the question alone: the no-prefix baseline `<problem_id>@0`, PUM's q̂_s(x, ∅);
 - after the longest right prefix of a sample: among the problem's traces (`--sources policy` keeps the bench
   policy's own samples), the longest proper prefix (every step but the last at most) whose steps the exact checker
-  (`prmkit.verify.step_checker`, the bench's truth) all judges right; prefix id `<trace_id>@<n>`, the first such
+  (`prmkit.data.bench_checker`, the bench's truth) all judges right; prefix id `<trace_id>@<n>`, the first such
   trace on a tie. A problem whose traces all go wrong at their first step has none (`no_right_prefix`).
 
 The prefix ids and seeds are PUM's own (`pum_requests`, `prmkit label --method pum`), so the rollouts are appended
@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from prmkit.data.bench_checker import check_steps, first_wrong
 from prmkit.data.records import Pool
 from prmkit.generate.rollout import PrefixRequest
 from prmkit.generate.rollout_records import Rollout
 from prmkit.label.pum.students import pum_requests
-from prmkit.verify.step_checker import check_steps, first_wrong
 
 __all__ = ["format_solve_rates", "right_prefix", "solve_rate_counts", "solve_rate_requests"]
 

@@ -34,7 +34,7 @@ from prmkit.data.arith import ArithError, evaluate, parse_number
 from prmkit.data.bench import path_values
 from prmkit.data.records import Problem
 
-__all__ = ["StepVerdict", "check_steps", "first_wrong"]
+__all__ = ["StepVerdict", "arithmetic_error", "check_steps", "computations", "first_wrong"]
 
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 _OP = r"[-+*/×x÷]"
@@ -53,23 +53,35 @@ class StepVerdict:
     reason: str = ""
 
 
-def _computations(text: str) -> list[tuple[str, str, str]]:
-    """(expression, result text, whole match) of every `expr = result` in a step (×, ÷ read as *, / already)."""
+def computations(text: str) -> list[tuple[str, str, str]]:
+    """(expression, result text, whole match) of every `expr = result` in a step (`×`, `x` between digits and `÷`
+    read as `*`, `*` and `/`; words after a number dropped from the expression).
+
+    >>> computations("18 stickers - 9 stickers = 9. Then 9 × 2 = 18.")
+    [('18 - 9', '9', '18 stickers - 9 stickers = 9'), ('9 * 2', '18', '9 * 2 = 18')]
+    """
+    text = text.replace("×", "*").replace("÷", "/")
     text = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " * ", text)
     return [(" ".join(re.sub(r"[A-Za-z]+", " ", m.group(1).replace("$", "")).split()), m.group(2), m.group(0))
             for m in _EQUATION.finditer(text)]
 
 
-def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | None:
-    """Why the computation is wrong, or None when it is right."""
-    operands = [parse_number(x) for x in re.findall(_NUM, expr)]
+def arithmetic_error(expr: str, result: str) -> str | None:
+    """Why `expr = result` (one of `computations`) is wrong arithmetic, or None when it is right; the problem is not
+    read (`"3 + 4", "8"` -> "3 + 4 is 7, not 8")."""
     try:
         value = evaluate(expr.replace(",", ""))
     except ArithError:  # a division by zero too
         return f"cannot evaluate {expr}"
+    return None if value == parse_number(result) else f"{expr} is {value}, not {result}"
+
+
+def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | None:
+    """Why the computation is wrong (its arithmetic, or a number off the solution path), or None when it is right."""
+    if why := arithmetic_error(expr, result):
+        return why
+    operands = [parse_number(x) for x in re.findall(_NUM, expr)]
     stated = parse_number(result)
-    if value != stated:
-        return f"{expr} is {value}, not {result}"
     if off := [x for x in operands if x not in values]:
         return f"{expr} reads {off[0]}, not a value of the solution"
     if stated not in values:
@@ -86,7 +98,7 @@ def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
         text = step.replace("×", "*").replace("÷", "/")
         reasons = []
         covered = text
-        for expr, result, whole in _computations(text):
+        for expr, result, whole in computations(text):
             if why := _judge_computation(expr, result, values):
                 reasons.append(why)
             covered = covered.replace(whole, " ")

@@ -97,6 +97,9 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     names = [r["name"] for r in read]
     if len(set(names)) < len(names):
         raise ValueError(f"two rows of one name: {names} (give each `prmkit payoff run` its own --name)")
+    if taken := [n for n in names if n in ("single", "majority", "oracle")]:
+        raise ValueError(f"row {taken[0]!r}: the table's baselines are named single, majority and oracle (pass@K); "
+                         "give the row another --name")
     pools = read_fresh(fresh) if fresh else None
     _check_fresh(read, pools)
     inputs = [r["kept"] or str(Path(r["dir"], "scores.jsonl")) for r in read] + ([fresh] if fresh else [])
@@ -196,9 +199,12 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
 
 
 def _trained_on(cost: dict[str, Any]) -> str:
-    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows)."""
+    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows); none
+    for an untrained scorer's row (`payoff score`)."""
     if cost.get("examples") is None:
         return "?"
+    if cost["examples"] == 0:
+        return "untrained"
     return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
 
 

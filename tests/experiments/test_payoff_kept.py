@@ -102,17 +102,21 @@ def test_rows_of_three_seeds_get_an_interval_over_problems_and_seeds(tmp_path):
         out, row, pools = _row_dir(tmp_path, fresh, f"q#s{s}", s, SAMPLES | {"C": [("5", False, [0.7]),
                                                                                  ("6", True, right)]})
         kept.append(keep_row(row, out / "scores.jsonl", pools, tmp_path / "kept"))
-    report = payoff_table(list(map(str, kept)), None, [1, 2], bootstrap=200, fresh=str(fresh))
+    one, _, _ = _row_dir(tmp_path, fresh, "z")  # one seed: no seed interval, left out of the ranking
+    rule, row, _ = _row_dir(tmp_path, fresh, "rule")  # untrained: no seed to vary, ranked as it is
+    (rule / "row.json").write_text(json.dumps(row | {"seed": None, "train": {**row["train"], "examples": 0}}))
+    report = payoff_table([*map(str, kept), str(one), str(rule)], None, [1, 2], bootstrap=200, fresh=str(fresh))
     seeds = {(r["row"], r["k"]): r for r in report["seeds"]["rows"]}
+    assert set(seeds) == {("r", 2), ("q", 2), ("rule", 2)} and seeds["rule", 2]["untrained"]
     r, q = seeds["r", 2]["best"], seeds["q", 2]["best"]
     assert seeds["r", 2]["seeds"] == [0, 1, 2] and r["per_seed"] == pytest.approx([1 / 6] * 3)
     assert r["over_seeds"] == pytest.approx(r["over_problems"])
     assert q["per_seed"] == pytest.approx([1 / 6, 1 / 6, 1 / 2]) and q["mean"] == pytest.approx(5 / 18)
     assert q["over_seeds"][0] <= q["mean"] <= q["over_seeds"][1]
     top = [x for x in report["seeds"]["ranking"] if x["selector"] == "best"]
-    assert [(x["higher"], x["lower"]) for x in top] == [("q", "r")] and top[0]["difference"] == pytest.approx(1 / 9)
+    assert (top[0]["higher"], top[0]["lower"]) == ("q", "r") and top[0]["difference"] == pytest.approx(1 / 9)
     md = format_payoff(report)
-    assert "over problems and seeds" in md and "| q | r |" in md
+    assert "over problems and seeds" in md and "| q | r |" in md and "| rule | untrained | 2 |" in md
 
 
 def test_joint_interval_sees_the_seed_spread_the_problem_interval_misses():

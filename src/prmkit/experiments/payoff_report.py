@@ -187,7 +187,7 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
             best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
             out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
                         "aggregation": r["aggregation"] or "as scored",
-                        "train_problems": r.get("train_problems"), "k": k,
+                        "train_problems": r.get("train_problems"), "seed": r.get("seed"), "k": k,
                         "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
                         "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
                         "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),

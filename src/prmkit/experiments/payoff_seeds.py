@@ -15,6 +15,8 @@ mean over seeds and problems. Two intervals (95%, percentile):
 Worked example, 2 seeds x 2 problems, d = [[0, 1], [1, 1]]: the point is 0.75; the seeds' means are 0.5 and 1.
 The ranking compares neighbours at the largest K: the higher row's gain minus the lower's, problems drawn once for
 both and each row's seeds drawn on their own; a lower bound above 0 says the order holds over problems and seeds.
+The rows ranked are those of several seeds and the untrained ones (`payoff score`: the exact checker, the rule),
+which have no seed to vary: their two intervals are one.
 """
 
 from __future__ import annotations
@@ -84,16 +86,19 @@ def _cell(d: np.ndarray, n_boot: int, seed: int) -> dict[str, Any]:
 
 def seed_report(read: Sequence[dict[str, Any]], values: dict[tuple[str, int], np.ndarray], ks: Sequence[int],
                 n_boot: int = 1000, seed: int = 0) -> dict[str, Any] | None:
-    """Each row's gain over majority voting at each K >= 2 with both intervals, and the ranking at the largest K
-    (the module doc); None when no row has two seeds. `values`: `bok_report`'s per-problem accuracies."""
+    """The gain over majority voting at each K >= 2 with both intervals of each row trained with several seeds, and
+    of each untrained row (`payoff score`: no seed to vary), and their ranking at the largest K (the module doc);
+    None when no row has two seeds. `values`: `bok_report`'s per-problem accuracies."""
     groups = _groups(read)
     if all(len(s) < 2 for s in groups.values()):
         return None
+    untrained = {row_group(r["name"]) for r in read if r["train"].get("examples") == 0}
+    groups = {g: s for g, s in groups.items() if len(s) > 1 or g in untrained}
     gains: dict[tuple[str, str, int], np.ndarray] = {
         (g, sel, k): np.stack([values[(f"{pre}{name}", k)] - values[("majority", k)] for name in seeds.values()])
         for g, seeds in groups.items() for sel, pre in SELECTORS.items() for k in ks}
-    rows = [{"row": g, "seeds": sorted(seeds), "k": k} | {sel: _cell(gains[(g, sel, k)], n_boot, seed)
-                                                          for sel in SELECTORS}
+    rows = [{"row": g, "seeds": sorted(seeds), "untrained": g in untrained, "k": k}
+            | {sel: _cell(gains[(g, sel, k)], n_boot, seed) for sel in SELECTORS}
             for g, seeds in groups.items() for k in ks if k >= 2]
     top, ranking = max(ks), []
     for sel in SELECTORS:
@@ -139,8 +144,9 @@ def format_seeds(seeds: dict[str, Any]) -> list[str]:
              "best-of-K minus majority: over problems | over problems and seeds | per seed |", "|---" * 9 + "|"]
     for r in seeds["rows"]:
         w, b = r["weighted"], r["best"]
-        lines.append(f"| {r['row']} | {len(r['seeds'])} | {r['k']} | {pts(w, 'over_problems')} | "
-                     f"{pts(w, 'over_seeds')} | {per(w)} | {pts(b, 'over_problems')} | {pts(b, 'over_seeds')} | "
+        seeds_cell = "untrained" if r["untrained"] else len(r["seeds"])
+        lines.append(f"| {r['row']} | {seeds_cell} | {r['k']} | {pts(w, 'over_problems')} | {pts(w, 'over_seeds')} |"
+                     f" {per(w)} | {pts(b, 'over_problems')} | {pts(b, 'over_seeds')} | "
                      f"{per(b)} |")
     lines += ["", "| ranking | K | higher | lower | difference (over problems and seeds) |", "|---" * 5 + "|"]
     lines += [f"| {'weighted voting' if q['selector'] == 'weighted' else 'best-of-K'} | {q['k']} | {q['higher']} | "

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from prmkit.data.records import Pool, StepLabels
 
 __all__ = ["bench", "bench_set", "best_of_k", "bok_table", "corrupt", "export", "export_hf", "generate", "label",
-           "payoff", "payoff_table", "processbench", "pum", "read_pools", "rl", "rl_compare", "rollout", "score",
-           "search", "sft", "synth", "threshold", "to_dataset", "train", "verify", "view"]
+           "payoff", "payoff_score", "payoff_table", "processbench", "pum", "read_pools", "rl", "rl_compare", "rollout",
+           "score", "search", "sft", "synth", "threshold", "to_dataset", "train", "verify", "view"]
 
 PathLike = str | os.PathLike[str]
 
@@ -248,16 +248,26 @@ def payoff(log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any
     return run_payoff(_config(PayoffConfig, settings), log=log)
 
 
+def payoff_score(**settings: Any) -> dict[str, Any]:
+    """`prmkit payoff score`: an untrained scorer's row (the exact checker `truth:PROBLEMS`, the rule verifier
+    `rule:`) on the fresh samples; settings are PayoffScoreConfig fields (scorer, fresh, output, name, keep).
+    Returns the row (also OUTPUT/row.json)."""
+    from prmkit.experiments.payoff_score import PayoffScoreConfig, score_payoff
+
+    return score_payoff(_config(PayoffScoreConfig, settings))
+
+
 def payoff_table(rows: Sequence[PathLike], output: PathLike | None = None, ks: Sequence[int] = (),
-                 bootstrap: int = 1000, seed: int = 0, summary: PathLike | None = None, against: str | None = None
-                 ) -> dict[str, Any]:
+                 bootstrap: int = 1000, seed: int = 0, summary: PathLike | None = None, against: str | None = None,
+                 fresh: PathLike | None = None) -> dict[str, Any]:
     """`prmkit payoff table`: every row's best-of-K and weighted voting minus majority voting (paired bootstrap
     intervals) beside its label and training cost; `summary` a JSON file of a row per (row, K); `against` a row's
-    name: every other row minus that row, paired by problem."""
+    name: every other row minus that row, paired by problem. A row is a `payoff run` directory or a kept file
+    (NAME.jsonl.gz), which needs `fresh`, the fresh pools it scored."""
     from prmkit.experiments.payoff_report import payoff_table as table
 
     return table([str(r) for r in rows], None if output is None else str(output), list(ks), bootstrap, seed,
-                 None if summary is None else str(summary), against)
+                 None if summary is None else str(summary), against, None if fresh is None else str(fresh))
 
 
 def bok_table(report: Mapping[str, Any]) -> str:

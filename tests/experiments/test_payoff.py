@@ -103,6 +103,24 @@ def test_policy_traces_alone(benches, tmp_path):
     assert row["train"]["examples"] == 8
 
 
+def test_a_finished_row_run_again_with_keep_writes_its_kept_file_and_the_table_reads_it(benches, tmp_path):
+    """A row that kept nothing gets its kept file by a re-run with --keep (nothing trained or scored again); the
+    table of the kept file and the fresh pools is the row directory's."""
+    from prmkit.experiments.payoff_kept import read_kept
+
+    run_payoff(_row(benches, "truth", tmp_path / "t", traces="policy", seed=3, name="truth#s3"), log=lambda _: None)
+    again = run_payoff(_row(benches, "truth", tmp_path / "t", traces="policy", seed=3, name="truth#s3",
+                            keep=str(tmp_path / "kept")), log=lambda _: None)
+    assert again["score"]["written"] == 0 and again["seed"] == 3
+    figures, steps = read_kept(tmp_path / "kept" / "truth_s3.jsonl.gz")
+    assert figures["seed"] == 3 and figures["train"] == again["train"] and len(steps) == 2
+    fresh = str(benches[0] / "fresh" / "pools.jsonl")
+    mine = payoff_table([str(tmp_path / "kept" / "truth_s3.jsonl.gz")], None, [1, 2], bootstrap=10, fresh=fresh)
+    theirs = payoff_table([str(tmp_path / "t")], None, [1, 2], bootstrap=10, fresh=fresh)
+    assert (mine["rows"], mine["differences"], mine["costs"]) == (theirs["rows"], theirs["differences"],
+                                                                    theirs["costs"])
+
+
 def test_a_learning_curve_trains_on_nested_problem_sets_and_the_summary_has_a_row_per_k(benches, tmp_path):
     rows = [run_payoff(_row(benches, "truth", tmp_path / f"t{n}", train_problems=n, name=f"truth@{n}",
                             traces="policy"), log=lambda _: None) for n in (2, 4)]

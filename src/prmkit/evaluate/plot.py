@@ -41,14 +41,18 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
 def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
     """`prmkit payoff table`'s rows against the number of training problems (log scale), one line per kind of labels
     (the row's labeler), best-of-K minus majority voting with its 95% interval; a learning curve that crosses zero
-    is where the reward model starts to pay."""
+    is where the reward model starts to pay. A row that trained on nothing (`payoff score`: the exact checker, the
+    rule verifier) is a dashed level line: the ceiling and the floor the curves run between."""
     fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for i, labels in enumerate(dict.fromkeys(c["labels"] for c in costs)):
         rows = sorted((c for c in costs if c["labels"] == labels and c["train_problems"]),
                       key=lambda c: c["train_problems"])
         xs = [c["train_problems"] * (1 + 0.03 * i) for c in rows]  # a small offset keeps the bars apart
         mean, lo, hi = ([100 * c["best_minus_majority"][j] for c in rows] for j in range(3))
-        ax.errorbar(xs, mean, yerr=_errors(mean, lo, hi), fmt="o-", capsize=3, color=f"C{i}", label=labels)
+        if rows:
+            ax.errorbar(xs, mean, yerr=_errors(mean, lo, hi), fmt="o-", capsize=3, color=f"C{i}", label=labels)
+        for c in (c for c in costs if c["labels"] == labels and c["train_problems"] == 0):
+            ax.axhline(100 * c["best_minus_majority"][0], color=f"C{i}", ls="--", lw=1, label=c["labeler"])
     ax.axhline(0, color="grey", lw=1)
     ax.set_xscale("log")
     ax.set_xlabel("training problems")

@@ -73,10 +73,11 @@ def judged_problems(scores: dict[str, list[dict]], problems: list[str]) -> list[
 
 
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
-               n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None
-               ) -> dict:
+               n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None,
+               values: dict | None = None) -> dict:
     """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model. No `ks`:
-    1, 2, 4, ... up to the smallest pool of the problems evaluated (those in every file, in `problems`)."""
+    1, 2, 4, ... up to the smallest pool of the problems evaluated (those in every file, in `problems`).
+    `values`: a dict that receives the per-problem accuracies {(method, K): array}, for intervals of other shapes."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
@@ -103,7 +104,8 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
         methods |= {f"weighted:{n}": ("weighted", pools) for n, pools in scored.items()}
     methods |= {n: ("best", pools) for n, pools in scored.items()}
     methods["oracle"] = ("oracle", base)
-    values = accuracies(methods, ks, max_subsets, seed)
+    values = values if values is not None else {}
+    values |= accuracies(methods, ks, max_subsets, seed)
     rows = bok_curves(methods, ks, max_subsets, n_boot, seed, values)
     compared = {n: m for n, m in methods.items() if n not in ("single", "oracle")}  # the models and majority
     differences = difference_rows(compared, "majority", ks, max_subsets, n_boot, seed, values)

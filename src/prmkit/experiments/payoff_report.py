@@ -18,22 +18,30 @@ from typing import Any
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.experiments.payoff import ROW
+from prmkit.experiments.payoff_kept import fresh_fingerprint, is_kept, kept_scores, read_fresh, read_kept
+from prmkit.experiments.payoff_seeds import format_seeds, seed_report, seed_summary
 
 __all__ = ["format_payoff", "payoff_table", "summary_rows"]
 
 
 def _read_row(spec: str) -> dict[str, Any]:
-    """A row directory, or DIR@AGGREGATION: the same row's step scores re-aggregated (min, last, ... of
-    `prmkit.models.aggregate`), named NAME/AGGREGATION."""
+    """A row directory or a kept file (`prmkit.experiments.payoff_kept`), or either @AGGREGATION: the same row's
+    step scores re-aggregated (min, last, ... of `prmkit.models.aggregate`), named NAME/AGGREGATION."""
     from prmkit.models.aggregate import AGGREGATIONS
 
     path, _, how = spec.rpartition("@")
     if not path or how not in AGGREGATIONS:
         path, how = spec, ""
-    file = Path(path, ROW)
-    if not file.is_file():
-        raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
-    row = {"name": None} | _row_record(file)
+    if is_kept(path):
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: no such kept row")
+        figures, steps = read_kept(path)
+        row = {"name": None} | figures | {"kept": path, "steps": steps}
+    else:
+        file = Path(path, ROW)
+        if not file.is_file():
+            raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
+        row = {"name": None} | _row_record(file) | {"kept": None}
     row["name"] = row["name"] or row["labeler"]  # a row run without --name is named by its labeler
     row["aggregation"], row["dir"] = how or None, path
     if how:
@@ -61,27 +69,47 @@ def _row_record(file: Path) -> dict[str, Any]:
     return row
 
 
-def _scores_file(row: dict[str, Any], scratch: Path) -> str:
-    """The row's scores, re-aggregated into `scratch` when the row asks for another aggregation."""
+def _scores_file(row: dict[str, Any], scratch: Path, fresh: list | None) -> str:
+    """The row's scores (a kept row's, from its step scores and the fresh pools), re-aggregated into `scratch`
+    when the row asks for another aggregation."""
+    slug = row["name"].replace("/", "_").replace("@", "_").replace("#", "_")
     source = Path(row["dir"], "scores.jsonl")
+    if row["kept"]:
+        if fresh is None:
+            raise ValueError(f"{row['kept']}: a kept row needs the fresh pools it scored: give --fresh")
+        source = scratch / f"{slug}.kept.jsonl"
+        kept_scores(row, row["steps"], fresh, source, row["kept"])
     if not row["aggregation"]:
         return str(source)
     from prmkit.models.aggregate import aggregate
 
-    dest = scratch / f"{row['name'].replace('/', '_').replace('@', '_')}.scores.jsonl"
+    dest = scratch / f"{slug}.scores.jsonl"
     write_records(dest, (r | {"score": aggregate(r.get("step_scores") or [], row["aggregation"]),
                               "aggregation": row["aggregation"]} for _, r in iter_json(source)))
     return str(dest)
 
 
+def _check_fresh(read: list[dict[str, Any]], fresh: list | None) -> None:
+    """The rows scored one fresh set: row directories name one file (and it is --fresh's set when given); a kept
+    row's fingerprint is checked against --fresh as its scores are rebuilt."""
+    paths = {Path(r["fresh"]["path"]).resolve() for r in read if not r["kept"]}
+    if len(paths) > 1:
+        raise ValueError("the rows scored different fresh sets: " + ", ".join(
+            f"{r['name']}: {r['fresh']['path']}" for r in read if not r["kept"]))
+    if paths and fresh is not None and fresh_fingerprint(read_fresh(paths.pop())) != fresh_fingerprint(fresh):
+        raise ValueError("the row directories scored another fresh set than --fresh gives")
+
+
 def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,
-                 bootstrap: int = 1000, seed: int = 0, summary: str | None = None, against: str | None = None
-                 ) -> dict[str, Any]:
+                 bootstrap: int = 1000, seed: int = 0, summary: str | None = None, against: str | None = None,
+                 fresh: str | None = None) -> dict[str, Any]:
     """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
     bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
     within-problem AUC of right against wrong samples; the files of the module doc into `output` when given, a row
     per (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and
-    best-of-K minus that row's, paired by problem, as `report["against"]` (`row_differences`)."""
+    best-of-K minus that row's, paired by problem, as `report["against"]` (`row_differences`). `fresh`: the
+    fresh pools the rows scored, which kept rows need (their answers and verdicts live there). Rows of one name
+    but for `#sN` are one row trained with several seeds: `report["seeds"]` (`prmkit.experiments.payoff_seeds`)."""
     from prmkit.evaluate.bok import default_ks
     from prmkit.evaluate.report import bok_report, read_scores
 
@@ -89,17 +117,22 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
     names = [r["name"] for r in read]
     if len(set(names)) < len(names):
         raise ValueError(f"two rows of one name: {names} (give each `prmkit payoff run` its own --name)")
-    if len({Path(r['fresh']['path']).resolve() for r in read}) > 1:
-        raise ValueError("the rows scored different fresh sets: " + ", ".join(f"{r['labeler']}: {r['fresh']['path']}"
-                                                                              for r in read))
-    inputs = [str(Path(r["dir"], "scores.jsonl")) for r in read]
+    if taken := [n for n in names if n in ("single", "majority", "oracle")]:
+        raise ValueError(f"row {taken[0]!r}: the table's baselines are named single, majority and oracle (pass@K); "
+                         "give the row another --name")
+    pools = read_fresh(fresh) if fresh else None
+    _check_fresh(read, pools)
+    inputs = [r["kept"] or str(Path(r["dir"], "scores.jsonl")) for r in read] + ([fresh] if fresh else [])
     with claim_outputs({"--output": output, "--summary": summary}, {"rows": inputs}, directories=("--output",)), \
             tempfile.TemporaryDirectory() as scratch:
-        files = {r["name"]: _scores_file(r, Path(scratch)) for r in read}
+        files = {r["name"]: _scores_file(r, Path(scratch), pools) for r in read}
         if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
             sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
             ks = default_ks(max(sizes))
-        report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed)
+        values: dict = {}
+        report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed, values=values)
+        if seeds := seed_report(read, values, ks, bootstrap, seed):
+            report["seeds"] = seeds
         top = max(ks)
         diffs = {(d["method"], d["k"]): d for d in report["differences"]}
         report["costs"] = costs = [_cost_row(r, diffs, report, top) for r in read]
@@ -122,7 +155,8 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
                 plot_payoff_scale(costs, out / "payoff_scale.png", f"Best-of-{top} minus majority voting {fresh}")
         if summary:
             with atomic_path(summary) as tmp:
-                tmp.write_text(json.dumps(summary_rows(report, read), indent=1) + "\n")
+                tmp.write_text(json.dumps(summary_rows(report, read) + seed_summary(report.get("seeds"), read),
+                                          indent=1) + "\n")
     return report
 
 
@@ -173,7 +207,7 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
             best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
             out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
                         "aggregation": r["aggregation"] or "as scored",
-                        "train_problems": r.get("train_problems"), "k": k,
+                        "train_problems": r.get("train_problems"), "seed": r.get("seed"), "k": k,
                         "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
                         "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
                         "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),
@@ -185,9 +219,12 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
 
 
 def _trained_on(cost: dict[str, Any]) -> str:
-    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows)."""
+    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows); none
+    for an untrained scorer's row (`payoff score`)."""
     if cost.get("examples") is None:
         return "?"
+    if cost["examples"] == 0:
+        return "untrained"
     return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
 
 
@@ -220,4 +257,6 @@ def format_payoff(report: dict[str, Any]) -> str:
         lines += ["", f"| paired against {base} | " + " | ".join(f"K={k}" for k in ks) + " |",
                   "|---" * (1 + len(ks)) + "|"]
         lines += method_lines(report["against"], ks, lambda d: signed_points(d["mean"], d["lo"], d["hi"]))
+    if report.get("seeds"):
+        lines += format_seeds(report["seeds"])
     return "\n".join(lines)

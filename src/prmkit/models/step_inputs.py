@@ -25,8 +25,8 @@ def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) ->
 
 
 def local_dir(kind: str, path: str, what: str = "model", config: bool = True) -> str:
-    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError saying what it is: prmkit loads
-    local models only, so a name that is no directory is never looked up on a hub."""
+    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError
+    saying what it is: prmkit loads local models only, so a name that is no directory is never looked up on a hub."""
     where = Path(path).expanduser()
     if not where.exists():
         raise ValueError(f"{kind}: no such directory {path} (prmkit loads local {what}s only; download a hub "

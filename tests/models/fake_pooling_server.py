@@ -65,45 +65,48 @@ class FakePoolingServer:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def pooling(self, h: BaseHTTPRequestHandler, body: dict) -> None:  # noqa: C901 - one branch a mode
-        mode, inputs = self.mode, body["input"]
-        if mode == "503-once" and self.requests.count("/pooling") == 1:
+    def pooling(self, h: BaseHTTPRequestHandler, body: dict) -> None:
+        if self.mode == "503-once" and self.requests.count("/pooling") == 1:
             return h.send(503, b'{"error": "loading the model"}')
-        if mode == "hang":
-            time.sleep(3600)
-        elif mode == "reset":
-            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-            h.close_connection = True
-            h.connection.close()
-        elif mode == "500":
-            h.send(500, b'{"object": "error", "message": "CUDA out of memory", "code": 500}')
-        elif mode == "no-data":
-            h.send(200, b'{"object": "error", "message": "The model does not support pooling"}')
-        elif mode == "html":
-            h.send(200, b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>", "text/html")
-        elif mode == "malformed":
-            h.send(200, b'{"data": [{"index": 0, "data": [[0.3, ')
-        elif mode == "huge-declared":
-            h.send(200, b"", length=400 * 2**20)
-        elif mode == "huge":
-            h.send_response(200)
-            h.send_header("Content-Type", "application/json")
-            h.end_headers()  # no length: the reply ends when the connection closes
-            chunk = b"[0.3, 0.7], " * 100_000
-            try:
-                for _ in range(self.huge_mb * 2**20 // len(chunk) + 1):
-                    h.wfile.write(chunk)
-            except OSError:  # the client stopped reading
-                pass
-            h.close_connection = True
-        else:
-            row = {"nan": [float("nan"), float("nan")], "short-row": [0.7]}.get(mode, [0.3, 0.7])
-            h.send(200, json.dumps(pooling_reply(inputs, row, drop=int(mode == "rows"))).encode())
-        return None
+        if self.mode in FIXED:
+            return h.send(*FIXED[self.mode])
+        if self.mode in ACTIONS:
+            return ACTIONS[self.mode](self, h)
+        row = {"nan": [float("nan"), float("nan")], "short-row": [0.7]}.get(self.mode, [0.3, 0.7])
+        return h.send(200, json.dumps(pooling_reply(body["input"], row, drop=int(self.mode == "rows"))).encode())
+
+    def huge(self, h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.end_headers()  # no length: the reply ends when the connection closes
+        chunk = b"[0.3, 0.7], " * 100_000
+        try:
+            for _ in range(self.huge_mb * 2**20 // len(chunk) + 1):
+                h.wfile.write(chunk)
+        except OSError:  # the client stopped reading
+            pass
+        h.close_connection = True
+
+    def reset(self, h: BaseHTTPRequestHandler) -> None:
+        h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        h.close_connection = True
+        h.connection.close()
 
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+# mode -> a reply that does not depend on the request: (status, body, content type, declared length)
+FIXED = {
+    "500": (500, b'{"object": "error", "message": "CUDA out of memory", "code": 500}'),
+    "no-data": (200, b'{"object": "error", "message": "The model does not support pooling"}'),
+    "html": (200, b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>", "text/html"),
+    "malformed": (200, b'{"data": [{"index": 0, "data": [[0.3, '),
+    "huge-declared": (200, b"", "application/json", 400 * 2**20),
+}
+ACTIONS = {"huge": FakePoolingServer.huge, "reset": FakePoolingServer.reset,
+           "hang": lambda server, h: time.sleep(3600)}
 
 
 if __name__ == "__main__":

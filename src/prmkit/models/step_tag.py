@@ -54,11 +54,11 @@ def _token_id(tokenizer: Any, settings: dict[str, Any], name: str) -> int:
 
 def load(path: str, **options: Any) -> StepTagScorer:
     """The scorer of the causal LM directory `path` (module doc for the options)."""
+    check_options("step-tag", options, OPTIONS)
+    path = local_dir("step-tag", path)  # before torch and transformers are imported: at once
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    check_options("step-tag", options, OPTIONS)
-    path = local_dir("step-tag", path)
     file = Path(path) / STEP_TAG_FILE
     beside = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
     if not isinstance(beside, dict):

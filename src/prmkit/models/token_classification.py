@@ -64,11 +64,11 @@ def _model_class(config: Any, trust_remote_code: bool) -> Any:
 
 def load(path: str, **options: Any) -> TokenClassificationScorer:
     """The scorer of the token-classification model directory `path` (module doc for the options)."""
+    check_options("token-classification", options, OPTIONS)
+    path = local_dir("token-classification", path)  # before torch and transformers are imported: at once
     import torch
     from transformers import AutoConfig, AutoTokenizer
 
-    check_options("token-classification", options, OPTIONS)
-    path = local_dir("token-classification", path)
     remote = bool(options.get("trust_remote_code", False))
     config = AutoConfig.from_pretrained(path, trust_remote_code=remote, local_files_only=True)
     fields = getattr(config, "prmkit", None) or {}

@@ -4,7 +4,8 @@ the `openai-pooling` client and the hostile-input battery.
 /tokenize answers one id a byte of the text (so separator id 5 never occurs in text); /pooling answers, per `mode`:
 `ok` (a row [0.3, 0.7] at each id 5), `500`, `no-data`, `html`, `malformed`, `huge` (MB of rows, no length given),
 `huge-declared` (a Content-Length of 400 MB, nothing sent), `hang` (never answers), `rows` (a row too few), `nan`,
-`short-row` (rows of one value), `503-once` (HTTP 503, then ok), `reset` (the connection closed unanswered).
+`short-row` (rows of one value), `503-once` (HTTP 503, then ok), `reset` (the connection closed unanswered),
+`slow` (ok, 2 s late).
 
     python tests/models/fake_pooling_server.py MODE PORT [MB]   # prints "held" once serving
 """
@@ -20,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SEP = 5
 MODES = ("ok", "500", "no-data", "html", "malformed", "huge", "huge-declared", "hang", "rows", "nan", "short-row",
-         "503-once", "reset")
+         "503-once", "reset", "slow")
 
 
 def free_port() -> int:
@@ -72,6 +73,8 @@ class FakePoolingServer:
             return h.send(*FIXED[self.mode])
         if self.mode in ACTIONS:
             return ACTIONS[self.mode](self, h)
+        if self.mode == "slow":
+            time.sleep(2)
         row = {"nan": [float("nan"), float("nan")], "short-row": [0.7]}.get(self.mode, [0.3, 0.7])
         return h.send(200, json.dumps(pooling_reply(body["input"], row, drop=int(self.mode == "rows"))).encode())
 

@@ -5,6 +5,9 @@ The verb table maps names to modules; a module is imported only when its verb ru
 `prmkit data synth`) and `--config FILE.yaml`. `prmkit --version` prints the version. An unknown flag is an error
 with the closest valid flag ("did you mean --method?"), said before any missing required flag (`cli/parser.py`).
 Warnings (`prmkit.data.warn.PrmkitWarning`) are printed on stderr as `prmkit <verb>: warning: ...`, quiet or not.
+A refused input, or a scorer that fails (`ScorerError`), is one line `prmkit <verb>: error: ...` (exit 2). SIGTERM and
+Ctrl-C stop a verb where it is, its cleanup run (output locks let go): `prmkit <verb>: stopped (SIGTERM)`, exit 143
+(130).
 
 The help of a verb that takes names (sub-commands, methods, kinds) lists them from their registry (`NAMES`), so it
 cannot fall behind the registry.

@@ -1040,7 +1040,7 @@ def cases() -> list[Case]:
              ["beam", "--input", P, "--output", "s.jsonl", "--model", "tiny", "--prm",
               "token-classification:nope/prm"], words=nope),
         Case("rl --reward with a scorer that is not there", "rl",
-             [*RL, "--reward", "outcome+prm_prod:step-tag:nope/prm"], words=nope),
+             [*RL, "--problems-range", "1:4", "--reward", "outcome+prm_prod:step-tag:nope/prm"], words=nope),
     ]
     return C
 

@@ -22,6 +22,9 @@ import argparse
 import json
 import os
 import re
+import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -996,6 +999,115 @@ def cases() -> list[Case]:
              words=("give this file as --labels",), inputs=(L,)),
         Case("score --help lists the aggregations", "score", ["--help"], bad=False,
              check=lambda w, d: "prod | min | mean | last | geomean | pspo_wrs" in " ".join(d.stdout.split())),
+    ]
+
+    # external scorers: the pooling client and scorer specs -----------------------------------------------------
+    server_script = str(TESTS / "models" / "fake_pooling_server.py")
+
+    def port_of(work: Path) -> str:
+        return (work / "port").read_text().strip()
+
+    def pick_port(work: Path) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            (work / "port").write_text(str(s.getsockname()[1]))
+
+    def pooled(name: str, mode: str | None, options: str = "", words: tuple[str, ...] = (), mb: int = 8,
+               **kw: object) -> Case:
+        """`prmkit score` against a fake vLLM /pooling server in `mode` (None: nothing listening on its port)."""
+        return Case(f"score: openai-pooling, {name}", "score", lambda w: [
+            "--quiet", "--input", P, "--output", "s.jsonl", "--model",
+            f"openai-pooling:http://127.0.0.1:{port_of(w)},sep_id=5{options}"], words=words, inputs=(P,),
+            setup=pick_port, background=None if mode is None else
+            (lambda w: [sys.executable, server_script, mode, port_of(w), str(mb)]), **kw)
+
+    def killed_while_waiting(work: Path) -> None:
+        """A score run against a server that never answers, sent SIGTERM once it waits (its lock held); what it
+        left is written to after_kill.json for the check of the re-run (the case, against a good server)."""
+        pick_port(work)
+        hang = subprocess.Popen([sys.executable, server_script, "hang", port_of(work)], env=_ENV,
+                                stdout=subprocess.PIPE, text=True)
+        hang.stdout.readline()
+        spec = f"openai-pooling:http://127.0.0.1:{port_of(work)},sep_id=5"
+        run = subprocess.Popen(_cmd(work, "score", ["--quiet", "--input", P, "--output", "s.jsonl", "--model", spec]),
+                               cwd=work, env=_ENV, stderr=subprocess.PIPE, text=True)
+        time.sleep(8)  # past the imports: waiting on the server
+        held = (work / "s.jsonl.lock").exists()
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        hang.kill()
+        hang.wait()
+        (work / "after_kill.json").write_text(json.dumps({"held": held, "rc": run.returncode, "err": err,
+                                                          "lock_left": (work / "s.jsonl.lock").exists()}))
+
+    def kill_left_nothing(work: Path, done: subprocess.CompletedProcess) -> bool:
+        after = json.loads((work / "after_kill.json").read_text())
+        return (after["held"] and after["rc"] == 143 and "stopped (SIGTERM)" in after["err"] and not after["lock_left"]
+                and "Traceback" not in after["err"] and len(lines(work / "s.jsonl")) == 24)
+
+    def mixed_tokenizer(work: Path) -> None:
+        shutil.copytree(work / "tiny", work / "mixed")
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(work / "mixed")
+        tok.add_tokens([f"<new_{k}>" for k in range(40)])
+        tok.save_pretrained(work / "mixed")
+
+    def scored(work: Path, done: subprocess.CompletedProcess) -> bool:
+        return len(lines(work / "s.jsonl")) == 24
+
+    nope = ("no such directory", "local")
+    C += [
+        pooled("HTTP 500", "500", words=("HTTP 500",)),
+        pooled("a reply without 'data'", "no-data", words=("no 'data'",)),
+        pooled("an HTML page", "html", words=("HTML page",)),
+        pooled("malformed JSON", "malformed", words=("not JSON",)),
+        pooled("a 400 MB reply (no length given)", "huge", mb=400, words=("over the cap",)),
+        pooled("a reply declaring 400 MB", "huge-declared", words=("over the cap",)),
+        pooled("a server that never answers (timeout=3)", "hang", ",timeout=3", words=("no complete reply",)),
+        pooled("a server that answers 2 s late", "slow", bad=False, check=scored),
+        pooled("the wrong number of rows", "rows", words=("rows for the",)),
+        pooled("NaN scores", "nan", words=("not a finite number",)),
+        pooled("rows too short for positive=1", "short-row", ",positive=1", words=("positive class",)),
+        pooled("HTTP 503 once, then well", "503-once", bad=False, check=scored),
+        pooled("connection reset (retries=1)", "reset", ",retries=1", words=("connection was cut",)),
+        pooled("nothing listening", None, words=("connection refused",)),
+        pooled("an option its kind does not take", "ok", ",timout=5", words=("unknown option", "connect_timeout")),
+        Case("score: openai-pooling killed (SIGTERM) while the server hangs, then re-run", "score", lambda w: [
+            "--quiet", "--input", P, "--output", "s.jsonl", "--model",
+            f"openai-pooling:http://127.0.0.1:{port_of(w)},sep_id=5"], bad=False, inputs=(P,),
+            setup=killed_while_waiting, background=lambda w: [sys.executable, server_script, "ok", port_of(w)],
+            check=kill_left_nothing),
+        Case("score: a URL given without its kind", "score",
+             ["--input", P, "--output", "s.jsonl", "--model", "http://127.0.0.1:9"], words=("openai-pooling",)),
+        Case("score: token-classification:nope/prm (a hub id's shape)", "score",
+             ["--input", P, "--output", "s.jsonl", "--model", "token-classification:nope/prm"], words=nope),
+        Case("score: step-tag:nope/prm", "score",
+             ["--input", P, "--output", "s.jsonl", "--model", "step-tag:nope/prm"], words=nope),
+        Case("score: an unknown scorer kind", "score", ["--input", P, "--output", "s.jsonl", "--model", "foo:ckpt"],
+             words=("unknown scorer kind 'foo'",)),
+        Case("score: a data file as the model", "score",
+             ["--input", P, "--output", "s.jsonl", "--model", f"token-classification:{P}"], words=("is a file",)),
+        Case("score: a spec with a key its kind does not take", "score",
+             ["--input", P, "--output", "s.jsonl", "--model", "step-tag:tiny,sepp=x"], words=("unknown option",)),
+        Case("score: token-classification on a causal LM (no head)", "score",
+             ["--quiet", "--input", P, "--output", "s.jsonl", "--model", "token-classification:tiny,sep_id=5"],
+             words=("no weights for",)),
+        Case("score: a tokenizer larger than the model", "score",
+             ["--quiet", "--input", P, "--output", "s.jsonl", "--model", "step-tag:mixed"], setup=mixed_tokenizer,
+             words=("not one model's",)),
+        Case("bench --scorers with a missing model", "bench",
+             ["--output", "b", "--problems", "4", "--levels", "1,2", "--policy-k", "0", "--model", "tiny",
+              "--labelers", "ig", "--scorers", "judge=token-classification:nope/prm"], words=("--scorers judge",)),
+        Case("bench --scorers with nothing listening", "bench", lambda w: [
+            "--output", "b", "--problems", "4", "--levels", "1,2", "--policy-k", "0", "--model", "tiny",
+            "--labelers", "ig", "--scorers", f"judge=openai-pooling:http://127.0.0.1:{port_of(w)},sep_id=5"],
+             setup=pick_port, words=("connection refused",)),
+        Case("search --prm token-classification:nope/prm", "search",
+             ["beam", "--input", P, "--output", "s.jsonl", "--model", "tiny", "--prm",
+              "token-classification:nope/prm"], words=nope),
+        Case("rl --reward with a scorer that is not there", "rl",
+             [*RL, "--problems-range", "1:4", "--reward", "outcome+prm_prod:step-tag:nope/prm"], words=nope),
     ]
     return C
 

@@ -286,3 +286,20 @@ def test_no_label_on_a_folder_without_a_run_is_an_error_before_any_model_loads(t
     assert code == 2 and "--no-label" in err and str(out) in err and len(err.strip().splitlines()) == 1
     assert ("no bench run" if made == "nothing" else "no labels of ig") in err
     assert not (out / "policy.raw.jsonl").exists() and not (out / "report.json").exists()
+
+
+@pytest.mark.parametrize("spec", ["token-classification:{tmp}/nope", "openai-pooling:http://127.0.0.1:{port},sep_id=5"])
+def test_a_scorer_that_cannot_load_is_refused_before_the_labelers_run(long_base, tmp_path, capsys, spec):
+    """`--scorers` are loaded and checked before the policy samples and the labelers run (they used to be loaded
+    after them, leaving an empty scores file)."""
+    from models.fake_pooling_server import free_port
+
+    spec = spec.format(tmp=tmp_path, port=free_port())
+    out = tmp_path / "b"
+    code = main(["bench", "--output", str(out), "--problems", "4", "--levels", "1,2", "--policy-k", "0", "--model",
+                 long_base, "--slips", "arithmetic", "--bootstrap", "0", "--labelers", "ig", "--scorers",
+                 f"judge={spec}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("prmkit bench: error: --scorers judge: ")
+    assert ("no such directory" if "nope" in spec else "connection refused") in err
+    assert not (out / "labels").exists() and not (out / "scorers").exists()

@@ -5,6 +5,9 @@ The verb table maps names to modules; a module is imported only when its verb ru
 `prmkit data synth`) and `--config FILE.yaml`. `prmkit --version` prints the version. An unknown flag is an error
 with the closest valid flag ("did you mean --method?"), said before any missing required flag (`cli/parser.py`).
 Warnings (`prmkit.data.warn.PrmkitWarning`) are printed on stderr as `prmkit <verb>: warning: ...`, quiet or not.
+A refused input, or a scorer that fails (`ScorerError`), is one line `prmkit <verb>: error: ...` (exit 2). SIGTERM and
+Ctrl-C stop a verb where it is, its cleanup run (output locks let go): `prmkit <verb>: stopped (SIGTERM)`, exit 143
+(130).
 
 The help of a verb that takes names (sub-commands, methods, kinds) lists them from their registry (`NAMES`), so it
 cannot fall behind the registry.
@@ -15,14 +18,19 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 import types
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from prmkit import __version__
 from prmkit.cli.parser import Parser
 from prmkit.data.locks import OutputBusy
 from prmkit.data.warn import PrmkitWarning
+from prmkit.models.scorer import ScorerError
 
 # verb -> its summary; the verb's module is prmkit.cli.<verb, '-' as '_'> (`verb_module`)
 VERBS: dict[str, str] = {
@@ -131,6 +139,32 @@ def _show_warnings(verb: str) -> None:
     warnings.simplefilter("always", PrmkitWarning)
 
 
+class Stopped(BaseException):
+    """SIGTERM, raised where the run is (a socket read, a forward pass), so that every `finally` runs: the output
+    locks are let go and append-only outputs closed, as after Ctrl-C."""
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM raises `Stopped` in this process (a forked child keeps the default: it dies at once)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pid = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() != pid:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        raise Stopped("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verb = next((a for a in argv if not a.startswith("-")), None)
@@ -141,12 +175,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.quiet:
         quiet_mode()
     module = verb_module(args.verb)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _stop_on_sigterm():
         _show_warnings(args.verb)
         try:
             module.run(args)
             return 0
-        except (FileNotFoundError, ValueError, OutputBusy) as e:
+        except (KeyboardInterrupt, Stopped) as e:  # its locks are let go, what it wrote is kept
+            print(f"prmkit {args.verb}: stopped ({e or 'Ctrl-C'})", file=sys.stderr)
+            return 143 if isinstance(e, Stopped) else 130
+        except (FileNotFoundError, ValueError, OutputBusy, ScorerError) as e:
             print(f"prmkit {args.verb}: error: {e}", file=sys.stderr)
             return 2
         except OSError as e:  # a directory where a file goes, no permission, a full disk: one line, not a traceback

@@ -31,6 +31,7 @@ one `label_pools` call, so the methods of one labeler class share its work (one 
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from collections.abc import Callable
@@ -61,7 +62,8 @@ from prmkit.label.recipe import LabelConfig, label_pools, read_clock
 from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shared_configs
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.models.scored_steps import pool_traces, scorer_labels_file
-from prmkit.models.scorer_spec import parse_named_specs
+from prmkit.models.scorer import ScorerError
+from prmkit.models.scorer_spec import load_scorer_spec, parse_named_specs
 
 __all__ = ["BenchConfig", "pass_at_k", "run_bench"]
 
@@ -218,6 +220,8 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         _check_held_out(cfg, problems)
         if not cfg.label:
             _check_sampled(out / "policy.raw.jsonl", problems)
+    if cfg.label:
+        _check_scorers(cfg)
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
     # --problems may change: the problems are a prefix-stable stream, so a bench grows (or is read at fewer)
@@ -243,6 +247,17 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
                 f"no labels of {', '.join(cfg.labeler_list() + scorers) or 'any labeler (--labelers is empty)'}")
         raise ValueError(f"--no-label reports on a bench run's labels, but {out} holds {what}: run `prmkit bench "
                          f"--output {out}` without --no-label first, or give the folder of a run")
+
+
+def _check_scorers(cfg: BenchConfig) -> None:
+    """Each of --scorers loaded once and let go before the policy samples and the labelers run: a wrong spec, a
+    missing head or a server that does not answer fails in seconds, not after them (each loads again to score)."""
+    for name, spec in parse_named_specs(cfg.scorers).items():
+        try:
+            load_scorer_spec(spec)
+        except (OSError, ValueError, ScorerError) as e:
+            raise ValueError(f"--scorers {name}: {e}") from None
+        gc.collect()
 
 
 def _check_sampled(raw: Path, problems: list[Problem]) -> None:

@@ -21,24 +21,33 @@ prompt, separator and positive class from its config.json) or, without one, from
 endpoint (each text on its own). Options: `model` (the served name; default: none sent), `tokenizer`, `sep` /
 `sep_id`, `positive` (default: 0 for a prmkit export or a one-value row, else 1: Qwen2.5-Math-PRM's class; 0 for
 Math-Shepherd served with `returned_token_ids` [good, bad]), `prompt`, `system`, `max_batch` (traces a request),
-`timeout` (seconds), `request` (a JSON object merged into every request, e.g. {"use_activation": false} for a
-one-label model's raw logit). Requests go only to `URL`.
+`request` (a JSON object merged into every request, e.g. {"use_activation": false} for a one-label model's raw
+logit). Requests go only to `URL`, each bounded (`bounded_http`): `connect_timeout` (seconds, default 10),
+`timeout` (seconds for a whole reply, default 60), `max_reply_mb` (default 64), `retries` (after a reset or HTTP
+502/503/504, default 2), e.g. `openai-pooling:http://127.0.0.1:8000,timeout=300`.
+
+Loading sends one one-step trace to /pooling, so a server that is down, another route, or a reply of another shape
+is an error before any long work. Every reply is checked: one result a trace, one row a step (or a token), rows
+long enough for the positive class, finite numbers; a failure is a `ScorerError` of one line naming the URL.
 """
 
 from __future__ import annotations
 
-import json
-import urllib.request
+import math
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from prmkit.models.step_inputs import CHAT, LayoutScorer, check_options, layout_for, options_layout
+from prmkit.models.bounded_http import HttpLimits, excerpt, post_json
+from prmkit.models.scorer import ScorerError
+from prmkit.models.step_inputs import CHAT, LayoutScorer, check_options, layout_for, local_dir, options_layout
 from prmkit.models.stepwise import StepLayout, encode_text
 
 __all__ = ["OPTIONS", "PoolingScorer", "load"]
 
-OPTIONS = ("model", "tokenizer", "sep", "sep_id", "positive", "prompt", "system", "max_batch", "timeout", "request")
+KIND = "openai-pooling"
+OPTIONS = ("model", "tokenizer", "sep", "sep_id", "positive", "prompt", "system", "max_batch", "request",
+           "connect_timeout", "timeout", "max_reply_mb", "retries")
 
 
 class PoolingScorer(LayoutScorer):
@@ -46,29 +55,31 @@ class PoolingScorer(LayoutScorer):
     the server's `/tokenize` (`tokenize`) unless `load` gives it a local tokenizer."""
 
     def __init__(self, url: str, positive: int | None = None, model: str | None = None, max_batch: int = 32,
-                 timeout: float = 600.0, request: dict[str, Any] | None = None):
+                 limits: HttpLimits | None = None, request: dict[str, Any] | None = None):
         self.url, self.layout, self._encode = url.rstrip("/"), StepLayout("{question}", ()), self.tokenize
         self._ids: dict[tuple[str, bool], list[int]] = {}
-        self.positive, self.model, self.max_batch, self.timeout = positive, model, max_batch, timeout
-        self.request = request or {}
+        self.positive, self.model, self.max_batch = positive, model, max_batch
+        self.limits, self.request = limits or HttpLimits(), request or {}
         self.scored_tokens = 0
 
     def tokenize(self, text: str, special: bool) -> list[int]:
         """Token ids of `text` from the server's /tokenize, each text asked once."""
         if text and (text, special) not in self._ids:
-            self._ids[text, special] = self.post("tokenize", {"prompt": text, "add_special_tokens": special})["tokens"]
+            answer = self.post("tokenize", {"prompt": text, "add_special_tokens": special})
+            tokens = answer.get("tokens") if isinstance(answer, dict) else None
+            if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+                self.fail("tokenize", f"the reply has no list of token ids 'tokens' ({excerpt(str(answer))})",
+                          "is this vLLM's /tokenize? or give a local tokenizer (option tokenizer)")
+            self._ids[text, special] = tokens
         return self._ids.get((text, special), [])
 
-    def post(self, route: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST `body` as JSON to URL/route; the decoded JSON answer (an HTTP error names the route and status)."""
-        data = json.dumps(({"model": self.model} if self.model else {}) | body).encode("utf-8")
-        req = urllib.request.Request(f"{self.url}/{route}", data=data, headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as answer:
-                return json.loads(answer.read().decode("utf-8"))
-        except urllib.error.HTTPError as e:
-            raise RuntimeError(f"{self.url}/{route}: HTTP {e.code}: {e.read().decode('utf-8', 'replace')[:300]}") \
-                from None
+    def post(self, route: str, body: dict[str, Any]) -> Any:
+        """The JSON reply of POST `body` to URL/route (`bounded_http.post_json`)."""
+        return post_json(f"{self.url}/{route}", ({"model": self.model} if self.model else {}) | body, self.limits,
+                         KIND)
+
+    def fail(self, route: str, what: str, todo: str) -> None:
+        raise ScorerError(f"{KIND} {self.url}/{route}: {what}; {todo}")
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         encoded = [self.encode(q, steps) for q, steps in items]
@@ -76,50 +87,92 @@ class PoolingScorer(LayoutScorer):
             chunk = encoded[start : start + self.max_batch]
             answer = self.post("pooling", {"input": [ids for ids, _ in chunk], "task": "token_classify"}
                                | self.request)
-            rows = {int(d["index"]): d["data"] for d in answer["data"]}
+            rows = self._results(answer, len(chunk))
             for k, (ids, positions) in enumerate(chunk):
-                yield start + k, self._step_scores(rows[k], ids, positions)
+                yield start + k, self._step_scores(rows[k], ids, positions, start + k)
             self.scored_tokens += sum(len(ids) for ids, _ in chunk)
 
-    def _step_scores(self, rows: list, ids: list[int], positions: list[int]) -> list[float]:
+    def _results(self, answer: Any, n: int) -> dict[int, list]:
+        """{index: rows} of a /pooling reply for `n` traces, each trace once."""
+        data = answer.get("data") if isinstance(answer, dict) else None
+        if not isinstance(data, list):
+            keys = ", ".join(map(str, answer)) if isinstance(answer, dict) else type(answer).__name__
+            self.fail("pooling", f"the reply has no 'data' list (it holds: {keys or 'nothing'})",
+                      "is this vLLM's /pooling endpoint (`vllm serve MODEL --runner pooling`)?")
+        try:
+            rows = {int(d["index"]): d["data"] for d in data}
+        except (TypeError, KeyError, ValueError):
+            rows = {}
+        if sorted(rows) != list(range(n)) or not all(isinstance(r, list) for r in rows.values()):
+            self.fail("pooling", f"the reply has {len(data)} results for {n} traces, or results without an index "
+                      "and a list 'data'", "is this vLLM's /pooling endpoint with task token_classify?")
+        return rows
+
+    def _step_scores(self, rows: list, ids: list[int], positions: list[int], item: int) -> list[float]:
         if len(rows) == len(ids) and len(ids) != len(positions):  # a row per token: keep the separators'
             rows = [rows[p] for p in positions]
         if len(rows) != len(positions):
-            raise ValueError(f"the server returned {len(rows)} rows for {len(positions)} steps: is it serving "
-                             f"with the STEP pooler at the separator {list(self.layout.sep_ids)}?")
+            self.fail("pooling", f"{len(rows)} rows for the {len(positions)} steps of trace {item}",
+                      f"serve with the STEP pooler at the separator {list(self.layout.sep_ids)}")
         rows = [r if isinstance(r, list) else [r] for r in rows]
         positive = self.positive if self.positive is not None else (0 if rows and len(rows[0]) == 1 else 1)
-        return [float(r[positive]) for r in rows]
+        if short := next((r for r in rows if len(r) <= positive), None):
+            self.fail("pooling", f"a row of {len(short)} value(s), but the positive class is {positive}",
+                      "set the option positive (0 for a one-label head)")
+        try:
+            scores = [float(r[positive]) for r in rows]
+        except (TypeError, ValueError):
+            scores = [math.nan]
+        if bad := next((s for s in scores if not math.isfinite(s)), None):
+            self.fail("pooling", f"a step score of trace {item} is {bad} (not a finite number)",
+                      "check the served model's dtype and outputs (e.g. --dtype float32)")
+        return scores
+
+
+def _limits(options: dict[str, Any]) -> HttpLimits:
+    default = HttpLimits()
+    limits = HttpLimits(float(options.get("connect_timeout", default.connect)), float(options.get("timeout",
+                        default.read)), float(options.get("max_reply_mb", default.max_mb)),
+                        int(options.get("retries", default.retries)))
+    if min(limits.connect, limits.read, limits.max_mb) <= 0 or limits.retries < 0:
+        raise ValueError(f"{KIND}: connect_timeout, timeout and max_reply_mb must be > 0, retries >= 0")
+    return limits
+
+
+def _local_tokenizer(scorer: PoolingScorer, options: dict[str, Any], positive: Any) -> None:
+    from transformers import AutoConfig, AutoTokenizer
+
+    path = local_dir(f"{KIND} (option tokenizer)", str(options["tokenizer"]), "tokenizer", config=False)
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    try:
+        fields = getattr(AutoConfig.from_pretrained(path, local_files_only=True), "prmkit", None) or {}
+    except (OSError, ValueError):
+        fields = {}
+    scorer._encode = partial(encode_text, tokenizer)
+    scorer.layout = options_layout(tokenizer, options, fields)
+    if fields and positive is None:
+        scorer.positive = 0
 
 
 def load(url: str, **options: Any) -> PoolingScorer:
-    """The scorer of the vLLM server at `url` (http://host:port; module doc for the options)."""
-    check_options("openai-pooling", options, OPTIONS)
+    """The scorer of the vLLM server at `url` (http://host:port; module doc for the options), checked with one
+    one-step trace."""
+    check_options(KIND, options, OPTIONS)
     if not url.startswith(("http://", "https://")):
-        raise ValueError(f"openai-pooling: '{url}' is not an http(s) URL of a vLLM server")
+        raise ValueError(f"{KIND}: '{url}' is not an http(s) URL of a vLLM server")
     positive = options.get("positive")
     scorer = PoolingScorer(url, None if positive is None else int(positive), options.get("model"),
-                           int(options.get("max_batch", 32)), float(options.get("timeout", 600.0)),
-                           options.get("request"))
+                           int(options.get("max_batch", 32)), _limits(options), options.get("request"))
     if options.get("tokenizer"):
-        from transformers import AutoConfig, AutoTokenizer
-
-        tokenizer = AutoTokenizer.from_pretrained(options["tokenizer"])
-        try:
-            fields = getattr(AutoConfig.from_pretrained(options["tokenizer"]), "prmkit", None) or {}
-        except (OSError, ValueError):
-            fields = {}
-        scorer._encode = partial(encode_text, tokenizer)
-        scorer.layout = options_layout(tokenizer, options, fields)
-        if fields and positive is None:
-            scorer.positive = 0
-        return scorer
-    sep = [int(options["sep_id"])] if options.get("sep_id") is not None else \
-        scorer.tokenize(str(options.get("sep") or ""), False)
-    if not sep:
-        raise ValueError("openai-pooling without a tokenizer: give the option sep or sep_id")
-    prompt = options.get("prompt") or "{question}\n"
-    if prompt == CHAT:
-        raise ValueError("openai-pooling: prompt 'chat' needs a local tokenizer (option tokenizer)")
-    scorer.layout = layout_for(None, prompt, sep)  # a prompt without {question} is refused, as with a tokenizer
+        _local_tokenizer(scorer, options, positive)
+    else:
+        sep = [int(options["sep_id"])] if options.get("sep_id") is not None else \
+            scorer.tokenize(str(options.get("sep") or ""), False)
+        if not sep:
+            raise ValueError(f"{KIND} without a tokenizer: give the option sep or sep_id")
+        prompt = options.get("prompt") or "{question}\n"
+        if prompt == CHAT:
+            raise ValueError(f"{KIND}: prompt 'chat' needs a local tokenizer (option tokenizer)")
+        scorer.layout = layout_for(None, prompt, sep)  # a prompt without {question} is refused, as with a tokenizer
+    scorer.score_steps("1 + 1 = ?", [["1 + 1 = 2"]])  # the server answers, on this route, in this shape
     return scorer

@@ -193,12 +193,12 @@ class RewardModel(LocalStepScorer):
         config = RewardModelConfig.from_dict(json.loads((path / CONFIG_NAME).read_text(encoding="utf-8")))
         _check_declared_head(path, config)
         check_weight_files(path)  # a cut-short file: one line naming it
-        tokenizer = AutoTokenizer.from_pretrained(path)
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
         vocab = tokenizer.get_vocab()
         if missing := [t for t in [config.sep_token, *config.class_tokens] if t not in vocab]:
             raise ValueError(f"checkpoint {path} declares head '{config.kind}', but its tokenizer has no "
                              f"{', '.join(missing)}: its weights are not a '{config.kind}' model's")
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), local_files_only=True)
         rm = cls(model, tokenizer, config)  # in eval mode
         own = rm.target_head.state_dict()
         stored = path / HEAD_WEIGHTS

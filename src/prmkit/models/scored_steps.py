@@ -58,8 +58,9 @@ def scorer_labels_file(spec: str, traces: list[ScoredTrace], path: str | os.Path
                          "name, or remove the file")
     todo = [t for t in traces if t.trace_id not in held]
     if todo and score:
+        scorer = load_scorer_spec(spec)  # before the file is opened: a scorer that fails to load leaves none
         with AppendOnlyWriter(file, key=lambda d: str(d["trace_id"])) as writer:
-            for record in scorer_labels(load_scorer_spec(spec), todo, method, spec):
+            for record in scorer_labels(scorer, todo, method, spec):
                 writer.write(record)
                 held[record.trace_id] = record
     wanted = {t.trace_id for t in traces}

@@ -24,8 +24,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
 
-__all__ = ["SCORERS", "BatchStepScorer", "StepScorer", "check_scorer_kind", "load_scorer", "score_items",
+__all__ = ["SCORERS", "BatchStepScorer", "ScorerError", "StepScorer", "check_scorer_kind", "load_scorer", "score_items",
            "score_traces"]
+
+
+class ScorerError(RuntimeError):
+    """A scorer that gives no scores, or wrong ones: a server that fails, answers wrongly or not at all, a model
+    whose head is missing. One line: the scorer, where, what happened, what to do (`prmkit` prints it as an error)."""
 
 
 @runtime_checkable

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,10 @@ def parse_scorer_spec(spec: str, kind: str | None = None) -> tuple[str, str, dic
     spec that names a kind other than a `kind` given is an error."""
     head, colon, rest = spec.partition(":")
     named = head if colon and head in SCORERS else None
+    if colon and not named and re.fullmatch(r"[A-Za-z][\w-]+", head) and not Path(spec).exists():
+        hint = f" (a server's URL is the kind openai-pooling: openai-pooling:{spec})" if head in ("http", "https") \
+            else ""
+        raise ValueError(f"scorer spec '{spec}': unknown scorer kind '{head}'{hint}; choose from {', '.join(SCORERS)}")
     body = rest if named else spec
     if named and kind and kind != DEFAULT_KIND and kind != named:
         raise ValueError(f"scorer spec '{spec}' names the kind {named}, but --scorer says {kind}")

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from prmkit.models.stepwise import Encoder, StepLayout, encode_text
 
 __all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "chat_prompt", "check_options", "layout_for",
-           "options_layout", "separator_ids"]
+           "load_local", "local_dir", "options_layout", "separator_ids"]
 
 CHAT = "chat"  # the prompt option that means: the tokenizer's chat template, the question as the user's turn
 _SLOT = "\x00question\x00"
@@ -21,6 +22,37 @@ _SLOT = "\x00question\x00"
 def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) -> None:
     if unknown := sorted(set(options) - set(known)):
         raise ValueError(f"scorer '{kind}': unknown option(s) {', '.join(unknown)}; it takes {', '.join(known)}")
+
+
+def local_dir(kind: str, path: str, what: str = "model", config: bool = True) -> str:
+    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError
+    saying what it is: prmkit loads local models only, so a name that is no directory is never looked up on a hub."""
+    where = Path(path).expanduser()
+    if not where.exists():
+        raise ValueError(f"{kind}: no such directory {path} (prmkit loads local {what}s only; download a hub "
+                         "model to a directory first and give that directory)")
+    if not where.is_dir():
+        raise ValueError(f"{kind}: {path} is a file, not a {what} directory (a data file? give the directory that "
+                         "holds the model's config.json)")
+    if config and not (where / "config.json").is_file():
+        raise ValueError(f"{kind}: {path} holds no config.json, so it is not a saved transformers {what}")
+    return str(where)
+
+
+def load_local(auto: Any, kind: str, path: str, tokenizer: Any, missing_hint: str, **kwargs: Any) -> Any:
+    """`auto.from_pretrained(path)` from local files only, refused when the checkpoint lacks weights the model
+    needs (transformers would draw them at random: every score noise) or the tokenizer has more tokens than the
+    model's embeddings (ids past them would fail, or read another token's row)."""
+    model, info = auto.from_pretrained(path, local_files_only=True, output_loading_info=True, **kwargs)
+    if missing := list(info.get("missing_keys") or []):
+        names = ", ".join(sorted(missing)[:4]) + (f" (+{len(missing) - 4} more)" if len(missing) > 4 else "")
+        raise ValueError(f"{kind}: {path} has no weights for {names}; transformers would initialise them at "
+                         f"random and every score would be noise. {missing_hint}")
+    rows = model.get_input_embeddings().num_embeddings
+    if len(tokenizer) > rows:
+        raise ValueError(f"{kind}: the tokenizer of {path} has {len(tokenizer)} tokens, the model's embeddings "
+                         f"{rows} rows: they are not one model's (save the model's own tokenizer beside it)")
+    return model
 
 
 def chat_prompt(tokenizer: Any, system: str | None = None) -> str:

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from prmkit.models.step_inputs import LocalStepScorer, check_options, layout_for
+from prmkit.models.step_inputs import LocalStepScorer, check_options, layout_for, load_local, local_dir
 from prmkit.models.stepwise import StepLayout, encode_text
 
 __all__ = ["DEFAULTS", "OPTIONS", "STEP_TAG_FILE", "StepTagScorer", "load"]
@@ -54,10 +54,11 @@ def _token_id(tokenizer: Any, settings: dict[str, Any], name: str) -> int:
 
 def load(path: str, **options: Any) -> StepTagScorer:
     """The scorer of the causal LM directory `path` (module doc for the options)."""
+    check_options("step-tag", options, OPTIONS)
+    path = local_dir("step-tag", path)  # before torch and transformers are imported: at once
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    check_options("step-tag", options, OPTIONS)
     file = Path(path) / STEP_TAG_FILE
     beside = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
     if not isinstance(beside, dict):
@@ -67,8 +68,10 @@ def load(path: str, **options: Any) -> StepTagScorer:
     for name in ("tag", "good", "bad"):  # a token given as an option wins over an id from the file
         if name in options and f"{name}_id" not in options:
             settings.pop(f"{name}_id", None)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, settings.get("dtype", "float32")))
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = load_local(AutoModelForCausalLM, "step-tag", path, tokenizer, "step-tag reads the language-model head's "
+                       "good/bad logits: give a causal LM (a token-classification model is the kind "
+                       "token-classification)", dtype=getattr(torch, settings.get("dtype", "float32")))
     tag, good, bad = (_token_id(tokenizer, settings, n) for n in ("tag", "good", "bad"))
     if good == bad:
         raise ValueError(f"step-tag: the good and bad tokens are one id ({good})")

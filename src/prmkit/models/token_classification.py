@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from prmkit.models.step_inputs import LocalStepScorer, check_options, options_layout
+from prmkit.models.step_inputs import LocalStepScorer, check_options, load_local, local_dir, options_layout
 from prmkit.models.stepwise import StepLayout
 
-__all__ = ["OPTIONS", "TokenClassificationScorer", "load"]
+__all__ = ["NO_HEAD", "OPTIONS", "TokenClassificationScorer", "load"]
 
+NO_HEAD = ("A token-classification model holds its classification head; a causal LM scored at a good/bad token is "
+           "the kind step-tag, a `prmkit train` checkpoint the kind reward-model.")
 OPTIONS = ("sep", "sep_id", "positive", "prompt", "system", "trust_remote_code", "dtype", "max_tokens", "max_batch")
 
 
@@ -62,16 +64,17 @@ def _model_class(config: Any, trust_remote_code: bool) -> Any:
 
 def load(path: str, **options: Any) -> TokenClassificationScorer:
     """The scorer of the token-classification model directory `path` (module doc for the options)."""
+    check_options("token-classification", options, OPTIONS)
+    path = local_dir("token-classification", path)  # before torch and transformers are imported: at once
     import torch
     from transformers import AutoConfig, AutoTokenizer
 
-    check_options("token-classification", options, OPTIONS)
     remote = bool(options.get("trust_remote_code", False))
-    config = AutoConfig.from_pretrained(path, trust_remote_code=remote)
+    config = AutoConfig.from_pretrained(path, trust_remote_code=remote, local_files_only=True)
     fields = getattr(config, "prmkit", None) or {}
-    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=remote)
-    model = _model_class(config, remote).from_pretrained(path, trust_remote_code=remote,
-                                                         dtype=getattr(torch, options.get("dtype", "float32")))
+    tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=remote, local_files_only=True)
+    model = load_local(_model_class(config, remote), "token-classification", path, tokenizer, NO_HEAD,
+                       trust_remote_code=remote, dtype=getattr(torch, options.get("dtype", "float32")))
     num_labels = int(getattr(model.config, "num_labels", 2))
     positive = int(options.get("positive", 0 if fields else num_labels - 1))
     if not 0 <= positive < num_labels:

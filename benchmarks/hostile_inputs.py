@@ -1198,7 +1198,13 @@ def main() -> int:
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--start", type=int, default=1, help="run from the case of this number (1-based)")
     ap.add_argument("--assets", default=str(Path(tempfile.gettempdir()) / "prmkit-hostile-assets"))
+    ap.add_argument("--markdown", default="", help="write every case as a markdown table here")
+    ap.add_argument("--from-json", default="", help="run nothing: the markdown table of a --json file written before "
+                                                     "(gzipped or not)")
     args = ap.parse_args()
+    if args.from_json:
+        write_markdown(read_results(args.from_json), args.markdown or "/dev/stdout")
+        return 0
     assets = Path(args.assets)
     assets.mkdir(parents=True, exist_ok=True)
     make_assets(assets)
@@ -1219,7 +1225,29 @@ def main() -> int:
         print(f"  {v:20} {counts.get(v, 0)}")
     if args.json:
         Path(args.json).write_text(json.dumps([r.__dict__ for r in results], indent=1), encoding="utf-8")
+    if args.markdown:
+        write_markdown([r.__dict__ for r in results], args.markdown)
     return 0
+
+
+def read_results(path: str) -> list[dict]:
+    """The results of a `--json` file (a .gz one too)."""
+    import gzip
+
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def write_markdown(results: list[dict], path: str) -> None:
+    """Every case a row: what it is, the verdict, what the user sees (one line), wall time and peak RSS; the counts
+    by verdict above it."""
+    counts = Counter(r["verdict"] for r in results)
+    head = ", ".join(f"{v} {counts.get(v, 0)}" for v in VERDICTS)
+    rows = [f"| {k} | {r['verb']} | {r['case']} | {r['verdict']} | {r['seconds']:.1f} | {r['rss_mb']:.0f} | "
+            f"{' '.join(r['message'].split())[:220].replace('|', '/')} |" for k, r in enumerate(results, 1)]
+    Path(path).write_text(f"{len(results)} cases: {head}.\n\n| # | verb | case | verdict | s | peak MB | what the user "
+                          "sees |\n|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

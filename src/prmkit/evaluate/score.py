@@ -23,12 +23,12 @@ from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import keep_file_settings, settings_beside
+from prmkit.data.resume_settings import settings_beside
 from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, score_items
-from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec, scorer_identity
+from prmkit.models.scorer_spec import keep_scorer_file, load_scorer_spec, parse_scorer_spec
 
 __all__ = ["ScoreConfig", "score_file", "score_pools", "score_to_file"]
 
@@ -138,9 +138,7 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
         _check_tokens(rm, pools)
     stats: dict[str, Any] = {}
     with AppendOnlyWriter(output) as writer:  # an output scored another way is refused, not mixed into
-        keep_file_settings(output, scorer_identity(os.fspath(model), cfg.scorer)
-                           | {"scorer_options": cfg.scorer_options, "aggregation": agg},
-                           "scored", "use a new --output to score again, or the same settings to resume")
+        keep_scorer_file(output, model, cfg.scorer, {"scorer_options": cfg.scorer_options, "aggregation": agg})
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
     return stats | {"written": written, "problems": len(pools), "tokens": getattr(scorer, "scored_tokens", 0)}

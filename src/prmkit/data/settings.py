@@ -148,9 +148,10 @@ def check_limits(cfg: Any) -> None:
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be {rng.text()}")
 
 
-def field_help(text: str) -> dict[str, str]:
-    """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`."""
-    return {"help": text}
+def field_help(text: str, resume: str | None = None) -> dict[str, str]:
+    """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`;
+    `resume`: how a re-run's resume check treats it (`data.resume_settings.may_change`)."""
+    return {"help": text} | ({"resume": resume} if resume else {})
 
 
 def field_aliases(classes: Iterable[type]) -> dict[str, str]:

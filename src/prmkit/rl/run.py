@@ -20,7 +20,7 @@ from typing import Any
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import keep_settings
+from prmkit.data.resume_settings import keep_settings, may_change
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
@@ -32,11 +32,9 @@ from prmkit.rl.logs import MetricsLog, plot_curves, read_metrics
 from prmkit.rl.process import ProcessAdvantage
 from prmkit.train.arguments import trainer_overrides
 
-__all__ = ["RESUMABLE", "SETTINGS", "grpo_arguments", "run_grpo"]
+__all__ = ["SETTINGS", "grpo_arguments", "run_grpo"]
 
 SETTINGS = "settings.json"  # the run's settings: another run into the same output is refused
-# settings a run continued in its output may change: how long it trains, how often it saves and measures, threads
-RESUMABLE = {"resume", "steps", "threads", "save_steps", "save_total_limit", "heldout_steps"}
 
 
 def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: list[float]) -> Any:
@@ -115,7 +113,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     out.mkdir(parents=True, exist_ok=True)
     # the held-out curve and the metrics of a run in this output are kept and continued (no step measured twice):
     # only by the same run
-    keep_settings(out / SETTINGS, asdict(config), "an RL run", skip=RESUMABLE)
+    keep_settings(out / SETTINGS, asdict(config), "an RL run", skip=may_change(config))
     held = HeldoutCurve(config, heldout, tokenizer, template, out, log)
     held.measure(0, model)
     trainer = ProcessGRPOTrainer(

@@ -20,12 +20,12 @@ import json
 import shutil
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.resume_settings import settings_diff
+from prmkit.data.resume_settings import fixed_settings, settings_diff
 from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
@@ -41,8 +41,6 @@ KIND_ALIASES = {"pum": "bt"}
 # trains, not of how it learns: given beside a recipe, they are not noted as overriding it
 RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps", "save_strategy", "save_steps",
              "save_total_limit", "logging_steps", "report_to"}
-# settings that may change when a run is resumed
-RESUMABLE = RUN_FLAGS - {"model", "seed"} | {"max_steps", "overwrite", "allow_duplicates", "require_all_labels"}
 
 
 def choose_recipe(config_file: str | None, log: Callable[[str], None] = print) -> str:
@@ -93,8 +91,7 @@ def resolve_configs(kind: str, settings: Mapping[str, Any], config: str | None =
 
 def _run_identity(kind: str, configs: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that make a run this run (what a resumed run must share with the one it continues)."""
-    return {"kind": kind} | {name: {k: v for k, v in asdict(c).items() if k not in RESUMABLE}
-                             for name, c in configs.items()}
+    return {"kind": kind} | {name: fixed_settings(c) for name, c in configs.items()}
 
 
 def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bool, overwrite: bool,

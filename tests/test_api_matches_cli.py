@@ -198,9 +198,9 @@ def test_search(trained, long_tiny, tmp_path):
 
 def test_pum(long_tiny, tmp_path):
     tiny_base = long_tiny
-    flags = ["--problems-range", "0:1", "--students", tiny_base, "--rollouts", "2", "--max-new-tokens", "4"]
+    flags = ["--problems-range", "0:1", "--students", tiny_base, "--k", "2", "--max-new-tokens", "4"]
     assert main(["--quiet", "pum", "--input", "demo", *flags, "--output-dir", str(tmp_path / "cli")]) == 0
-    prmkit.pum("demo", tmp_path / "api", problems_range="0:1", students=[tiny_base], rollouts=2, max_new_tokens=4,
+    prmkit.pum("demo", tmp_path / "api", problems_range="0:1", students=[tiny_base], k=2, max_new_tokens=4,
                progress=False)
     for name in ("prefixes.jsonl", "pairs.jsonl"):
         _same_file(tmp_path / "cli" / name, tmp_path / "api" / name)

@@ -42,7 +42,7 @@ from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, construct
 from prmkit.data.jsonl import iter_json, read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
-from prmkit.data.resume_settings import keep_settings, may_change
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import LIMITS as SHARED_LIMITS
 from prmkit.data.settings import MAX_SAMPLES, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
@@ -224,7 +224,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
     # --problems may change: the problems are a prefix-stable stream, so a bench grows (or is read at fewer)
-    mine = asdict(cfg) | {"policy": cfg.policy_model()}  # --policy given or not, the same policy is the same bench
+    mine = fixed_settings(cfg) | {"policy": cfg.policy_model()}  # --policy given or not, the same bench
     with output_lock(out / "report.json"):
         # a settings file without them: its policy was --model, its prompt the few-shot one
         keep_settings(out / "settings.json", mine, "a bench", skip=may_change(cfg),

@@ -29,14 +29,14 @@ import json
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair, StepLabels
-from prmkit.data.resume_settings import keep_settings, may_change
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.train.recipe_files import recipe_path
@@ -336,7 +336,7 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         pools, fresh = _check_inputs(cfg)
         out.mkdir(parents=True, exist_ok=True)
         # a row directory holds one row: a re-run with other settings is refused (threads may change)
-        keep_settings(out / SETTINGS, asdict(cfg), "a row", skip=may_change(cfg))
+        keep_settings(out / SETTINGS, fixed_settings(cfg), "a row", skip=may_change(cfg))
         kept, records, used, subset = _training_set(cfg, pools)
         labeled = cfg.labels_path() is not None
         if subset:  # the row's training set, for the record

@@ -28,14 +28,14 @@ import resource
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
-from prmkit.data.resume_settings import keep_settings, may_change
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
@@ -227,7 +227,7 @@ def _check_settings(config: SFTRunConfig, out: Path) -> None:
     if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
     # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
-    keep_settings(path, asdict(config), "a warm start", skip=may_change(config),
+    keep_settings(path, fixed_settings(config), "a warm start", skip=may_change(config),
                   upgrade=lambda old: {"template": None, "exclude": []} | old)
 
 

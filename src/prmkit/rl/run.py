@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import keep_settings, may_change
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
 from prmkit.rewards.spec import Scorers, build_rewards, parse_reward_spec, parse_term
@@ -113,7 +112,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     out.mkdir(parents=True, exist_ok=True)
     # the held-out curve and the metrics of a run in this output are kept and continued (no step measured twice):
     # only by the same run
-    keep_settings(out / SETTINGS, asdict(config), "an RL run", skip=may_change(config))
+    keep_settings(out / SETTINGS, fixed_settings(config), "an RL run", skip=may_change(config))
     held = HeldoutCurve(config, heldout, tokenizer, template, out, log)
     held.measure(0, model)
     trainer = ProcessGRPOTrainer(

@@ -62,7 +62,7 @@ def test_threshold(labeled, tmp_path, capsys):
     assert main(["threshold", "--choose-on", str(tmp_path / "cli/ig.jsonl"), "--apply-to",
                  str(tmp_path / "cli/mcnig.jsonl"), "--force"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    returned = prmkit.threshold(tmp_path / "api/ig.jsonl", [tmp_path / "api/mcnig.jsonl"], force=True)
+    returned = prmkit.api.threshold(tmp_path / "api/ig.jsonl", [tmp_path / "api/mcnig.jsonl"], force=True)
     assert json.dumps(printed).replace(str(tmp_path / "cli"), "D") == json.dumps(returned).replace(
         str(tmp_path / "api"), "D")
     _same_file(tmp_path / "cli/mcnig.jsonl", tmp_path / "api/mcnig.jsonl")
@@ -73,7 +73,7 @@ def test_export(labeled, tmp_path):
     for fmt, suffix in (("trl-soft", "jsonl"), ("parquet", "parquet")):
         assert main(["export", "--format", fmt, "--pools", "demo", "--labels", str(cli / "mcnig.jsonl"),
                      "--output", str(tmp_path / f"cli.{suffix}")]) == 0
-        prmkit.export("demo", api / "mcnig.jsonl", tmp_path / f"api.{suffix}", format=fmt)
+        prmkit.api.export("demo", api / "mcnig.jsonl", tmp_path / f"api.{suffix}", format=fmt)
         _same_file(tmp_path / f"cli.{suffix}", tmp_path / f"api.{suffix}")
 
 
@@ -111,14 +111,14 @@ def test_score_and_best_of_k(trained, tmp_path, capsys):
     cli, api, _, _ = trained
     assert main(["score", "--model", str(cli), "--input", "demo", "--problems-range", "0:3",
                  "--output", str(tmp_path / "cli.jsonl")]) == 0
-    prmkit.score(api, "demo", tmp_path / "api.jsonl", problems_range="0:3")
+    prmkit.api.score(api, "demo", tmp_path / "api.jsonl", problems_range="0:3")
     _same_file(tmp_path / "cli.jsonl", tmp_path / "api.jsonl")
     capsys.readouterr()
     assert main(["evaluate", "bok", "--scores", f"PRM={tmp_path / 'cli.jsonl'}", "--output",
                  str(tmp_path / "bok.json")]) == 0
     table = capsys.readouterr().out
-    report = prmkit.best_of_k({"PRM": tmp_path / "api.jsonl"})
-    assert prmkit.bok_table(report) in table
+    report = prmkit.api.best_of_k({"PRM": tmp_path / "api.jsonl"})
+    assert prmkit.api.bok_table(report) in table
     saved = json.loads((tmp_path / "bok.json").read_text())
     assert _volatile_free(saved["rows"]) == _volatile_free(json.loads(json.dumps(report["rows"])))
 
@@ -126,7 +126,7 @@ def test_score_and_best_of_k(trained, tmp_path, capsys):
 def test_export_hf(trained, tmp_path, capsys):
     cli, api, _, _ = trained
     assert main(["--quiet", "export-hf", "--model", str(cli), "--output", str(tmp_path / "cli_hf")]) == 0
-    result = prmkit.export_hf(api, tmp_path / "api_hf")
+    result = prmkit.api.export_hf(api, tmp_path / "api_hf")
     assert result["vllm"].replace("api_hf", "cli_hf") in capsys.readouterr().out
     for name in ("model.safetensors", "config.json"):
         _same_file(tmp_path / "cli_hf" / name, tmp_path / "api_hf" / name)
@@ -147,11 +147,11 @@ def test_a_config_file_means_the_same_in_both(trained, tmp_path, capsys):
     config.write_text("problems_range: '1:2'\n")
     assert main(["score", "--model", str(cli), "--input", "demo", "--config", str(config),
                  "--output", str(tmp_path / "cli.jsonl")]) == 0
-    prmkit.score(cli, "demo", tmp_path / "api.jsonl", config=config)
+    prmkit.api.score(cli, "demo", tmp_path / "api.jsonl", config=config)
     _same_file(tmp_path / "cli.jsonl", tmp_path / "api.jsonl")
     assert len((tmp_path / "api.jsonl").read_text().splitlines()) == 4
     with pytest.raises(TypeError, match="unknown settings"):
-        prmkit.score(cli, "demo", tmp_path / "x.jsonl", problem_range="1:2")
+        prmkit.api.score(cli, "demo", tmp_path / "x.jsonl", problem_range="1:2")
 
 
 @pytest.fixture(scope="module")
@@ -167,17 +167,17 @@ def test_rollout_verify_and_view(labeled, long_tiny, tmp_path, capsys):
     cli, api = labeled
     common = ["--input", "demo", "--limit", "1", "--k", "2", "--max-new-tokens", "6", "--model", tiny_base]
     assert main(["--quiet", "rollout", *common, "--output", str(tmp_path / "cli_rollouts.jsonl")]) == 0
-    prmkit.rollout(tmp_path / "api_rollouts.jsonl", progress=False, input="demo", limit=1, k=2, max_new_tokens=6,
+    prmkit.api.rollout(tmp_path / "api_rollouts.jsonl", progress=False, input="demo", limit=1, k=2, max_new_tokens=6,
                    model=tiny_base)
     _same_file(tmp_path / "cli_rollouts.jsonl", tmp_path / "api_rollouts.jsonl")
     pools = tmp_path / "pools.jsonl"
-    pools.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in prmkit.read_pools("demo")[:3]))
+    pools.write_text("".join(json.dumps(p.to_dict()) + "\n" for p in prmkit.api.read_pools("demo")[:3]))
     assert main(["verify", str(pools), "--output", str(tmp_path / "cli_verified.jsonl")]) == 0
     prmkit.api.verify(pools, output=str(tmp_path / "api_verified.jsonl"))
     _same_file(tmp_path / "cli_verified.jsonl", tmp_path / "api_verified.jsonl")
     assert main(["view", "--pools", "demo", "--labels", f"MCNIG={cli / 'mcnig.jsonl'}", "--limit", "3",
                  "--output", str(tmp_path / "cli.html")]) == 0
-    prmkit.view(pools="demo", labels=[f"MCNIG={api / 'mcnig.jsonl'}"], limit=3, output=str(tmp_path / "api.html"))
+    prmkit.api.view(pools="demo", labels=[f"MCNIG={api / 'mcnig.jsonl'}"], limit=3, output=str(tmp_path / "api.html"))
     _same_file(tmp_path / "cli.html", tmp_path / "api.html")
 
 
@@ -198,9 +198,9 @@ def test_search(trained, long_tiny, tmp_path):
 
 def test_pum(long_tiny, tmp_path):
     tiny_base = long_tiny
-    flags = ["--problems-range", "0:1", "--students", tiny_base, "--rollouts", "2", "--max-new-tokens", "4"]
+    flags = ["--problems-range", "0:1", "--students", tiny_base, "--k", "2", "--max-new-tokens", "4"]
     assert main(["--quiet", "pum", "--input", "demo", *flags, "--output-dir", str(tmp_path / "cli")]) == 0
-    prmkit.pum("demo", tmp_path / "api", problems_range="0:1", students=[tiny_base], rollouts=2, max_new_tokens=4,
+    prmkit.api.pum("demo", tmp_path / "api", problems_range="0:1", students=[tiny_base], k=2, max_new_tokens=4,
                progress=False)
     for name in ("prefixes.jsonl", "pairs.jsonl"):
         _same_file(tmp_path / "cli" / name, tmp_path / "api" / name)
@@ -212,7 +212,7 @@ def test_pum_sources_are_an_api_keyword_too(tmp_path, capsys):
     assert main(["--quiet", "pum", "--input", "demo", "--sources", "policy", "--output-dir", str(tmp_path / "c")]) == 2
     said = capsys.readouterr().err
     with pytest.raises(ValueError) as err:
-        prmkit.pum("demo", tmp_path / "a", sources=["policy"], progress=False)
+        prmkit.api.pum("demo", tmp_path / "a", sources=["policy"], progress=False)
     assert str(err.value) in said and "'demo'" in said
 
 
@@ -220,7 +220,7 @@ def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
     tiny_base = long_tiny
     assert main(["data", "synth", "--problems", "6", "--output", str(tmp_path / "cli_pools.jsonl"),
                  "--labels", str(tmp_path / "cli_labels.jsonl")]) == 0
-    prmkit.synth(problems=6, output=str(tmp_path / "api_pools.jsonl"), labels=str(tmp_path / "api_labels.jsonl"))
+    prmkit.api.synth(problems=6, output=str(tmp_path / "api_pools.jsonl"), labels=str(tmp_path / "api_labels.jsonl"))
     for name in ("pools.jsonl", "labels.jsonl"):
         _same_file(tmp_path / f"cli_{name}", tmp_path / f"api_{name}")
     gsm8k = Path(__file__).resolve().parents[2] / "shared/data/gsm8k/train.jsonl"
@@ -232,7 +232,7 @@ def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
         if side == "cli":
             assert main(["data", "corrupt", *[x for k, v in settings.items() for x in (f"--{k}", str(v))]]) == 0
         else:
-            prmkit.corrupt(**settings)
+            prmkit.api.corrupt(**settings)
     _same_file(tmp_path / "cli_bench.jsonl", tmp_path / "api_bench.jsonl")
     assert main(["--quiet", "label", "--method", "ig", "--input", str(tmp_path / "cli_bench_pools.jsonl"),
                  "--model", tiny_base, "--output", str(tmp_path / "ig.jsonl")]) == 0
@@ -240,7 +240,7 @@ def test_data_synth_corrupt_and_processbench(long_tiny, tmp_path, capsys):
     args = {"benchmark": str(tmp_path / "cli_bench.jsonl"), "choose_on": "0:4", "report_on": "4:"}
     assert main(["evaluate", "processbench", *[x for k, v in args.items() for x in (f"--{k.replace('_', '-')}", v)],
                  "--scores", f"IG={tmp_path / 'ig.jsonl'}", "--output", str(tmp_path / "cli_pb.json")]) == 0
-    report = prmkit.processbench(scores=[f"IG={tmp_path / 'ig.jsonl'}"], **args)
+    report = prmkit.api.processbench(scores=[f"IG={tmp_path / 'ig.jsonl'}"], **args)
     assert json.loads((tmp_path / "cli_pb.json").read_text()) == json.loads(json.dumps(report))
 
 
@@ -265,12 +265,12 @@ def test_train_bt_on_pum_pairs(tiny_base, tmp_path):
 
 
 def test_sft(long_tiny, tmp_path):
-    """`prmkit.sft(...)` is `prmkit sft`: the same rows, the same losses, the same policy."""
+    """`prmkit.api.sft(...)` is `prmkit sft`: the same rows, the same losses, the same policy."""
     flags = {"model": long_tiny, "problems": 4, "levels": "1", "max_steps": 2, "batch_size": 2, "holdout": 4,
              "max_length": 2048, "logging_steps": 1}
     assert main(["--quiet", "sft", *[x for k, v in flags.items() for x in (f"--{k.replace('_', '-')}", str(v))],
                  "--output", str(tmp_path / "cli")]) == 0
-    returned = prmkit.sft(output=str(tmp_path / "api"), progress=False, log=lambda _: None, **flags)
+    returned = prmkit.api.sft(output=str(tmp_path / "api"), progress=False, log=lambda _: None, **flags)
     written = json.loads((tmp_path / "cli" / "sft_run.json").read_text())
     volatile = ("peak_rss_mib", "peak_gpu_mib")
     assert {k: v for k, v in _volatile_free(written).items() if k not in volatile} == {

@@ -75,7 +75,7 @@ def test_readme_transformers_snippet_reads_the_prmkit_scores(tmp_path, monkeypat
 
     question, steps = "Tom has 3 apples and buys 4 more. How many?", ["3 + 4 = 7.", "The answer is 7."]
     pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("q", question, "7", [(steps, "7", True)])])
-    prmkit.score("runs/prm", pools, "runs/scores.jsonl")
+    prmkit.api.score("runs/prm", pools, "runs/scores.jsonl")
     ours = json.loads(Path("runs/scores.jsonl").read_text())["step_scores"]
     delta = max(abs(a - b) for a, b in zip(ours, printed, strict=True))
     print(f"README transformers snippet vs prmkit score: max |delta| = {delta:.2e} over {len(ours)} steps")

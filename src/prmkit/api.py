@@ -232,7 +232,7 @@ def bench(progress: bool = True, **settings: Any) -> dict[str, Any]:
 
 def sft(progress: bool = True, log: Callable[[str], None] = print, **settings: Any) -> dict[str, Any]:
     """`prmkit sft`: a supervised warm start of the bench's policy on right traces of bench problems (TRL
-    SFTTrainer) into `output`, a model directory for `prmkit.bench(policy=...)`; settings are SFTRunConfig fields
+    SFTTrainer) into `output`, a model directory for `prmkit.api.bench(policy=...)`; settings are SFTRunConfig fields
     (output, model, problems, levels, lr, max_steps, ...). Returns the run's record (also OUTPUT/sft_run.json)."""
     from prmkit.experiments.sft import SFTRunConfig, run_sft
 

@@ -36,3 +36,27 @@ def test_upgrade_fills_what_an_older_file_lacks(tmp_path):
     with pytest.raises(ValueError, match=r"template: None -> 'zero'"):
         keep_settings(path, {"model": "m", "template": "zero"}, "a warm start",
                       upgrade=lambda old: {"template": None} | old)
+
+
+def test_one_rule_names_what_a_resumed_run_may_change_from_the_fields_metadata():
+    """Each verb's fields a re-run may change, from `may_change` alone (they used to be six sets kept apart)."""
+    from prmkit.data.resume_settings import fixed_settings, may_change
+    from prmkit.experiments.bench import BenchConfig
+    from prmkit.experiments.payoff import PayoffConfig
+    from prmkit.experiments.sft import SFTRunConfig
+    from prmkit.models.reward import RewardModelConfig
+    from prmkit.rl.config import RLConfig
+    from prmkit.search.config import BeamConfig
+    from prmkit.train.config import TrainConfig, TrainInputs
+
+    saving = {"resume", "threads", "save_steps", "save_total_limit"}
+    assert may_change(TrainConfig, RewardModelConfig, TrainInputs) == saving | {
+        "max_steps", "eval_strategy", "eval_steps", "save_strategy", "logging_steps", "report_to", "overwrite",
+        "allow_duplicates", "require_all_labels"}
+    assert may_change(RLConfig) == saving | {"steps", "heldout_steps"}
+    assert may_change(SFTRunConfig) == saving | {"output", "logging_steps"}
+    assert may_change(BenchConfig) == {"output", "problems", "labelers", "scorers", "students", "bootstrap", "label"}
+    assert may_change(PayoffConfig) == {"output", "threads"}
+    assert set(fixed_settings(BeamConfig(prm="runs/prm"))) == {  # the scorer is compared resolved, apart
+        "model", "backend", "chat", "template", "k", "width", "max_steps", "max_new_tokens", "temperature", "top_p",
+        "seed", "scorer_options", "aggregation"}

@@ -89,3 +89,22 @@ def test_processbench_scores_a_benchmark_with_a_scorer_spec(trained_export, tmp_
     rows = {r["scorer"]: r for r in json.loads((tmp_path / "pb.json").read_text())["rows"]}
     assert rows["PRM"]["f1"] == rows["HF"]["f1"] and rows["PRM"]["tau"] == pytest.approx(rows["HF"]["tau"], abs=1e-5)
     assert "HF" in capsys.readouterr().out
+
+
+def test_a_bench_rerun_resumes_a_scorer_named_another_way_and_refuses_another_scorer(tiny_base, trained_export,
+                                                                                      tmp_path, capsys):
+    """`--scorers prm=runs/prm/` then `prm=runs/prm`: one checkpoint, so the re-run resumes its scores (the file
+    is kept by the rule `prmkit score` and `search` keep theirs by, the scorer resolved); another scorer under
+    the same name is refused, its file untouched."""
+    ckpt, export = trained_export
+    out = tmp_path / "bench"
+    args = ["--quiet", "bench", "--output", str(out), "--problems", "4", "--levels", "1,2", "--policy-k", "0",
+            "--labelers", "", "--model", tiny_base, "--bootstrap", "0"]
+    assert main([*args, "--scorers", f"prm={ckpt}/"]) == 0
+    before = (out / "scorers" / "prm.jsonl").read_text()
+    assert main([*args, "--scorers", f"prm={ckpt}"]) == 0
+    assert (out / "scorers" / "prm.jsonl").read_text() == before
+    capsys.readouterr()
+    assert main([*args, "--scorers", f"prm=token-classification:{export}"]) == 2
+    assert "scored with other settings (prm.model" in capsys.readouterr().err
+    assert (out / "scorers" / "prm.jsonl").read_text() == before

@@ -48,12 +48,12 @@ def test_excluded_questions_never_enter_the_set(tmp_path):
 
 def test_two_sets_made_one_after_the_other_are_disjoint_and_reproducible(tmp_path):
     train, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
-    prmkit.bench_set(output=str(train), problems=20, levels="1,2", seed=1)
+    prmkit.api.bench_set(output=str(train), problems=20, levels="1,2", seed=1)
     assert main(["data", "bench", "--output", str(held), "--problems", "10", "--levels", "1,2", "--seed", "2",
                  "--exclude", str(train)]) == 0
     assert not set(_questions(train)) & set(_questions(held))
     again = tmp_path / "again.jsonl"
-    prmkit.bench_set(output=str(again), problems=10, levels="1,2", seed=2, exclude=[str(train)])
+    prmkit.api.bench_set(output=str(again), problems=10, levels="1,2", seed=2, exclude=[str(train)])
     assert again.read_text() == held.read_text()
 
 
@@ -83,7 +83,7 @@ def test_constructed_traces_and_true_labels_of_the_set(tmp_path):
     from prmkit.data.records import Pool, StepLabels
 
     out, pools, labels = tmp_path / "p.jsonl", tmp_path / "pools.jsonl", tmp_path / "labels.jsonl"
-    summary = prmkit.bench_set(output=str(out), problems=6, levels="2,3", seed=4, pools=str(pools),
+    summary = prmkit.api.bench_set(output=str(out), problems=6, levels="2,3", seed=4, pools=str(pools),
                                labels=str(labels), slips="arithmetic,corrected")
     got = list(read_records(pools, Pool.from_dict))
     truth = {t.trace_id: t for t in read_records(labels, StepLabels.from_dict)}

@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, StepLabels
-from prmkit.label import LABELERS, LabelCost, Labeled
+from prmkit.label import LABELERS, LabelCost, Labeled, LabelerBase
 
 UNITS = {"chars": len, "words": lambda text: len(text.split())}
 
@@ -22,7 +22,7 @@ class StepLengthConfig:
     delay: float = field(default=0.0, metadata={"help": "seconds to sleep per problem"})
 
 
-class StepLength:
+class StepLength(LabelerBase):
     config_class: ClassVar[type] = StepLengthConfig
 
     def __init__(self, config: StepLengthConfig, methods: tuple[str, ...]):
@@ -37,15 +37,16 @@ class StepLength:
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
         return {}
 
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        time.sleep(self.config.delay)
-        measure, records = UNITS[self.config.unit], {}
-        for m, ids in todo.items():
-            records[m] = [StepLabels(t.id, m, [float(measure(s)) for s in t.steps], params=self.params(m),
-                                     correct=t.correct, problem_id=pool.problem.id)
-                          for t in pool.traces if t.id in ids]
-        read = sum(len(s) for t in pool.traces for s in t.steps)
-        return Labeled(records, LabelCost(tokens_read=read, paper_tokens={m: read for m in todo}))
+    def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
+        for pool, todo in items:
+            time.sleep(self.config.delay)
+            measure, records = UNITS[self.config.unit], {}
+            for m, ids in todo.items():
+                records[m] = [StepLabels(t.id, m, [float(measure(s)) for s in t.steps], params=self.params(m),
+                                         correct=t.correct, problem_id=pool.problem.id)
+                              for t in pool.traces if t.id in ids]
+            read = sum(len(s) for t in pool.traces for s in t.steps)
+            yield Labeled(records, LabelCost(tokens_read=read, paper_tokens={m: read for m in todo}))
 
 
 LABELERS["length"] = StepLength

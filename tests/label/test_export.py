@@ -38,9 +38,9 @@ def test_soft_export_of_raw_nats_without_a_tau_is_an_error(tmp_path, files, caps
 
 
 def test_to_dataset_and_parquet(tmp_path, files):
-    ds = prmkit.to_dataset(*files)
+    ds = prmkit.api.to_dataset(*files)
     assert ds.column_names[:3] == ["prompt", "completions", "labels"] and ds["labels"] == [[0, 1], [0]]
-    assert prmkit.to_dataset(*files, soft=True)["scores"] == [[1.0, 3.0], [-2.0]]
+    assert prmkit.api.to_dataset(*files, soft=True)["scores"] == [[1.0, 3.0], [-2.0]]
     conf = tmp_path / "export.yaml"
     conf.write_text(f"pools: {files[0]}\nlabels: {files[1]}\nformat: parquet\n")
     assert main(["export", "--config", str(conf), "--output", str(tmp_path / "trl.parquet")]) == 0

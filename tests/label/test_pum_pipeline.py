@@ -41,7 +41,7 @@ def test_pum_pipeline_end_to_end(students, tmp_path, capsys):
                   [(["Sam has 5 pens.", "5 - 2 = 3.", "The answer is 3."], "3", True),
                    (["The answer is 3."], "3", True)])])  # one step: no prefix
     out = tmp_path / "pum"
-    argv = ["pum", "--input", pools, "--output-dir", str(out), "--students", *students, "--rollouts", "3",
+    argv = ["pum", "--input", pools, "--output-dir", str(out), "--students", *students, "--k", "3",
             "--max-new-tokens", "4", "--batch-size", "6", "--quiet"]
     assert main(argv) == 0
     report = json.loads((out / "report.json").read_text())

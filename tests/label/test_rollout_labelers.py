@@ -160,7 +160,7 @@ def test_kill_9_mid_run_then_rerun_equals_a_clean_run(tiny_base, tmp_path):
                        [([f"{k} + 4 = {k + 4}", "3 * 4 = 12", f"{k + 4}"], str(k + 4), j == 0) for j in range(2)])
              for k in range(12)]
     path = write_jsonl(tmp_path / "pools.jsonl", pools)
-    args = ["label", "--method", "math-shepherd", "--input", path, "--quiet", "--model", tiny_base, "--rollouts", "2",
+    args = ["label", "--method", "math-shepherd", "--input", path, "--quiet", "--model", tiny_base, "--k", "2",
             "--max-new-tokens", "3", "--no-chat", "--output"]
     cli(*args, str(tmp_path / "clean.jsonl"), check=True)  # the clean run and the re-run in this process
     victim = tmp_path / "killed.jsonl"

@@ -86,10 +86,10 @@ def test_token_classification_of_an_export_equals_prmkit_score_of_its_checkpoint
     deltas = {}
     for kind in ("prm", "orm"):
         ckpt = _checkpoint(tiny_base, tmp_path / f"{kind}_ckpt", kind)
-        prmkit.export_hf(model=str(ckpt), output=str(tmp_path / f"{kind}_hf"))
+        prmkit.api.export_hf(model=str(ckpt), output=str(tmp_path / f"{kind}_hf"))
         pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", QUESTION, "7", [(s, "7", True)
                                                                                        for s in TRACES])])
-        prmkit.score(ckpt, pools, tmp_path / f"{kind}_ref.jsonl")
+        prmkit.api.score(ckpt, pools, tmp_path / f"{kind}_ref.jsonl")
         assert main(["score", "--model", f"token-classification:{tmp_path / f'{kind}_hf'}", "--input", pools,
                      "--output", str(tmp_path / f"{kind}_tc.jsonl")]) == 0
         ref, tc = ([json.loads(line)["step_scores"] for line in (tmp_path / f"{kind}_{n}.jsonl").read_text()

@@ -67,7 +67,7 @@ def _assert_scores_like_prmkit(ckpt: Path, out: Path, tmp_path: Path, kind: str,
     MODEL_ABS, and those spread by far more, so a wrong head could not pass."""
     question = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
     pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", question, "7", TRACES)])
-    prmkit.score(ckpt, pools, tmp_path / "scores.jsonl")
+    prmkit.api.score(ckpt, pools, tmp_path / "scores.jsonl")
     records = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
     deltas = []
     for (steps, _, _), record in zip(TRACES, records, strict=True):
@@ -87,7 +87,7 @@ def test_export_loads_in_transformers_and_scores_like_prmkit(kind, config, tiny_
 
     ckpt = _checkpoint(tiny_base, tmp_path / kind, kind, **config)
     out = tmp_path / f"{kind}_hf"
-    result = prmkit.export_hf(ckpt, out)
+    result = prmkit.api.export_hf(ckpt, out)
     _, info = AutoModelForTokenClassification.from_pretrained(out, output_loading_info=True)
     assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"], info
     _assert_scores_like_prmkit(ckpt, out, tmp_path, kind)
@@ -124,7 +124,7 @@ def test_the_mlp_value_head_exports_as_custom_code_and_scores_like_prmkit(tiny_b
 
     ckpt = _checkpoint(tiny_base, tmp_path / "bt", "bt", value_head="mlp")
     out = tmp_path / "bt_hf"
-    result = prmkit.export_hf(ckpt, out)
+    result = prmkit.api.export_hf(ckpt, out)
     assert result["architecture"] == MLP_CLASS and result["trust_remote_code"] and result["vllm"] is None
     model, info = AutoModelForTokenClassification.from_pretrained(out, trust_remote_code=True,
                                                                   output_loading_info=True)
@@ -158,7 +158,7 @@ def test_the_mlp_export_card_and_cli_say_trust_remote_code_and_no_vllm(tiny_base
 
     ckpt = _checkpoint(tiny_base, tmp_path / "bt", "bt", value_head="mlp")
     out = tmp_path / "bt_hf"
-    prmkit.export_hf(ckpt, out)
+    prmkit.api.export_hf(ckpt, out)
     card = (out / "README.md").read_text()
     assert "trust_remote_code=True" in card and NO_VLLM in card and "vllm serve" not in card
     snippet = re.search(r"```python\n(.*?)```", card, re.S).group(1)
@@ -180,7 +180,7 @@ def test_cli_and_api_write_the_same_model(tiny_base, tmp_path, capsys):
     ckpt = _checkpoint(tiny_base, tmp_path / "prm", "prm")
     assert main(["--quiet", "export-hf", "--model", str(ckpt), "--output", str(tmp_path / "cli")]) == 0
     assert "--runner pooling" in capsys.readouterr().out
-    prmkit.export_hf(ckpt, tmp_path / "api")
+    prmkit.api.export_hf(ckpt, tmp_path / "api")
     for name in ("model.safetensors", "config.json", "tokenizer.json"):
         assert (tmp_path / "cli" / name).read_bytes() == (tmp_path / "api" / name).read_bytes(), name
     # a second export into the same directory needs --overwrite
@@ -236,9 +236,9 @@ def test_a_pum_model_trained_with_a_linear_value_head_exports(tiny_base, tmp_pat
                  "--lr", "1e-3", "--epochs", "2", "--save-strategy", "no", "--output", str(tmp_path / "pum")]) == 0
     rm = RewardModel.from_pretrained(tmp_path / "pum")
     assert rm.config.value_head == "linear" and rm.target_head.value[0].weight.abs().max() > 0
-    prmkit.export_hf(tmp_path / "pum", tmp_path / "pum_hf")
+    prmkit.api.export_hf(tmp_path / "pum", tmp_path / "pum_hf")
     pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", question, "7", TRACES)])
-    prmkit.score(tmp_path / "pum", pools, tmp_path / "scores.jsonl")
+    prmkit.api.score(tmp_path / "pum", pools, tmp_path / "scores.jsonl")
     records = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
     for (steps, _, _), record in zip(TRACES, records, strict=True):
         theirs = _hf_step_scores(tmp_path / "pum_hf", question, steps)

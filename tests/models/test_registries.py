@@ -92,3 +92,33 @@ def test_a_loader_that_returns_no_scorer_is_refused(monkeypatch):
     monkeypatch.setitem(SCORERS, "broken", lambda path: object())
     with pytest.raises(TypeError, match="scorer loader 'broken' returned a object, which has no score_steps"):
         load_scorer("x", "broken")
+
+
+class Picky(ToyScorer):
+    """A scorer that sets the optional members of `StepScorer` (they were a reward model's alone)."""
+
+    kind, default_aggregation = "picky", "min"
+
+    def limit_batches(self, max_tokens: int, max_batch: int) -> None:
+        LIMITS.append((max_tokens, max_batch))
+
+    def check_fits(self, pools) -> None:
+        if long := [t.id for p in pools for t in p.traces if len(t.steps) > 1]:
+            raise ValueError(f"trace {long[0]}: too long for the scorer")
+
+
+LIMITS: list[tuple[int, int]] = []
+
+
+def test_a_scorer_s_optional_members_reach_prmkit_score(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(SCORERS, "picky", Picky)
+    pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", "q0", "7", TRACES[3:])])
+    out = tmp_path / "scores.jsonl"
+    assert main(["score", "--scorer", "picky", "--model", "-", "--input", pools, "--output", str(out),
+                 "--max-tokens", "100", "--max-batch", "3"]) == 0
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["kind"] == "picky" and record["aggregation"] == "min" and LIMITS == [(100, 3)]
+    pools = write_jsonl(tmp_path / "long.jsonl", [pool_dict("p1", "q1", "7", TRACES)])
+    assert main(["score", "--scorer", "picky", "--model", "-", "--input", pools, "--output",
+                 str(tmp_path / "long_scores.jsonl")]) == 2
+    assert "trace p1/0: too long for the scorer" in capsys.readouterr().err

@@ -6,8 +6,10 @@ A loader takes the path given as `--model` / `--prm`; this one names nothing and
 
 from __future__ import annotations
 
+from prmkit.models import StepScorer
 
-class ToyScorer:
+
+class ToyScorer(StepScorer):
     def __init__(self, path: str):
         self.path, self.calls = path, 0
 

@@ -187,7 +187,7 @@ def test_records_are_checked_where_they_are_read(work, name, records, args, word
     (["generate", "--data", "problems.jsonl", "--output", "g.jsonl", "--k", "100000"], ("at most 4096",)),
     (["generate", "--data", "problems.jsonl", "--output", "g.jsonl", "--temperature", "-1"], ("--temperature",)),
     (["generate", "--data", "problems.jsonl", "--output", "g.jsonl", "--batch-size", "0"], ("--batch-size 0",)),
-    (["label", "--method", "math-shepherd", "--input", P, "--output", "o.jsonl", "--rollouts", "100000"],
+    (["label", "--method", "math-shepherd", "--input", P, "--output", "o.jsonl", "--k", "100000"],
      ("--k 100000", "at most 4096")),
     (["score", "--model", "adir", "--input", P, "--output", "s.jsonl", "--problems-range", "10:5"],
      ("--problems-range '10:5'", "start must be below stop")),

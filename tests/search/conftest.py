@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from helpers import embedded_tokenizer_or_skip
+from prmkit.models import StepScorer
 
 torch.set_num_threads(1)
 
@@ -65,7 +66,7 @@ def step_policy_dir(tmp_path_factory):
     return str(path)
 
 
-class ShortSteps:
+class ShortSteps(StepScorer):
     """A `StepScorer` that prefers short steps: each step scores 1 / (1 + its length in characters)."""
 
     def __init__(self) -> None:

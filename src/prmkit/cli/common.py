@@ -4,8 +4,6 @@
 A verb may take several dataclasses (e.g. `prmkit train`: TrainConfig and RewardModelConfig): one `--config`
 file then holds the fields of all of them, and a key that none of them has is an error. A field name that several
 of them have is one flag, which sets that field in each (e.g. `prmkit label --model`: every labeler's model).
-A field's deprecated names (metadata "aliases", e.g. `rollouts` for `k`) are flags too (`--rollouts` sets `k`, with
-a note on stderr) and keys of the `--config` file.
 """
 
 from __future__ import annotations
@@ -13,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-import sys
 import types
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
@@ -50,20 +47,6 @@ def _default_text(f: dataclasses.Field, help_text: str) -> str:
     return f" (default: {default!r})"
 
 
-class _DeprecatedAlias(argparse.Action):
-    """The flag of a field's old name: sets the field (its `dest`) and says on stderr which flag replaces it."""
-
-    def __init__(self, *args: Any, new_flag: str, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.new_flag = new_flag
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        print(f"{parser.prog}: note: {option_string} is deprecated, use {self.new_flag} (the same setting)",
-              file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
-
 def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = (),
                          helps: dict[str, str] | None = None) -> None:
     """Add `--config` and `--field-name` for each field of the dataclasses `classes` (module doc; a shared name's
@@ -97,11 +80,6 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
                                help=help_text)
             else:
                 p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
-            for alias in f.metadata.get("aliases", ()):  # fields that take one value (not a bool, list or const)
-                if alias not in seen:
-                    seen.add(alias)
-                    p.add_argument("--" + alias.replace("_", "-"), dest=f.name, type=tp, default=None,
-                                   action=_DeprecatedAlias, new_flag=flag, help=f"deprecated name of {flag}")
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))
 
 

@@ -9,9 +9,9 @@ pairs for bt, alias pum).
 
 The kinds are the heads of `prmkit.models.heads.HEADS`. The flags given are handed as they are to
 `prmkit.train.run.train` (the call `prmkit.api.train(...)` makes from Python), which says what they do: with no
-`--config` and no training flag, the machine's recipe is the config; flags of how the run is carried out
-(`train.run.RUN_FLAGS`) keep it. `--resume` continues from the last `<output>/checkpoint-N` of the same run; a
-non-empty output that is not one is refused unless `--overwrite`.
+`--config`, the machine's recipe is the config, and each flag overrides its one field (said on stderr:
+"--max-steps 3 overrides recipes/cpu.yaml's max_steps"). `--resume` continues from the last
+`<output>/checkpoint-N` of the same run; a non-empty output that is not one is refused unless `--overwrite`.
 Several GPUs: `accelerate launch -m prmkit.cli.main train ...` (the same flags).
 """
 

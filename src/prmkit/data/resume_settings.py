@@ -8,10 +8,15 @@ any work, naming each setting that differs:
     keep_settings(out / "settings.json", {"problems": 96, "seed": 51}, "a bench")
     # a re-run with problems=48: ValueError("runs/b holds a bench made with other settings (problems: 96 -> 48):
     #                                         choose another --output")
+
+Which settings a re-run may change is said once, on the config's fields (`may_change`): metadata
+`{"resume": "may-change"}` (how long it runs, how often it saves or logs, threads, where its output goes) or
+`{"resume": "scorer"}` (a scorer, compared resolved: `models.scorer_spec.scorer_identity`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Collection, Mapping
@@ -20,7 +25,18 @@ from typing import Any
 
 from prmkit.data.outputs import atomic_path
 
-__all__ = ["keep_file_settings", "keep_settings", "settings_beside", "settings_diff"]
+__all__ = ["fixed_settings", "keep_file_settings", "keep_settings", "may_change", "settings_beside", "settings_diff"]
+
+
+def may_change(*configs: Any) -> set[str]:
+    """The one resume rule of every verb: the fields of the dataclasses `configs` (classes or instances) that a
+    resumed run may change, those whose metadata has "resume" (module doc); every other field must be the same."""
+    return {f.name for c in configs for f in dataclasses.fields(c) if f.metadata.get("resume")}
+
+
+def fixed_settings(config: Any) -> dict[str, Any]:
+    """The settings of the dataclass instance `config` that make a run this run: every field but `may_change`'s."""
+    return {k: v for k, v in dataclasses.asdict(config).items() if k not in may_change(config)}
 
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
@@ -44,8 +60,9 @@ def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], wha
                   skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None
                   ) -> None:
     """Refuse to continue an output (`path`'s folder) made with other settings, then (re)write `settings` to `path`
-    (JSON, atomic). `skip`: settings a resumed run may change (threads, say); `upgrade(old)` fills in what an older
-    file lacks (a setting added since, at the value the older run used) before the comparison."""
+    (JSON, atomic). `skip`: settings a resumed run may change (a verb passes `may_change(config)`); `upgrade(old)`
+    fills in what an older file lacks (a setting added since, at the value the older run used) before the
+    comparison."""
     path = Path(path)
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))

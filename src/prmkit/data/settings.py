@@ -8,9 +8,6 @@ the command line, keyword arguments in Python). A key that no dataclass of the v
 Values are checked where the settings are made, before any work: each value's type by `build_config` (an error in a
 YAML file names its `file:line`), each numeric setting's range by the config's `__post_init__` (`check_limits` over
 `LIMITS`, one table by field name, so `k`, `limit` or `temperature` mean the same everywhere).
-
-A field may keep an old name as a deprecated alias (`metadata={"aliases": ("rollouts",)}` on `k`): a YAML key or a
-keyword argument of that name sets the field, with a one-line note on stderr (the CLI adds the alias as a flag).
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ import dataclasses
 import math
 import numbers
 import os
-import sys
 import types
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +24,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 import yaml
 
 __all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_limits", "comma_list",
-           "field_aliases", "field_help", "known_fields", "parse_range", "read_config_file", "resolve_aliases"]
+           "field_help", "known_fields", "parse_range", "read_config_file"]
 
 MAX_SAMPLES = 4096  # K: the samples of one prompt are decoded and held together
 
@@ -148,28 +144,10 @@ def check_limits(cfg: Any) -> None:
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be {rng.text()}")
 
 
-def field_help(text: str) -> dict[str, str]:
-    """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`."""
-    return {"help": text}
-
-
-def field_aliases(classes: Iterable[type]) -> dict[str, str]:
-    """{deprecated name: field name}: the old names that the fields of the dataclasses `classes` still accept."""
-    return {alias: f.name for cls in classes for f in dataclasses.fields(cls)
-            for alias in f.metadata.get("aliases", ())}
-
-
-def resolve_aliases(settings: Mapping[str, Any], classes: Iterable[type], where: str = "prmkit") -> dict[str, Any]:
-    """`settings` with each deprecated name (`field_aliases`) replaced by its field's name, and a one-line note on
-    stderr for each; the old and the new name both given is an error naming `where`."""
-    out = dict(settings)
-    for old, new in field_aliases(classes).items():
-        if old in out:
-            if new in out:
-                raise ValueError(f"{where}: '{old}' is a deprecated name of '{new}': give one of them, not both")
-            print(f"{where}: note: '{old}' is deprecated, use '{new}' (the same setting)", file=sys.stderr)
-            out[new] = out.pop(old)
-    return out
+def field_help(text: str, resume: str | None = None) -> dict[str, str]:
+    """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`;
+    `resume`: how a re-run's resume check treats it (`data.resume_settings.may_change`)."""
+    return {"help": text} | ({"resume": resume} if resume else {})
 
 
 def known_fields(classes: Iterable[type], skip: Iterable[str] = ()) -> set[str]:
@@ -209,12 +187,11 @@ def read_config_file(path: str | None, classes: tuple[type, ...], skip: tuple[st
         raise ValueError(f"{path}: expected a mapping of config fields, got {type(values).__name__}")
     lines = {str(k.value): f"{path}:{k.start_mark.line + 1}" for k, _ in getattr(node, "value", [])
              if isinstance(node, yaml.MappingNode)}
-    aliases, known = field_aliases(classes), known_fields(classes, skip)
-    values = resolve_aliases(values, classes, str(path))
+    known = known_fields(classes, skip)
     if unknown := set(values) - known:
         raise ValueError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(known)}")
     out = ConfigValues(values)
-    out.where = {aliases.get(k, k): w for k, w in lines.items()}
+    out.where = lines
     return out
 
 
@@ -293,7 +270,6 @@ def build_configs(classes: Sequence[type], settings: Mapping[str, Any], config: 
     `fixed` each value only for the classes that have the field). A deprecated name in `settings` sets its field,
     with a note on stderr; a name no class has is a TypeError (a flag parser never passes one)."""
     classes = tuple(classes)
-    settings = resolve_aliases(settings, classes, where)
     if unknown := set(settings) - known_fields(classes, skip):
         raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes, skip))}")
     file_values = read_config_file(None if config is None else str(config), classes, tuple(skip))

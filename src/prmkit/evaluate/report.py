@@ -207,7 +207,7 @@ def method_lines(rows: list[dict], ks: list[int], cell: Callable[[dict], str]) -
 
 def format_table(report: dict) -> str:
     """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in
-    percent. `prmkit evaluate bok` prints it, and `prmkit.bok_table` returns it."""
+    percent. `prmkit evaluate bok` prints it, and `prmkit.api.bok_table` returns it."""
     ks, capped = report["ks"], report.get("k_capped", {})
     head = " | ".join(f"K={k}*" if k in capped else f"K={k}" for k in ks)
     table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731

@@ -23,12 +23,12 @@ from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import keep_file_settings, settings_beside
+from prmkit.data.resume_settings import settings_beside
 from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, score_items
-from prmkit.models.scorer_spec import load_scorer_spec, parse_scorer_spec, scorer_identity
+from prmkit.models.scorer_spec import keep_scorer_file, load_scorer_spec, parse_scorer_spec
 
 __all__ = ["ScoreConfig", "score_file", "score_pools", "score_to_file"]
 
@@ -88,22 +88,6 @@ def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod"
                    "aggregation": aggregation, "score": aggregate(p, aggregation)}
 
 
-def _check_tokens(rm: Any, pools: list[Pool]) -> None:
-    """A ValueError naming `file:line` and the trace whose input has more tokens than the model's context (the
-    character guard lets through what may fit; only a trace with more characters than the context is encoded)."""
-    context = getattr(rm.model.config, "max_position_embeddings", None)
-    if not context:
-        return
-    for pool in pools:
-        for t in pool.traces:
-            if len(pool.problem.question) + sum(map(len, t.steps)) + 64 <= context:
-                continue  # a token is at least one character: it fits
-            n = len(rm.encode(pool.problem.question, t.steps)[0])
-            if n > context:
-                raise ValueError(f"{pool.origin or 'problem ' + pool.problem.id}: trace {t.id}: {n} tokens, more "
-                                 f"than the model's context of {context}: too long for the scorer; shorten it")
-
-
 def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
                config: ScoreConfig | None = None) -> dict[str, Any]:
     """Score the pools of `input_path` with the checkpoint `model` into `output` (`score_to_file`)."""
@@ -121,27 +105,19 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
     "seconds"} ("tokens": those the scorer read, where it counts them, else 0)."""
     import torch
 
-    from prmkit.models.reward import RewardModel
-
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     kind, path, _ = parse_scorer_spec(os.fspath(model), cfg.scorer)
     pools, _ = check_lengths(pools, context_length(path), "the scorer", flag=None)  # before the model loads
     scorer = load_scorer_spec(model, cfg.scorer, cfg.scorer_options)
-    rm = scorer if isinstance(scorer, RewardModel) else None  # batch sizes, head kind, default aggregation, tokens
-    if rm is not None:
-        rm.max_tokens, rm.max_batch = cfg.max_tokens, cfg.max_batch
-        kind = rm.config.kind
-    agg = cfg.aggregation or (rm.config.aggregation if rm is not None else "prod")
+    scorer.limit_batches(cfg.max_tokens, cfg.max_batch)
+    kind, agg = scorer.kind or kind, cfg.aggregation or scorer.default_aggregation
     if agg not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation '{agg}'; choose from {', '.join(AGGREGATIONS)}")
-    if rm is not None:
-        _check_tokens(rm, pools)
+    scorer.check_fits(pools)
     stats: dict[str, Any] = {}
     with AppendOnlyWriter(output) as writer:  # an output scored another way is refused, not mixed into
-        keep_file_settings(output, scorer_identity(os.fspath(model), cfg.scorer)
-                           | {"scorer_options": cfg.scorer_options, "aggregation": agg},
-                           "scored", "use a new --output to score again, or the same settings to resume")
+        keep_scorer_file(output, model, cfg.scorer, {"scorer_options": cfg.scorer_options, "aggregation": agg})
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
-    return stats | {"written": written, "problems": len(pools), "tokens": getattr(scorer, "scored_tokens", 0)}
+    return stats | {"written": written, "problems": len(pools), "tokens": scorer.scored_tokens}

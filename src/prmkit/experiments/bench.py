@@ -44,7 +44,7 @@ from prmkit.data.bench_checker import check_steps, first_wrong
 from prmkit.data.jsonl import iter_json, read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.records import Pool, Problem, StepLabels
-from prmkit.data.resume_settings import keep_settings
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import LIMITS as SHARED_LIMITS
 from prmkit.data.settings import MAX_SAMPLES, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
@@ -77,9 +77,10 @@ class BenchConfig:
         "bootstrap": replace(SHARED_LIMITS["bootstrap"], low=0, note="0: no interval"),
         "temperature": replace(SHARED_LIMITS["temperature"], open_low=True)}
 
-    output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes."))
+    output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes.",
+                                                            resume="may-change"))
     problems: int = field(default=60, metadata=_help("problems, spread evenly over the levels; half choose tau, "
-                                                     "half report."))
+                                                     "half report.", resume="may-change"))
     levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples."))
@@ -87,18 +88,19 @@ class BenchConfig:
         "constructed slip kinds, one trace each per problem: " + " | ".join(SLIPS) + "; empty: none."))
     policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
     labelers: str = field(default="ig,mcnig,math-shepherd", metadata=_help(
-        "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ")."))
+        "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ").", resume="may-change"))
     scorers: list[str] = field(default_factory=list, metadata=_help(
         "step scorers judged beside the labelers, NAME=SPEC (models.scorer_spec: a prmkit checkpoint, "
         "token-classification:PATH, step-tag:PATH, openai-pooling:URL, with ,KEY=VALUE options); their step "
-        "scores are kept in OUTPUT/scorers/NAME.jsonl; no cost ledger."))
+        "scores are kept in OUTPUT/scorers/NAME.jsonl; no cost ledger.", resume="may-change"))
     model: str = field(default=DEFAULT_MODEL, metadata=_help("every labeler's model, and the policy's unless "
                                                              "--policy is given."))
     policy: str | None = field(default=None, metadata=_help(
         "the model whose samples are labeled, e.g. a warm start of `prmkit sft`; unset: --model."))
     k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd, OmegaPRM and PUM (per student)."))
     students: str = field(default=",".join(DEFAULT_STUDENTS), metadata=_help(
-        "PUM's students, comma-separated [BACKEND:]MODEL[@T][#TEMPLATE] (gemma3-270m: pip install 'prmkit[gemma]')."))
+        "PUM's students, comma-separated [BACKEND:]MODEL[@T][#TEMPLATE] (gemma3-270m: pip install 'prmkit[gemma]').",
+        resume="may-change"))
     max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
     temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
     batch_size: int = field(default=32, metadata=_help("rows per sampling batch."))
@@ -106,10 +108,11 @@ class BenchConfig:
     template: str | None = field(default=None, metadata=_help(
         "prompt template of every sampler (policy, rollouts, PUM's students unless MODEL#TEMPLATE): a built-in name "
         "(generate_math_0shot) or a file; None: the few-shot prompt. A warm start is sampled with its own."))
-    bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none)."))
+    bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none).",
+                                                        resume="may-change"))
     label: bool = field(default=True, metadata=_help(
         "--no-label: sample and label nothing more and report on the traces every labeler has labeled so far (a run "
-        "stopped partway); no model loads."))
+        "stopped partway); no model loads.", resume="may-change"))
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -225,12 +228,10 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     out.mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(exist_ok=True)
     # --problems may change: the problems are a prefix-stable stream, so a bench grows (or is read at fewer)
-    mine = {k: v for k, v in asdict(cfg).items()
-            if k not in ("output", "problems", "labelers", "scorers", "students", "bootstrap", "label")}
-    mine["policy"] = cfg.policy_model()  # --policy given or not, the same policy is the same bench
+    mine = fixed_settings(cfg) | {"policy": cfg.policy_model()}  # --policy given or not, the same bench
     with output_lock(out / "report.json"):
         # a settings file without them: its policy was --model, its prompt the few-shot one
-        keep_settings(out / "settings.json", mine, "a bench",
+        keep_settings(out / "settings.json", mine, "a bench", skip=may_change(cfg),
                       upgrade=lambda old: {"policy": old.get("model"), "template": None} | old)
         return _run(cfg, out, problems, settings, progress, log)
 

@@ -29,14 +29,14 @@ import json
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair, StepLabels
-from prmkit.data.resume_settings import keep_settings
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff_kept import keep_row
@@ -80,7 +80,8 @@ class PayoffConfig:
         "labeler outcome-pairs: at most this many (right, wrong) sample pairs a problem, drawn with --seed"))
     fresh: str = field(default="", metadata=_help(
         "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate`), none of them a bench problem"))
-    output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json"))
+    output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json",
+                                                   resume="may-change"))
     pairs: str | None = field(default=None, metadata=_help(
         "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the "
         "pairs between the traces --train-problems and --traces keep (its report.json beside it gives the "
@@ -105,11 +106,12 @@ class PayoffConfig:
         "alike, with their labels (copies `<id>#bN`); a problem of one verdict is kept as it is"))
     soft: bool = field(default=False, metadata=_help(
         "soft targets for IG/MCNIG labels: sigmoid(score - tau) (prmkit train --soft)"))
-    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)"))
+    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)", resume="may-change"))
     seed: int = field(default=0, metadata=_help("training seed (a row of several seeds: name each NAME#sN)"))
     keep: str | None = field(default=None, metadata=_help(
         "a directory the repository keeps: the row's scores of the fresh samples and its figures go there as "
-        "NAME.jsonl.gz (`prmkit.experiments.payoff_kept`), which `payoff table` re-derives the row from"))
+        "NAME.jsonl.gz (`prmkit.experiments.payoff_kept`), which `payoff table` re-derives the row from",
+        resume="may-change"))
 
     def __post_init__(self) -> None:
         for name in ("bench", "labeler", "fresh", "output"):
@@ -339,8 +341,7 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         pools, fresh = _check_inputs(cfg)
         out.mkdir(parents=True, exist_ok=True)
         # a row directory holds one row: a re-run with other settings is refused (threads may change)
-        keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"}, "a row",
-                      skip={"threads", "keep"})
+        keep_settings(out / SETTINGS, fixed_settings(cfg), "a row", skip=may_change(cfg))
         kept, records, used, subset = _training_set(cfg, pools)
         labeled = cfg.labels_path() is not None
         if subset:  # the row's training set, for the record

@@ -28,14 +28,14 @@ import resource
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
-from prmkit.data.resume_settings import keep_settings
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
@@ -48,7 +48,6 @@ __all__ = ["DATA_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft", "trained_questi
 DATA_FILE = "sft_data.jsonl"
 SFT_RECORD = "sft_run.json"
 # settings that may change when a run is continued: how it is carried out, not what it learns
-RESUMABLE = {"output", "resume", "threads", "save_steps", "save_total_limit", "logging_steps"}
 
 
 @dataclass
@@ -57,7 +56,7 @@ class SFTRunConfig(TrainRunConfig):
     fields are `TrainRunConfig`'s, with a warm start's defaults."""
 
     output: str | None = field(default=None, metadata=_help("run directory (required): checkpoints, the policy, "
-                                                            "sft_run.json; a re-run continues."))
+                                                            "sft_run.json; a re-run continues.", resume="may-change"))
     model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy to warm-start: embedded name or local HF "
                                                              "directory."))
     problems: int = field(default=960, metadata=_help("training problems, spread evenly over the levels."))
@@ -89,10 +88,12 @@ class SFTRunConfig(TrainRunConfig):
         "prompt template: a built-in name (generate_math_0shot: instruction and question only, ~5x fewer tokens a "
         "step; generate_math_1shot) or a file; None: the domain's few-shot template. Sample the policy with the "
         "same one (prmkit rl grpo --template)."))
-    save_steps: int = field(default=25, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))
-    logging_steps: int = field(default=5, metadata=_help("optimiser steps between loss logs."))
+    save_steps: int = field(default=25, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N.",
+                                                       resume="may-change"))
+    logging_steps: int = field(default=5, metadata=_help("optimiser steps between loss logs.", resume="may-change"))
     resume: bool = field(default=True, metadata=_help("continue from the last <output>/checkpoint-N of this run; "
-                                                      "--no-resume: an output holding checkpoints is an error."))
+                                                      "--no-resume: an output holding checkpoints is an error.",
+                                                      resume="may-change"))
     trainer_args: list[str] = field(default_factory=list, metadata=_help(
         "further trl.SFTConfig arguments as KEY=VALUE (YAML value), e.g. activation_checkpointing=true."))
 
@@ -224,12 +225,12 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
 
 
 def _check_settings(config: SFTRunConfig, out: Path) -> None:
-    mine = {k: v for k, v in asdict(config).items() if k not in RESUMABLE}
     path = out / WARM_START_SETTINGS
     if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
     # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
-    keep_settings(path, mine, "a warm start", upgrade=lambda old: {"template": None, "exclude": []} | old)
+    keep_settings(path, fixed_settings(config), "a warm start", skip=may_change(config),
+                  upgrade=lambda old: {"template": None, "exclude": []} | old)
 
 
 def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log: Callable[[str], None]

@@ -54,8 +54,10 @@ class SamplerBackendConfig(DecodingConfig):
     k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix)."))
     backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
                                                                 "(generate.BACKENDS)."))
-    batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers)."))
-    base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai)."))
+    batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers).",
+                                                       resume="may-change"))
+    base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai).",
+                                                                          resume="may-change"))
 
     def sampling(self) -> SamplingConfig:
         return SamplingConfig(n=self.k, temperature=self.temperature, top_p=self.top_p,
@@ -73,7 +75,8 @@ class SamplerConfig(SamplerBackendConfig):
 
     model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
     dtype: str | None = field(default=None, metadata=_help("weights dtype (None: transformers float32 on a CPU, "
-                                                           "bfloat16 on a GPU; the model's own for vllm)."))
+                                                           "bfloat16 on a GPU; the model's own for vllm).",
+                                                           resume="may-change"))
 
     def backend_options(self) -> BackendOptions:
         return replace(super().backend_options(), dtype=self.dtype)

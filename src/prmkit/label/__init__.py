@@ -15,7 +15,7 @@ prefixes rolled out through `rollout_batches` (shared within a pool, batched acr
 own pipeline in the subpackage `pum` (pairs, not step labels).
 """
 
-from prmkit.label.base import LabelCost, Labeled, Labeler
+from prmkit.label.base import LabelCost, Labeled, Labeler, LabelerBase
 from prmkit.label.complexity import information_tokens, omegaprm_tokens, shepherd_tokens
 from prmkit.label.export import EXPORT_FORMATS, ExportConfig, export_labels, to_dataset, trl_records
 from prmkit.label.information import (
@@ -79,6 +79,7 @@ __all__ = [
     "LabelReport",
     "Labeled",
     "Labeler",
+    "LabelerBase",
     "MathShepherdLabeler",
     "OmegaPRMLabeler",
     "PrefixPoint",

@@ -6,13 +6,16 @@ resuming an interrupted run, refusing to extend a file made with other settings 
 `params`), choosing the threshold, the sweep plot and the report. A new labeler is one file with a class
 that has the members below, plus one line in `prmkit.label.registry.LABELERS`:
 
-    class StepLength:                      # tests/label/step_length.py is a complete example
+    class StepLength(LabelerBase):         # tests/label/step_length.py is a complete example
         config_class = StepLengthConfig    # its settings dataclass: every field becomes a `prmkit label` flag
         def __init__(self, config, methods): ...
         def params(self, method): ...      # what the records store of the settings that change their scores
         def skip_reason(self, pool, method): ...   # "why not this pool" (no model run), or None
         def unreadable(self, pool, ids): ... # {trace id: why} of traces too long to read (no model run)
-        def label(self, pool, todo): ...   # -> Labeled(records per method, LabelCost of this call)
+        def label_stream(self, items): ... # (pool, todo) pairs -> one Labeled (records per method, LabelCost)
+                                           # each, in order; the work of many pools may be batched together
+
+`LabelerBase` gives `label(pool, todo)`, one pool through `label_stream`.
 
 Optional members, read through `prmkit.label.registry` by every recipe that runs labelers (`prmkit bench`), so a
 labeler joins them with no edit there: `check(config)`, a classmethod of cheap checks run before anything is
@@ -24,7 +27,7 @@ takes it from the `model` field of `LabelerModelConfig`, which its config inheri
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -32,7 +35,7 @@ from prmkit.data.records import Pool, StepLabels
 from prmkit.data.settings import check_limits
 from prmkit.models.loading import DEFAULT_MODEL
 
-__all__ = ["LabelCost", "Labeled", "Labeler", "LabelerModelConfig"]
+__all__ = ["LabelCost", "Labeled", "Labeler", "LabelerBase", "LabelerModelConfig"]
 
 
 @dataclass
@@ -95,8 +98,23 @@ class Labeler(Protocol):
         skips and counts them (`--skip-too-long`)."""
         ...
 
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        """Label the traces of `pool` whose ids are in `todo[method]`, for each method in `todo` (none is
-        skipped, none empty). Returns exactly those records, in the pool's trace order."""
+    def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
+        """For each (pool, todo) in order, label the traces of `pool` whose ids are in `todo[method]`, for each
+        method in `todo` (none is skipped, none empty): one Labeled per item, exactly those records, in the pool's
+        trace order. A labeler may batch the work of several pools; it yields each pool's result in turn."""
         ...
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        """`label_stream` of one pool (`LabelerBase` gives it)."""
+        ...
+
+
+class LabelerBase:
+    """What every labeler has from its `label_stream`: `label`, one pool alone."""
+
+    def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
+        raise NotImplementedError
+
+    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
+        return next(iter(self.label_stream([(pool, todo)])))
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from prmkit.data.answers import answer_sets
 from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.templates import load_template
-from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
+from prmkit.label.base import LabelCost, Labeled, LabelerBase, LabelerModelConfig
 from prmkit.label.complexity import information_tokens
 from prmkit.label.information_gain import information_gain
 from prmkit.label.mcnig import ANSWER_SET_AGGREGATIONS, mcnig
@@ -100,7 +100,7 @@ METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float
 }
 
 
-class InformationLabeler:
+class InformationLabeler(LabelerBase):
     """IG and/or MCNIG labels, one forward pass per problem for all the methods it serves (`label_stream`: several
     problems per forward pass).
 
@@ -159,9 +159,6 @@ class InformationLabeler:
         is counted in the call's total only), nothing generated, and the paper's count for the method."""
         own = len(self.scorer.segments(pool.problem.question, steps, answers, with_step0=False).ids) if steps else 0
         return {"tokens_read": own, "tokens_generated": 0, "paper_tokens": paper, "steps": len(steps)}
-
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        return next(self.label_stream([(pool, todo)]))
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """`label` of each (pool, todo), in order, the packed sequences of several problems in one forward pass:

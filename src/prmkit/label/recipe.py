@@ -186,13 +186,12 @@ def _timed(call: Callable[[], Labeled]) -> Labeled:
 
 def _streamed(tasks: Sequence[tuple[Pool, int, dict[str, set[str]]]],
               labelers: Sequence[Labeler]) -> Iterator[tuple[int, Labeled]]:
-    """The labeler calls of `tasks`, here, in order: each labeler's pools go to its `label_stream` (or one by one
-    to `label`), and each pool's result comes back with the seconds the labeler spent on it since the last."""
+    """The labeler calls of `tasks`, here, in order: each labeler's pools go to its `label_stream`, and each
+    pool's result comes back with the seconds the labeler spent on it since the last."""
     streams: dict[int, Iterator[Labeled]] = {}
     for k, lab in enumerate(labelers):
         mine = [(pool, owed) for pool, j, owed in tasks if j == k]
-        stream = getattr(lab, "label_stream", None)
-        streams[k] = iter(stream(mine)) if stream else (lab.label(pool, owed) for pool, owed in mine)
+        streams[k] = iter(lab.label_stream(mine))
     for i, (_, k, _) in enumerate(tasks):
         yield i, _timed(functools.partial(next, streams[k]))
 

@@ -14,7 +14,7 @@ from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.templates import check_template
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
-from prmkit.label.base import LabelCost, Labeled, LabelerModelConfig
+from prmkit.label.base import LabelCost, Labeled, LabelerBase, LabelerModelConfig
 from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
 from prmkit.models.loading import resolve_model
 
@@ -34,9 +34,9 @@ def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
 class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
     """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults and with its help (MCNIG sec 4.2), with K
     the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison (appendix A) and Math-Shepherd (Wang et
-    al. 2024, N = 8 completions). `rollouts` is K's deprecated alias and its key in the records' `params`."""
+    al. 2024, N = 8 completions). `rollouts` is K's key in the records' `params`."""
 
-    k: int = _sampler_field("k", "completions M per prefix", aliases=("rollouts",))
+    k: int = _sampler_field("k", "completions M per prefix")
     dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 on a "
                                                 "CPU, bfloat16 on a GPU when unset; on a CPU bfloat16 samples ~1.7x "
                                                 "faster with bf16 matrix units, other samples)")
@@ -55,7 +55,7 @@ def rollout_skip_reason(pool: Pool) -> str | None:
     return None
 
 
-class RolloutMethods:
+class RolloutMethods(LabelerBase):
     """What every rollout labeler (Math-Shepherd, OmegaPRM, PUM) answers alike: the methods it serves, the params
     of its records, the pools it skips and the traces a call still owes."""
 
@@ -116,9 +116,6 @@ class RolloutLabeler(RolloutMethods):
 
     def plan(self, pool: Pool, todo: Mapping[str, Set[str]], rolls: PoolRollouts) -> Plan:
         raise NotImplementedError
-
-    def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
-        return next(self.label_stream([(pool, todo)]))
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """`label` of each (pool, todo), in order, the prefixes of many pools in each generation batch."""

@@ -111,6 +111,34 @@ class RewardModel(LocalStepScorer):
         self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids
 
+    # --- the optional members of a StepScorer -------------------------------------------------------------
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.config.kind
+
+    @property
+    def default_aggregation(self) -> str:  # type: ignore[override]
+        return self.config.aggregation
+
+    def limit_batches(self, max_tokens: int, max_batch: int) -> None:
+        self.max_tokens, self.max_batch = max_tokens, max_batch
+
+    def check_fits(self, pools: list[Any]) -> None:
+        """A ValueError naming `file:line` and the trace whose input has more tokens than the model's context (the
+        character guard lets through what may fit; only a trace with more characters than the context is
+        encoded)."""
+        context = getattr(self.model.config, "max_position_embeddings", None)
+        if not context:
+            return
+        for pool in pools:
+            for t in pool.traces:
+                if len(pool.problem.question) + sum(map(len, t.steps)) + 64 <= context:
+                    continue  # a token is at least one character: it fits
+                n = len(self.encode(pool.problem.question, t.steps)[0])
+                if n > context:
+                    raise ValueError(f"{pool.origin or 'problem ' + pool.problem.id}: trace {t.id}: {n} tokens, "
+                                     f"more than the model's context of {context}: too long for the scorer; shorten it")
+
     def _single_id(self, token: str) -> int:
         ids = self.tokenizer(token, add_special_tokens=False)["input_ids"]
         if len(ids) != 1:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.records import Pool, StepLabels
+from prmkit.data.resume_settings import settings_beside
 from prmkit.models.scorer import StepScorer, score_items
 
 __all__ = ["ScoredTrace", "pool_traces", "scorer_labels", "scorer_labels_file"]
@@ -48,15 +49,19 @@ def scorer_labels_file(spec: str, traces: list[ScoredTrace], path: str | os.Path
                        score: bool = True) -> dict[str, StepLabels]:
     """{trace id: StepLabels} of `traces` scored by the scorer of `spec`, kept in `path` (append-only: a re-run
     scores only the traces not there, and loads the scorer only when one is missing; `score=False` scores none).
-    A file written by another spec is refused."""
-    from prmkit.models.scorer_spec import load_scorer_spec
+    A file written by another scorer is refused by `keep_scorer_file` (the scorer resolved: `prm=runs/prm/` and
+    `prm=runs/prm` are one); a file from before that rule is judged by the spec its records hold."""
+    from prmkit.models.scorer_spec import keep_scorer_file, load_scorer_spec, scorer_identity
 
     file = Path(path)
     held = {r.trace_id: r for r in read_records(file, StepLabels.from_dict)} if file.is_file() else {}
-    if other := next((r.params.get("scorer") for r in held.values() if r.params.get("scorer") != spec), None):
-        raise ValueError(f"{file} holds the scores of the scorer '{other}', not '{spec}': give this scorer another "
-                         "name, or remove the file")
     todo = [t for t in traces if t.trace_id not in held]
+    if held or (todo and score):
+        old = next(iter(held.values())).params.get("scorer") if held else None
+        if old and not settings_beside(file).is_file() and scorer_identity(old) != scorer_identity(spec):
+            raise ValueError(f"{file} holds the scores of the scorer '{old}', not '{spec}': give this scorer "
+                             "another name, or remove the file")  # written before its settings were kept beside it
+        keep_scorer_file(file, spec, None, {}, hint="give this scorer another name, or remove the file")
     if todo and score:
         scorer = load_scorer_spec(spec)  # before the file is opened: a scorer that fails to load leaves none
         with AppendOnlyWriter(file, key=lambda d: str(d["trace_id"])) as writer:

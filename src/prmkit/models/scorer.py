@@ -1,7 +1,9 @@
 """`StepScorer`: the one interface best-of-K, beam search and RL rewards accept, and the one way to load one.
 
 A step scorer maps candidate traces of one question to per-step scores (an ORM: one score a trace, as a
-one-element list). `RewardModel` implements it; so can anything else with `score_steps` (a judge, a lookup).
+one-element list). `RewardModel` implements it; so can anything else with `score_steps` (a judge, a lookup). A
+scorer that a loader returns subclasses `StepScorer` and so has its optional members, with their defaults: `kind`,
+`default_aggregation`, `scored_tokens`, `limit_batches` and `check_fits` (`prmkit score` calls them all).
 
 `SCORERS` maps a scorer kind to its loader, which takes the path and its options as keywords (`load_scorer(path,
 kind, options)`, what `prmkit score`, `search --scorer` and the RL rewards call; `models.scorer_spec` reads them
@@ -20,9 +22,12 @@ import os
 from collections.abc import Callable, Iterator
 from importlib import import_module
 from itertools import groupby
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from prmkit.models.aggregate import aggregate
+
+if TYPE_CHECKING:
+    from prmkit.data.records import Pool
 
 __all__ = ["SCORERS", "BatchStepScorer", "ScorerError", "StepScorer", "check_scorer_kind", "load_scorer", "score_items",
            "score_traces"]
@@ -35,14 +40,28 @@ class ScorerError(RuntimeError):
 
 @runtime_checkable
 class StepScorer(Protocol):
+    """`score_steps`, and optional members with defaults (a subclass has them; a reward model sets its own)."""
+
+    kind: str = ""  # what the scores are, written into score records ("": the scorer kind of its spec)
+    default_aggregation: str = "prod"  # step scores -> trace score unless one is asked for
+    scored_tokens: int = 0  # tokens read so far, where the scorer counts them
+
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
         """Per-step scores of each candidate trace (a list of steps) of `question`, in input order."""
         ...
 
+    def limit_batches(self, max_tokens: int, max_batch: int) -> None:
+        """Padded tokens and traces per forward pass at most, where the scorer batches them (default: its own)."""
+
+    def check_fits(self, pools: list[Pool]) -> None:
+        """A ValueError naming the first trace of `pools` too long for the scorer (default: none checked)."""
+
 
 @runtime_checkable
-class BatchStepScorer(StepScorer, Protocol):
+class BatchStepScorer(Protocol):
     """A step scorer that also batches across questions (a reward model: less padding, fewer passes)."""
+
+    def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]: ...
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
         """(index into `items`, step scores) for (question, steps) items, in any order, as they are done."""

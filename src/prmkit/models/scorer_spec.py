@@ -24,9 +24,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.resume_settings import keep_file_settings
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer
 
-__all__ = ["load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec", "scorer_identity"]
+__all__ = ["keep_scorer_file", "load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec",
+           "scorer_identity"]
 
 DEFAULT_KIND = "reward-model"
 
@@ -65,6 +67,16 @@ def scorer_identity(spec: str, kind: str | None = None) -> dict[str, Any]:
     resolved: `runs/prm/` and `runs/prm` are one checkpoint) and the spec's options."""
     kind, path, options = parse_scorer_spec(spec, kind)
     return {"scorer": kind, "model": str(Path(path).resolve()) if Path(path).exists() else path, "options": options}
+
+
+def keep_scorer_file(output: str | os.PathLike[str], spec: str | os.PathLike[str] | None, kind: str | None,
+                     settings: Mapping[str, Any], made: str = "scored",
+                     hint: str = "use a new --output to score again, or the same settings to resume") -> None:
+    """The one rule of every file a scorer's output goes to (`prmkit score`, `prmkit search`, `prmkit bench
+    --scorers`): the settings beside it (`keep_file_settings`) name the scorer by `scorer_identity` under "prm"
+    (None: no scorer), with `settings`; a re-run with the same resolved scorer resumes, another is refused."""
+    prm = scorer_identity(os.fspath(spec), kind) if spec else None
+    keep_file_settings(output, {"prm": prm} | dict(settings), made, hint)
 
 
 def parse_options(text: str | Mapping[str, Any] | None) -> dict[str, Any]:

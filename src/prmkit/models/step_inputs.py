@@ -10,6 +10,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from prmkit.models.scorer import StepScorer
 from prmkit.models.stepwise import Encoder, StepLayout, encode_text
 
 __all__ = ["CHAT", "LayoutScorer", "LocalStepScorer", "chat_prompt", "check_options", "layout_for",
@@ -110,7 +111,7 @@ def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Itera
         yield current
 
 
-class LayoutScorer:
+class LayoutScorer(StepScorer):
     """A `BatchStepScorer` whose traces are encoded by `layout` with `_encode` (a tokenizer's or a server's); a
     subclass gives `score_many`."""
 

@@ -56,12 +56,14 @@ class RLConfig(DecodingConfig, TrainRunConfig):
                                                            "greedy completion (greedy accuracy)."))
     heldout_steps: int = field(default=0, metadata=_help("optimiser steps between held-out evaluations, each a line of "
                                                       "heldout.jsonl and a point of heldout.png (0: before and "
-                                                      "after training only)."))
+                                                      "after training only).", resume="may-change"))
     heldout_before: str | None = field(default=None, metadata=_help(
         "take the step-0 held-out measurement from this run's output (its heldout.jsonl) instead of measuring it: "
         "refused unless that run measured the same policy on the same held-out problems with the same samples, "
-        "sampling, template and seed (the step-0 point of runs at one seed is the same); None: measure it."))
-    steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch)."))
+        "sampling, template and seed (the step-0 point of runs at one seed is the same); None: measure it.",
+        resume="may-change"))
+    steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch).",
+                                                  resume="may-change"))
     group_size: int = field(default=4, metadata=_help("completions per prompt G (PUM D.4: 8; 4 on CPU)."))
     prompts_per_step: int = field(default=2, metadata=_help("prompts per optimiser step (PUM D.4: 64 on 8 GPUs)."))
     lr: float = field(default=1.41e-5, metadata=_help("AdamW learning rate (PSPO, LoRA: 1.41e-5; PUM full "
@@ -76,8 +78,9 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     lora_alpha: int = field(default=32, metadata=_help("LoRA alpha."))
     chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as generate)."))
     seed: int = field(default=0, metadata=_help("sampling, data order and initialisation seed."))
-    save_steps: int = field(default=10, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N."))
+    save_steps: int = field(default=10, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N.",
+                                                       resume="may-change"))
     resume: bool = field(default=False, metadata=_help("continue from the last <output>/checkpoint-N (a fresh start "
-                                                       "when there is none)."))
+                                                       "when there is none).", resume="may-change"))
     trainer_args: list[str] = field(default_factory=list, metadata=_help(
         "further GRPOConfig arguments as KEY=VALUE (YAML value), e.g. loss_type=grpo scale_rewards=none."))

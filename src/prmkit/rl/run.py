@@ -15,14 +15,13 @@ import json
 import os
 import resource
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, Problem
-from prmkit.data.resume_settings import keep_settings
+from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
 from prmkit.models.scorer_spec import parse_scorer_spec
@@ -36,10 +35,8 @@ from prmkit.rl.process import ProcessAdvantage
 from prmkit.rl.rollout_values import PROVERS
 from prmkit.train.arguments import trainer_overrides
 
-__all__ = ["RESUMABLE", "SETTINGS", "grpo_arguments", "run_grpo"]
+__all__ = ["SETTINGS", "grpo_arguments", "run_grpo"]
 
-# settings a run continued in its output may change: how long it trains, how often it saves and measures, threads
-RESUMABLE = {"resume", "steps", "threads", "save_steps", "save_total_limit", "heldout_steps", "heldout_before"}
 
 
 def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: list[float]) -> Any:
@@ -134,7 +131,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     out.mkdir(parents=True, exist_ok=True)
     # the held-out curve and the metrics of a run in this output are kept and continued (no step measured twice):
     # only by the same run
-    keep_settings(out / SETTINGS, asdict(config), "an RL run", skip=RESUMABLE)
+    keep_settings(out / SETTINGS, fixed_settings(config), "an RL run", skip=may_change(config))
     held = HeldoutCurve(config, heldout, tokenizer, template, out, log)
     held.measure(0, model)
     trainer = ProcessGRPOTrainer(

@@ -31,29 +31,31 @@ class BeamConfig(SamplerConfig):
     max_new_tokens: int = field(default=48, metadata=_help("new tokens per expansion step (PUM D.3: 256); a "
                                                            "best-of-N trace gets max_steps x this."))
     input: str | None = field(default=None, metadata=_help("problems: demo, a GSM8K-style, Problem, Pool or GSM8K "
-                                                           "candidates jsonl (required)."))
-    limit: int | None = field(default=None, metadata=_help("search only the first N problems (None: all)."))
+                                                           "candidates jsonl (required).", resume="may-change"))
+    limit: int | None = field(default=None, metadata=_help("search only the first N problems (None: all).",
+                                                           resume="may-change"))
     width: int = field(default=2, metadata=_help("b: unfinished prefixes kept per problem at each stage "
                                                  "(PUM D.3: N=8 -> b in {8, 4, 2}); N must be divisible by b."))
     max_steps: int = field(default=6, metadata=_help("expansion stages at most (PUM D.3: 24); a beam still "
                                                      "unfinished after them ends there."))
     scorer: str = field(default="reward-model", metadata=_help(f"kind of step scorer: {' | '.join(SCORERS)} "
                                                                "(models.SCORERS; reward-model: a PRM, ORM or PUM "
-                                                               "value model)."))
+                                                               "value model).", resume="scorer"))
     scorer_options: str | None = field(default=None, metadata=_help("the scorer's options: a JSON object or a .json "
                                                                     "file (the spec's own win)."))
     prm: str | None = field(default=None, metadata=_help("the scorer's checkpoint (`prmkit train` directory, or a "
                                                          "spec KIND:PATH,KEY=VALUE: models.scorer_spec; "
-                                                         "required)."))
+                                                         "required).", resume="scorer"))
     aggregation: str = field(default="min", metadata=_help("step scores -> prefix/trace score: "
                                                            f"{' | '.join(AGGREGATIONS)} (PUM D.3 ranks PRM "
                                                            "prefixes by min)."))
     prefix_cache: bool = field(default=True, metadata=_help("transformers backend: keep each stage's KV cache and "
                                                             "run only the new tokens of the next stage's prefixes "
-                                                            "(--no-prefix-cache: run every prefix again)."))
+                                                            "(--no-prefix-cache: run every prefix again).",
+                                                            resume="may-change"))
     problems_per_batch: int = field(default=32, metadata=_help("problems searched together: all their live beams "
                                                                "share one generation call per stage; results are "
-                                                               "written as each problem ends."))
+                                                               "written as each problem ends.", resume="may-change"))
 
     LIMITS: ClassVar[dict[str, Range]] = {"max_steps": Range(1)}
 

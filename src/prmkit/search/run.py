@@ -25,11 +25,11 @@ from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Problem
-from prmkit.data.resume_settings import keep_file_settings, settings_beside
+from prmkit.data.resume_settings import fixed_settings, settings_beside
 from prmkit.data.settings import comma_list
 from prmkit.generate.distributed import progress_bar
 from prmkit.models.loading import context_length
-from prmkit.models.scorer_spec import scorer_identity
+from prmkit.models.scorer_spec import keep_scorer_file
 from prmkit.search.beam import beam_search
 from prmkit.search.bon import best_of_n
 from prmkit.search.compare import compare_lines, compare_methods
@@ -79,9 +79,6 @@ class SearchReport:
         ]
 
 
-# the settings a search result depends on (a resumed run may change the others: --limit, batching, the prefix cache)
-RESULT_SETTINGS = ("model", "backend", "chat", "template", "k", "width", "max_steps", "max_new_tokens", "temperature",
-                   "top_p", "seed", "scorer_options", "aggregation")
 
 
 def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig,
@@ -129,10 +126,10 @@ def run_search(config: BeamConfig, methods: str | Sequence[str], output: str, pr
         claimed["--output (compare)"] = summary
     with claim_outputs(claimed, {"--input": config.input, "--prm": config.prm}):  # before any model loads
         problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
-        prm = scorer_identity(config.prm, config.scorer) if config.prm else None
         for method, path in paths.items():  # an output searched another way is refused before any model loads
-            keep_file_settings(path, {"method": method, "prm": prm} | {k: getattr(config, k) for k in RESULT_SETTINGS},
-                               "searched", "use a new --output to search again, or the same settings to resume")
+            keep_scorer_file(path, config.prm, config.scorer,
+                             {"method": method} | fixed_settings(config),
+                             "searched", "use a new --output to search again, or the same settings to resume")
         reports = _run_search(config, problems, methods, paths, progress, log)
         if summary is not None:  # the methods on this run's problems: intervals, each minus best-of-N
             rows = compare_methods(paths, against="bon" if "bon" in paths else None,

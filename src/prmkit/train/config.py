@@ -28,13 +28,14 @@ class TrainRunConfig:
     lora_r: int = field(default=0, metadata={"help": "LoRA rank via peft; 0 = full fine-tuning (the paper)."})
     lora_alpha: int = field(default=16, metadata={"help": "LoRA alpha."})
     seed: int = field(default=0, metadata={"help": "shuffling and initialisation seed."})
-    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
+    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default).", "resume": "may-change"})
     save_steps: int = field(default=0, metadata={"help": "optimiser steps between checkpoints when save_strategy "
-                                                          "is steps."})
-    save_total_limit: int = field(default=2, metadata={"help": "checkpoints kept (oldest deleted; 0 = all)."})
+                                                          "is steps.", "resume": "may-change"})
+    save_total_limit: int = field(default=2, metadata={"help": "checkpoints kept (oldest deleted; 0 = all).",
+                                                       "resume": "may-change"})
     resume: bool = field(default=False, metadata={"help": "continue from the last <output>/checkpoint-N (weights, "
                                                          "optimiser, scheduler, data order); a fresh start when "
-                                                         "there is none."})
+                                                         "there is none.", "resume": "may-change"})
     trainer_args: list[str] = field(default_factory=list, metadata={"help": "further TrainingArguments as "
                                                                            "KEY=VALUE (YAML value), e.g. "
                                                                            "deepspeed=ds.json."})
@@ -62,16 +63,19 @@ class TrainConfig(TrainRunConfig):
                                                             "(a CPU-budget option, off in the paper)."})
     keep_layers: int = field(default=0, metadata={"help": "keep only the lowest N decoder layers of the base model "
                                                           "(0 = all; a CPU-budget option, not in the paper)."})
-    max_steps: int = field(default=0, metadata={"help": "stop after this many optimiser steps (0 = run `epochs`)."})
-    eval_strategy: str = field(default="epoch", metadata={"help": "held-out check: epoch | steps | no."})
+    max_steps: int = field(default=0, metadata={"help": "stop after this many optimiser steps (0 = run `epochs`).",
+                                                "resume": "may-change"})
+    eval_strategy: str = field(default="epoch", metadata={"help": "held-out check: epoch | steps | no.",
+                                                          "resume": "may-change"})
     eval_steps: int = field(default=0, metadata={"help": "optimiser steps between held-out checks when "
-                                                          "eval_strategy is steps."})
+                                                          "eval_strategy is steps.", "resume": "may-change"})
     save_strategy: str = field(default="epoch", metadata={"help": "checkpoints <output>/checkpoint-N: epoch | "
-                                                                  "steps | no."})
-    logging_steps: int = field(default=1, metadata={"help": "optimiser steps between loss logs."})
+                                                                  "steps | no.", "resume": "may-change"})
+    logging_steps: int = field(default=1, metadata={"help": "optimiser steps between loss logs.",
+                                                    "resume": "may-change"})
     report_to: str = field(default="auto", metadata={"help": "logging integrations of transformers (tensorboard, "
                                                              "wandb, ...; comma-separated); auto = tensorboard when "
-                                                             "installed, none = off."})
+                                                             "installed, none = off.", "resume": "may-change"})
     bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (GPU)."})
 
 
@@ -95,11 +99,14 @@ class TrainInputs:
                                                                        "|score - tau| <= B are neutral (0), above "
                                                                        "+1, below -1."})
     allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids / "
-                                                                    "labeled trace ids instead of refusing."})
+                                                                    "labeled trace ids instead of refusing.",
+                                                                    "resume": "may-change"})
     require_all_labels: bool = field(default=False, metadata={"help": "a trace without labels or a label "
-                                                                      "without a trace is an error."})
+                                                                      "without a trace is an error.",
+                                                                      "resume": "may-change"})
     overwrite: bool = field(default=False, metadata={"help": "replace a non-empty output directory that is not a "
-                                                             "checkpoint of this run (its checkpoints are removed)."})
+                                                             "checkpoint of this run (its checkpoints are removed).",
+                                                             "resume": "may-change"})
 
     def __post_init__(self) -> None:
         check_limits(self)

@@ -4,8 +4,8 @@ The CLI passes the flags given on its command line, the Python API its keyword a
 `config` file: the settings are the fields of `TrainConfig`, `RewardModelConfig` and `TrainInputs`. The steps,
 in order, before any data is read or model loaded:
 
-1. the recipe: with no config file and no training setting, the machine's recipe (`recipes/cpu.yaml` or
-   `recipes/gpu.yaml`) is the config file, said in the first line (`choose_recipe`);
+1. the recipe: with no config file, the machine's recipe (`recipes/cpu.yaml` or `recipes/gpu.yaml`) is the config
+   file, said in the first line (`choose_recipe`); a setting given overrides its one field, said on stderr;
 2. the head: its kind (`pum` = `bt`) and its own aggregation unless one is given;
 3. the output: a path that can be written and is no input (`claim_outputs`), not another run's
    (`check_run_output`);
@@ -18,56 +18,80 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.resume_settings import settings_diff
+from prmkit.data.resume_settings import fixed_settings, settings_diff
 from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
-__all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_output", "choose_recipe", "train"]
+__all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_output", "choose_recipe",
+           "note_overrides", "resolve_configs", "train"]
 
 SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
 # other names of a head kind
 KIND_ALIASES = {"pum": "bt"}
 # settings of how a run is carried out (threads, checkpoints, checks, logs, seed) and of which base model it
-# trains, not of how it learns: they do not replace the machine's recipe
+# trains, not of how it learns: given beside a recipe, they are not noted as overriding it
 RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps", "save_strategy", "save_steps",
              "save_total_limit", "logging_steps", "report_to"}
-# settings that may change when a run is resumed
-RESUMABLE = RUN_FLAGS - {"model", "seed"} | {"max_steps", "overwrite", "allow_duplicates", "require_all_labels"}
 
 
-def choose_recipe(config_file: str | None, settings: Mapping[str, Any], log: Callable[[str], None] = print
-                  ) -> str | None:
-    """The config file of the run: `config_file` (a file, or the name of a recipe under recipes/), or the machine's
-    recipe when neither a file nor a training setting (a TrainConfig field outside RUN_FLAGS) is given; the recipe
-    is named in a logged line."""
+def choose_recipe(config_file: str | None, log: Callable[[str], None] = print) -> str:
+    """The config file of the run: `config_file` (a file, or the name of a recipe under recipes/), or else the
+    machine's recipe, named in a logged line. Settings given beside it override its fields one by one
+    (`note_overrides`); none replaces the file."""
     import torch
 
     from prmkit.train.recipe_files import recipe_path
 
-    training = {f.name for f in fields(TrainConfig)} - RUN_FLAGS
     if config_file:  # a YAML path as it is (a missing one is an error where it is read), a bare name a recipe
         named = not Path(config_file).exists() and Path(config_file).suffix not in (".yaml", ".yml")
         return str(recipe_path(config_file)) if named else config_file
-    if training & set(settings):
-        return None
     name = "gpu" if torch.cuda.is_available() else "cpu"
     path = str(recipe_path(name))
-    log(f"recipe {name}: {path} (no --config and no training flag given; flags override it)")
+    log(f"recipe {name}: {path} (no --config given; a flag overrides its one field)")
     return path
+
+
+def note_overrides(settings: Mapping[str, Any], config_file: str, where: str = "prmkit train") -> list[str]:
+    """Say on stderr which training settings given (fields of TrainConfig / RewardModelConfig outside RUN_FLAGS)
+    override a field of `config_file`: "--max-steps 3 overrides recipes/cpu.yaml's max_steps". Returns the lines."""
+    from prmkit.train.recipe_files import RECIPES_DIR
+
+    path = Path(config_file)
+    shown = f"recipes/{path.name}" if path.resolve().parent == RECIPES_DIR else config_file
+    training = {f.name for cls in (TrainConfig, RewardModelConfig) for f in fields(cls)} - RUN_FLAGS
+    lines = [f"{'--' + name.replace('_', '-')} {settings[name]} overrides {shown}'s {name}"
+             for name in sorted(training & set(settings))]
+    for line in lines:
+        print(f"{where}: note: {line}", file=sys.stderr)
+    return lines
+
+
+def resolve_configs(kind: str, settings: Mapping[str, Any], config: str | None = None,
+                    log: Callable[[str], None] = print) -> tuple[TrainConfig, RewardModelConfig, TrainInputs]:
+    """The configs of a run of head `kind` (an alias resolved), nothing read but the config file: defaults <- the
+    `config` file or the machine's recipe <- `settings`, each overriding its one field (said on stderr)."""
+    kind = KIND_ALIASES.get(kind, kind)
+    head = head_class(kind)
+    path = choose_recipe(config, log)
+    note_overrides(settings, path)
+    train_config, model_config, inputs = build_configs(
+        SETTINGS, settings, path, {"kind": kind}, skip=("kind",),
+        defaults={"aggregation": head.aggregation} if head.aggregation else None)  # the head's way to score a trace
+    return train_config, model_config, inputs
 
 
 def _run_identity(kind: str, configs: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that make a run this run (what a resumed run must share with the one it continues)."""
-    return {"kind": kind} | {name: {k: v for k, v in asdict(c).items() if k not in RESUMABLE}
-                             for name, c in configs.items()}
+    return {"kind": kind} | {name: fixed_settings(c) for name, c in configs.items()}
 
 
 def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bool, overwrite: bool,
@@ -149,12 +173,9 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
     from prmkit.train.pum_pairs import build_pair_trainer
     from prmkit.train.recipe import default_held_out, train_reward_model
 
-    settings = dict(settings or {})
     kind = KIND_ALIASES.get(kind, kind)
     head = head_class(kind)
-    train_config, model_config, inputs = build_configs(
-        SETTINGS, settings, choose_recipe(config, settings, log), {"kind": kind}, skip=("kind",),
-        defaults={"aggregation": head.aggregation} if head.aggregation else None)  # the head's way to score a trace
+    train_config, model_config, inputs = resolve_configs(kind, dict(settings or {}), config, log)
     check_inputs(kind, head.label_source, inputs)
     identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
     with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,

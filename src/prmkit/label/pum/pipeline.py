@@ -76,10 +76,9 @@ SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_clock`)
 @dataclass
 class PumConfig(SamplerBackendConfig):
     """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
-    The sampling settings are `SamplerBackendConfig`'s (each student names its model); `rollouts` is K's alias."""
+    The sampling settings are `SamplerBackendConfig`'s (each student names its model)."""
 
-    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
-                                        "aliases": ("rollouts",)})
+    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)"})
     temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)"})
     top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)"})
     max_new_tokens: int = field(default=256, metadata={"help": "tokens per continuation at most (the paper: "

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from prmkit.data.bench_checker import arithmetic_error, computations
+from prmkit.models.scorer import StepScorer
 
 __all__ = ["RuleScorer", "load", "rule_score"]
 
@@ -27,7 +28,7 @@ def rule_score(step: str) -> float:
     return 0.0 if any(arithmetic_error(expr, result) for expr, result, _ in computations(step)) else 1.0
 
 
-class RuleScorer:
+class RuleScorer(StepScorer):
     """Step score = whether the step's own arithmetic is right (module doc)."""
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:

@@ -28,6 +28,7 @@ from prmkit.data.bench import truth_labels
 from prmkit.data.bench_checker import check_steps, first_wrong
 from prmkit.data.formats import read_pools
 from prmkit.data.records import Problem
+from prmkit.models.scorer import StepScorer
 
 __all__ = ["TruthScorer", "load", "truth_scores"]
 
@@ -37,7 +38,7 @@ def truth_scores(problem: Problem, steps: list[str]) -> list[float]:
     return [float(x) for x in truth_labels(len(steps), first_wrong(check_steps(problem, steps)))]
 
 
-class TruthScorer:
+class TruthScorer(StepScorer):
     """The exact checker's truth of each trace of a bench problem, found by its question text."""
 
     def __init__(self, problems: Iterable[Problem], source: str = "the given problems"):

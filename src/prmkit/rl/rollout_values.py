@@ -19,13 +19,14 @@ from prmkit.data.records import Pool, Problem, Trace
 from prmkit.domains import STEP, extract_answer, verify_answers
 from prmkit.label.math_shepherd import MathShepherdLabeler
 from prmkit.label.rollout_labeling import RolloutLabelConfig
+from prmkit.models.scorer import StepScorer
 
 __all__ = ["PROVERS", "RolloutValues"]
 
 METHOD = "math-shepherd"  # the soft estimate: the fraction of rollouts that reach the right answer
 
 
-class RolloutValues:
+class RolloutValues(StepScorer):
     """`RolloutValues(prover, problems, k=4, **settings)`: `settings` are `RolloutLabelConfig` fields (template,
     temperature, max_new_tokens, seed, chat, ...); `problems` give each question's gold answer and domain."""
 

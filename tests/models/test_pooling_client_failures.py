@@ -98,8 +98,9 @@ def test_a_run_killed_while_the_server_hangs_leaves_no_lock(serve, tmp_path, sig
     pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", "What is 3 + 4 ?", "7", [(STEPS[0], "7", True)])])
     out = tmp_path / "s.jsonl"
     args = [sys.executable, "-m", "prmkit", "score", "--quiet", "--input", pools, "--output", str(out), "--model"]
+    # Ctrl-C reaches a CLI started from a shell that ignores SIGINT (a background job) only with its default back
     proc = subprocess.Popen([*args, f"openai-pooling:{server.url},sep_id=5"], env=_env(), stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lock = Path(f"{out.resolve()}.lock")
     deadline = time.time() + 300
     while "/pooling" not in server.requests and time.time() < deadline:  # waiting on the server, lock held

@@ -58,3 +58,15 @@ def test_resume_after_kill_ends_like_an_uninterrupted_run(tiny_base, tmp_path):
     after = {h["step"]: h["loss"] for h in resumed["history"]}  # the checks after the checkpoint it resumed from
     assert after == pytest.approx({h["step"]: h["loss"] for h in whole["history"] if h["step"] > start}, abs=MODEL_ABS)
     assert whole["history"][-1]["loss"] < whole["history"][0]["loss"]
+
+
+def test_a_checkpoint_whose_state_file_was_cut_short_is_passed_over(tmp_path):
+    """A kill while the Trainer writes trainer_state.json leaves the file empty or cut: that checkpoint is not the
+    one to resume from (a resume from it stopped with 'Expecting value')."""
+    from prmkit.train.recipe import last_checkpoint
+
+    for n, text in ((2, '{"global_step": 2}'), (4, '{"global_st'), (6, "")):
+        (tmp_path / f"checkpoint-{n}").mkdir()
+        (tmp_path / f"checkpoint-{n}" / "trainer_state.json").write_text(text)
+    (tmp_path / "checkpoint-8").mkdir()  # no state file at all
+    assert last_checkpoint(tmp_path) == str(tmp_path / "checkpoint-2")

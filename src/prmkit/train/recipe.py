@@ -86,10 +86,18 @@ def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], c
 
 def last_checkpoint(output: str | os.PathLike[str]) -> str | None:
     """The highest `<output>/checkpoint-N` that is complete: the Trainer writes `trainer_state.json` last, so a
-    checkpoint cut short by a kill has none and is passed over."""
+    checkpoint cut short by a kill has none, or one cut short itself, and is passed over."""
     done = [p for p in Path(output).glob("checkpoint-*")
-            if p.name[11:].isdigit() and (p / "trainer_state.json").is_file()]
+            if p.name[11:].isdigit() and _whole_json(p / "trainer_state.json")]
     return str(max(done, key=lambda p: int(p.name[11:]))) if done else None
+
+
+def _whole_json(path: Path) -> bool:
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def train_reward_model(examples: list[Any], model_config: RewardModelConfig, train_config: TrainConfig,

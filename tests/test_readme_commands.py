@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prmkit.cli.main import VERBS, build_parser
+from prmkit.cli.main import TOP, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]  # the lab notes in docs/notes too
@@ -33,6 +33,6 @@ def test_each_documented_command_parses(path):
         argv = shlex.split(line)[1:]
         argv = argv[: next((i for i, a in enumerate(argv) if a in ("|", ">", ">>", "&&", ";", "2>&1")), len(argv))]
         try:
-            build_parser(argv[0] if argv[0] in VERBS else None).parse_args(argv)
+            build_parser(argv[0] if argv[0] in TOP else None).parse_args(argv)
         except SystemExit:
             pytest.fail(f"{path.name}: `{line}` does not parse")

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from prmkit.cli.main import VERBS, build_parser
+from prmkit.cli.main import TOP, build_parser
 
 
 def parsers(parser: argparse.ArgumentParser):
@@ -16,7 +16,7 @@ def parsers(parser: argparse.ArgumentParser):
                 yield from parsers(sub)
 
 
-@pytest.mark.parametrize("verb", sorted(VERBS))
+@pytest.mark.parametrize("verb", sorted(TOP))
 def test_help_of_every_verb_renders(verb):
     found = [p for p in parsers(build_parser(verb)) if p.prog.split()[1:2] == [verb]]
     assert found, f"no parser for {verb}"
@@ -25,7 +25,7 @@ def test_help_of_every_verb_renders(verb):
 
 
 def _flag_helps():
-    for verb in sorted(VERBS):
+    for verb in sorted(TOP):
         for p in parsers(build_parser(verb)):
             for action in p._actions:
                 if action.option_strings and action.help:

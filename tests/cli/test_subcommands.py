@@ -59,13 +59,13 @@ def test_the_documented_command_lines_parse():
     parse = build_parser
     args = parse("data").parse_args(["data", "corrupt", "--input", "g.jsonl", "--output", "b.jsonl", "--pools",
                                      "p.jsonl", "--limit", "3"])
-    assert (args.what, args.input, args.output, args.pools, args.limit) == ("corrupt", "g.jsonl", "b.jsonl",
+    assert (args.command, args.input, args.output, args.pools, args.limit) == ("corrupt", "g.jsonl", "b.jsonl",
                                                                              "p.jsonl", 3)
     args = parse("evaluate").parse_args(["evaluate", "bok", "--scores", "A=f", "--scores", "B=g", "--ks", "1,2"])
-    assert (args.what, args.scores, args.ks) == ("bok", ["A=f", "B=g"], "1,2")
+    assert (args.command, args.scores, args.ks) == ("bok", ["A=f", "B=g"], "1,2")
     args = parse("evaluate").parse_args(["evaluate", "processbench", "--benchmark", "b", "--scores", "A=f",
                                          "--choose-on", "0:2"])
-    assert (args.what, args.benchmark, args.scores, args.choose_on) == ("processbench", "b", ["A=f"], "0:2")
+    assert (args.command, args.benchmark, args.scores, args.choose_on) == ("processbench", "b", ["A=f"], "0:2")
 
 
 def test_data_synth_from_the_recipe(tmp_path, capsys):

@@ -217,7 +217,7 @@ def test_a_zero_shot_warm_start_is_sampled_with_its_own_template_everywhere(chat
     with pytest.raises(ValueError, match=refused):
         GenerateConfig(model=str(out)).make_backend()
     with pytest.raises(ValueError, match=refused):
-        run_grpo(RLConfig(model=str(out), data="demo"), tmp_path / "rl", log=lambda _: None)
+        run_grpo(RLConfig(model=str(out), data="demo", output=str(tmp_path / "rl")), log=lambda _: None)
     with pytest.raises(ValueError, match="sampled with template 'generate_math_1shot'"):
         GenerateConfig(model=str(out), template="generate_math_1shot").make_backend()
     assert GenerateConfig(model=str(out), template="generate_math_0shot").make_backend() is not None

@@ -60,10 +60,10 @@ def _lines(path) -> set[str]:
 def test_generate_and_rollout_on_ray_equal_local(ray_cluster, tiny_model_dir, tmp_path):
     gen = dict(data="demo", limit=4, k=2, max_new_tokens=12, model=tiny_model_dir, batch_size=4, filter=False)
     for where, ray in (("local", None), ("ray", "local")):
-        run_generation(GenerateConfig(**gen, ray=ray), tmp_path / f"{where}.jsonl", progress=False)
+        run_generation(GenerateConfig(**gen, ray=ray, output=str(tmp_path / f"{where}.jsonl")), progress=False)
         run_rollout(RolloutConfig(input=str(tmp_path / "local.jsonl"), limit=2, k=2, max_new_tokens=8,
-                                  model=tiny_model_dir, batch_size=4, positions=[0, 1], ray=ray),
-                    tmp_path / f"{where}.rollouts.jsonl", progress=False)
+                                  model=tiny_model_dir, batch_size=4, positions=[0, 1], ray=ray,
+                                  output=str(tmp_path / f"{where}.rollouts.jsonl")), progress=False)
     # the same lines (the order may differ: Ray returns batches as actors finish them)
     assert len(_lines(tmp_path / "local.raw.jsonl")) == 4
     assert _lines(tmp_path / "local.raw.jsonl") == _lines(tmp_path / "ray.raw.jsonl")

@@ -67,7 +67,7 @@ def test_search_score_and_rewards_load_through_the_one_registry(tmp_path, monkey
     cache = Scorers()
     assert isinstance(cache["runs/y"], ToyScorer) and cache["runs/y"] is cache["runs/y"]  # loaded once
     pools = write_jsonl(tmp_path / "pools.jsonl", [pool_dict("p0", "q0", "7", TRACES)])
-    assert score_file("runs/z", pools, tmp_path / "s.jsonl", ScoreConfig())["written"] == 4
+    assert score_file(ScoreConfig(model="runs/z", input=str(pools), output=str(tmp_path / "s.jsonl")))["written"] == 4
 
 
 def test_unknown_kind_and_a_path_that_is_no_checkpoint_are_clear_errors(tmp_path, capsys):

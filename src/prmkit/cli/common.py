@@ -16,12 +16,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from prmkit.data.settings import build_configs, known_fields
 
-__all__ = ["DEMO_INPUT", "add_config_arguments", "config_from_args", "configs_from_args", "given_settings"]
-
-# the end of the help of an --input that takes pools (`prmkit.data.formats.read_pools` reads the name `demo`)
-DEMO_INPUT = ("; or `demo`: the built-in demo pools (20 small arithmetic problems, each with one right trace and "
-              "three with a seeded slip; nothing to download)")
-
+__all__ = ["add_config_arguments", "config_from_args", "configs_from_args", "given_settings"]
 
 def _scalar(tp: Any) -> Any:
     if get_origin(tp) in (Union, types.UnionType):
@@ -69,7 +64,10 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
             elif "const" in f.metadata:
                 text = text.rstrip(".") + f"; {flag} alone: {f.metadata['const']!r}"
             help_text = (text + _default_text(f, text)).replace("%", "%%")
-            if tp is bool:
+            if f.metadata.get("positional"):  # e.g. `prmkit search beam`, `prmkit payoff table ROW ROW`
+                p.add_argument(f.name, metavar=f.name.upper(), nargs="+" if get_origin(tp) in (list, tuple) else None,
+                               help=help_text)
+            elif tp is bool:
                 p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
                                help=help_text)
             elif get_origin(tp) in (list, tuple):
@@ -79,7 +77,8 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
                 p.add_argument(flag, dest=f.name, type=tp, nargs="?", const=f.metadata["const"], default=None,
                                help=help_text)
             else:
-                p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text)
+                p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text,
+                               required=f.metadata.get("required", False))
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))
 
 

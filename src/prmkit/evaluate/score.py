@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from prmkit.data.formats import read_chosen_pools
+from prmkit.data.formats import DEMO_INPUT, read_chosen_pools
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
 from prmkit.data.outputs import claim_outputs
@@ -56,6 +56,13 @@ class ScoreConfig:
     window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
                                                        "records are written in input order; a killed run redoes "
                                                        "at most one window."})
+    model: str | None = field(default=None, metadata={
+        "help": "checkpoint directory written by `prmkit train`, or a scorer spec KIND:PATH[,KEY=VALUE...], KIND "
+                f"one of {', '.join(SCORERS)} (truth:PROBLEMS.jsonl: the bench's exact checker; rule: each step's own "
+                "arithmetic, no PATH)", "required": True})
+    input: str | None = field(default=None, metadata={"help": "Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT,
+                                                      "required": True})
+    output: str | None = field(default=None, metadata={"help": "score JSONL (one record per trace)", "required": True})
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -88,10 +95,9 @@ def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod"
                    "aggregation": aggregation, "score": aggregate(p, aggregation)}
 
 
-def score_file(model: str | os.PathLike[str], input_path: str | os.PathLike[str], output: str | os.PathLike[str],
-               config: ScoreConfig | None = None) -> dict[str, Any]:
-    """Score the pools of `input_path` with the checkpoint `model` into `output` (`score_to_file`)."""
-    cfg = config or ScoreConfig()
+def score_file(cfg: ScoreConfig) -> dict[str, Any]:
+    """Score the pools of `cfg.input` with the checkpoint `cfg.model` into `cfg.output` (`score_to_file`)."""
+    model, input_path, output = cfg.model or "", cfg.input or "", cfg.output or ""
     # taken before the model loads: a second writer is refused at once, an input is never the output
     with claim_outputs({"--output": output, "score settings": settings_beside(output)},
                        {"--input": input_path, "--model": model}):

@@ -12,16 +12,18 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.settings import check_limits
 from prmkit.experiments.payoff import ROW
 from prmkit.experiments.payoff_kept import fresh_fingerprint, is_kept, kept_scores, read_fresh, read_kept
 from prmkit.experiments.payoff_seeds import format_seeds, seed_report, seed_summary
 
-__all__ = ["format_payoff", "payoff_table", "summary_rows"]
+__all__ = ["PayoffTableConfig", "format_payoff", "payoff_table", "summary_rows", "table_from_config"]
 
 
 def _read_row(spec: str) -> dict[str, Any]:
@@ -98,6 +100,39 @@ def _check_fresh(read: list[dict[str, Any]], fresh: list | None) -> None:
             f"{r['name']}: {r['fresh']['path']}" for r in read if not r["kept"]))
     if paths and fresh is not None and fresh_fingerprint(read_fresh(paths.pop())) != fresh_fingerprint(fresh):
         raise ValueError("the row directories scored another fresh set than --fresh gives")
+
+
+@dataclass
+class PayoffTableConfig:
+    """`prmkit payoff table ROW ...`: the rows and what the table reports of them."""
+
+    rows: list[str] = field(default_factory=list, metadata={
+        "help": "`prmkit payoff run` output directories or kept rows (NAME.jsonl.gz, with --fresh); ROW@AGGREGATION "
+                "re-aggregates a row's step scores", "positional": True})
+    fresh: str | None = field(default=None, metadata={"help": "the fresh pools the rows scored (gzipped or not): kept "
+                                                              "rows take their answers and verdicts from it"})
+    output: str | None = field(default=None, metadata={"help": "directory for table.json, table.md, payoff.png"})
+    ks: str = field(default="", metadata={"help": "K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest "
+                                                  "pool)"})
+    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples of the intervals"})
+    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap"})
+    against: str | None = field(default=None, metadata={"help": "a row's name: every other row's weighted voting and "
+                                                                "best-of-K minus that row's, paired by problem (95% "
+                                                                "intervals)"})
+    summary: str | None = field(default=None, metadata={"help": "JSON file: a row per (row, K >= 2) with best-of-K and "
+                                                                "weighted voting minus majority voting [point, lo, "
+                                                                "hi], within-problem AUC, label tokens, training "
+                                                                "seconds"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
+
+
+def table_from_config(cfg: PayoffTableConfig) -> dict[str, Any]:
+    from prmkit.evaluate.run import ks_list
+
+    return payoff_table(cfg.rows, cfg.output, ks_list(cfg.ks), cfg.bootstrap, cfg.seed, cfg.summary, cfg.against,
+                        cfg.fresh)
 
 
 def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,

@@ -99,6 +99,9 @@ class GenerateConfig(SamplerConfig, ScaleConfig):
     filter: bool = field(default=True, metadata=_help("apply the three filter stages of sec 3.1; --no-filter writes "
                                                       "every generated trace (e.g. for a test set)."))
     max_traces: int = field(default=8, metadata=_help("traces kept per problem by the filter (sec 3.1: eight)."))
+    output: str | None = field(default=None, metadata={"help": "filtered Pool jsonl", "required": True})
+    raw: str | None = field(default=None, metadata=_help("all generated pools, resumable (default: OUTPUT with "
+                                                         ".raw.jsonl)"))
 
 
 @dataclass
@@ -113,3 +116,5 @@ class RolloutConfig(SamplerConfig, ScaleConfig):
     positions: list[int] = field(default_factory=list, metadata=_help(
         "prefix lengths n to roll out (0 = the no-prefix baseline, one per problem); empty: 0 and every proper "
         "prefix 1..N-1 of each trace (the full trace is finished already)."))
+    output: str | None = field(default=None, metadata={"help": "Rollout jsonl, one line per prefix (append-only, "
+                                                               "resumable)", "required": True})

@@ -69,21 +69,17 @@ class GenerationReport:
         return [*out, f"wrote {self.pools_written} pools to {self.output}"]
 
 
-def run_generation(
-    config: GenerateConfig,
-    output: str | Path,
-    raw: str | Path | None = None,
-    progress: bool = True,
-    log: Callable[[str], None] = lambda _: None,
-) -> GenerationReport:
-    """Sample config.k traces per problem into `raw` (append-only, resumable; default OUTPUT.raw.jsonl), then
-    write the filtered pools (all of them with `config.filter` off) to `output`. `log` gets the opening line.
-    Both paths are checked before the model loads, and both locks are held for the whole run."""
+def run_generation(config: GenerateConfig, progress: bool = True,
+                   log: Callable[[str], None] = lambda _: None) -> GenerationReport:
+    """Sample config.k traces per problem into `config.raw` (append-only, resumable; default OUTPUT.raw.jsonl),
+    then write the filtered pools (all of them with `config.filter` off) to `config.output`. `log` gets the opening
+    line. Both paths are checked before the model loads, and both locks are held for the whole run."""
+    output = config.output or ""
     if not config.data:
         raise ValueError("no data: set --data (demo, humaneval or a jsonl file)")
     if config.domain is not None:
         domain(config.domain)  # an unknown one is refused before any file is touched
-    raw = Path(raw) if raw else raw_path(output)
+    raw = Path(config.raw) if config.raw else raw_path(output)
     with claim_outputs({"--output": output, "--raw": raw, "raw settings": settings_beside(raw)},
                        {"--data": config.data}):
         cfg = config.sampling()

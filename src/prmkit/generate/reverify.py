@@ -20,8 +20,9 @@ __all__ = ["VerifyConfig", "reverify_file"]
 
 @dataclass
 class VerifyConfig:
-    """`prmkit verify`: what to show and whether to re-extract the answers first."""
+    """`prmkit verify`: the pools, what to show and whether to re-extract the answers first."""
 
+    pools: str | None = field(default=None, metadata={"help": "Pool jsonl", "positional": True})
     output: str | None = field(default=None, metadata={"help": "write the re-validated pools here."})
     show: int = field(default=10, metadata={"help": "list at most this many changed verdicts."})
     reextract: bool = field(default=False, metadata={"help": "extract each answer again from the steps first "
@@ -40,16 +41,13 @@ def _stored_answers(pool: Pool) -> list[str]:
     return [a for a in dict.fromkeys(stored) if a not in own]
 
 
-def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10, reextract: bool = False,
-                  log: Callable[[str], None] = print, allow_duplicates: bool = False) -> int:
-    """Re-validate every trace of a Pool file; returns the number of changed verdicts.
-
-    With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
-    after an extractor fix; traces that now have no answer get `answer=None` and fail. The file is read as every
-    verb reads one (`prmkit.data.jsonl.iter_input`: JSON lines, or a `.json` document holding a list of pools); an
-    empty input or a repeated problem id is an error (see `prmkit.data.formats.unique_pools`)."""
+def reverify_file(cfg: VerifyConfig, log: Callable[[str], None] = print) -> int:
+    """Re-validate every trace of the Pool file `cfg.pools` (into `cfg.output`, or show the changes); returns the
+    number of changed verdicts. With `reextract`, each answer is first extracted again from the trace's steps
+    (rejoined with `[STEP]`); traces that now have no answer get `answer=None` and fail."""
+    path, output = cfg.pools or "", cfg.output
     with claim_outputs({"--output": output}, {"pools": path}):
-        return _reverify(path, output, show, reextract, log, allow_duplicates)
+        return _reverify(path, output, cfg.show, cfg.reextract, log, cfg.allow_duplicates)
 
 
 def _reverify(path: str | Path, output: str | Path | None, show: int, reextract: bool, log: Callable[[str], None],

@@ -69,13 +69,11 @@ def _totals(report: RolloutReport, records: list[Rollout]) -> None:
     report.baseline_rollouts = sum(len(r.continuations) for r in records if r.prefix_steps == 0)
 
 
-def run_rollout(
-    config: RolloutConfig,
-    output: str | Path,
-    progress: bool = True,
-    log: Callable[[str], None] = lambda _: None,
-) -> RolloutReport:
-    """config.k continuations after every chosen prefix of every trace of `config.input`, appended to `output`."""
+def run_rollout(config: RolloutConfig, progress: bool = True,
+                log: Callable[[str], None] = lambda _: None) -> RolloutReport:
+    """config.k continuations after every chosen prefix of every trace of `config.input`, appended to
+    `config.output`."""
+    output = config.output or ""
     if not config.input:
         raise ValueError("no input: set --input (a pool file or demo)")
     # held for the whole run: the append and the totals read back

@@ -97,12 +97,12 @@ def to_dataset(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.
     return Dataset.from_list(records)
 
 
-def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
-    """Write `cfg.labels` joined to `cfg.pools` to `cfg.output` in `cfg.format` (whole or not at all); returns
-    the records written. `report` counts what the join left out."""
+def export_labels(cfg: ExportConfig) -> dict[str, Any]:
+    """Write `cfg.labels` joined to `cfg.pools` to `cfg.output` in `cfg.format` (whole or not at all): {"written":
+    records, "joined": what the join left out}."""
     if not (cfg.pools and cfg.labels and cfg.output):
         raise ValueError("export needs pools, labels and output")
-    report = report if report is not None else JoinReport()
+    report = JoinReport()
     with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels}):
         rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels,
                                 cfg.allow_duplicates))
@@ -110,9 +110,11 @@ def export_labels(cfg: ExportConfig, report: JoinReport | None = None) -> int:
             raise ValueError(f"no labeled trace matches a pool trace ({report.line()}): nothing written to "
                              f"{cfg.output}; are {cfg.labels} the labels of {cfg.pools}?")
         if EXPORT_FORMATS[cfg.format][2] == "jsonl":
-            return write_records(cfg.output, rows)
-        from datasets import Dataset
+            written = write_records(cfg.output, rows)
+        else:
+            from datasets import Dataset
 
-        with atomic_path(cfg.output) as tmp:
-            Dataset.from_list(rows).to_parquet(str(tmp))
-        return len(rows)
+            with atomic_path(cfg.output) as tmp:
+                Dataset.from_list(rows).to_parquet(str(tmp))
+            written = len(rows)
+    return {"written": written, "joined": report.line()}

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from prmkit.data.formats import DEMO_INPUT, read_pools
 from prmkit.data.jsonl import AppendOnlyWriter, iter_json, open_ledger, read_ledger
 from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
@@ -38,7 +39,7 @@ from prmkit.label.threshold_files import apply_threshold, check_same_settings, r
 from prmkit.models.loading import context_length
 
 __all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "read_clock",
-           "run_labelers"]
+           "run_label", "run_labelers"]
 
 # params keys some label files hold that never change a score: a re-run that lacks them continues the file
 _SCORE_NEUTRAL_KEYS = ("exclude_final",)
@@ -49,9 +50,9 @@ class LabelConfig(ScaleConfig):
     """Settings of the labeling recipe (`prmkit label`; `ray`, `ray_actors`: where the labelers run); each
     labeler has its own settings dataclass."""
 
-    method: str = field(default="mcnig", metadata={"help": "labeling method(s), comma-separated: the methods of "
-                                                           "prmkit.label.registry.LABELERS; methods of one "
-                                                           "labeler share its work per problem"})
+    method: str = field(default="mcnig", metadata={"help": f"labeling method(s), comma-separated, of: "
+                                                           f"{', '.join(LABELERS)}; methods of one labeler share "
+                                                           "its work per problem"})
     limit: int | None = field(default=None, metadata={"help": "label only the first N problems"})
     tau: float | None = field(default=None, metadata={"help": "fixed threshold; default: best balanced acc."})
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "
@@ -61,6 +62,13 @@ class LabelConfig(ScaleConfig):
                                                                  "labeler instead of stopping with an error"})
     force_tau: bool = field(default=False, metadata={"help": "use the tau of tau_from even when that file was "
                                                              "labeled with another method or other settings"})
+    input: str | None = field(default=None, metadata={"help": "pool file: prmkit pools, GSM8K, GSM8K candidates or "
+                                                              "TRL" + DEMO_INPUT, "required": True})
+    output: str | None = field(default=None, metadata={"help": "StepLabels JSONL (append-only; a re-run resumes); "
+                                                               "with several methods use {method}", "required": True})
+    format: str = field(default="auto", metadata={"help": "input format (default: detected from the first line)"})
+    allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids instead "
+                                                                    "of refusing the input"})
 
 
 @dataclass
@@ -160,6 +168,12 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     for report in reports.values():
         _count(report, "traces too long", too_long)
     return reports
+
+
+def run_label(cfg: LabelConfig, *settings: Any, progress: bool = True) -> dict[str, LabelReport]:
+    """`prmkit label`: the pools of `cfg.input` labeled into `cfg.output` by `label_pools`."""
+    pools = read_pools(cfg.input or "", cfg.format, cfg.allow_duplicates)
+    return label_pools(pools, cfg, cfg.output or "", settings, progress=progress)
 
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:

@@ -25,12 +25,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from prmkit.data.jsonl import DataError
+from prmkit.data.settings import check_limits
 from prmkit.evaluate.stats import bootstrap_ci
 from prmkit.rl.compare_plots import plot_compare, plot_hacking
 from prmkit.rl.compare_report import format_compare
@@ -38,11 +40,30 @@ from prmkit.rl.compare_stats import seed_interval, steps_to_reach
 from prmkit.rl.config import SETTINGS
 from prmkit.rl.logs import read_metrics
 
-__all__ = ["compare_runs", "format_compare", "parse_groups"]
+__all__ = ["CompareConfig", "compare_from_config", "compare_runs", "format_compare", "parse_groups"]
 
 # held-out curve keys averaged over a setting's seeds (the minimum and maximum kept beside)
 _CURVES = ("accuracy", "greedy_accuracy", "answered", "steps", "length")
 _TRAINING = 10  # training steps averaged at the start and at the end for the hacking checks
+
+
+@dataclass
+class CompareConfig:
+    """`prmkit rl compare NAME=RUN[,RUN...] ...`: the settings' runs, the first the baseline."""
+
+    runs: list[str] = field(default_factory=list, metadata={
+        "help": "a setting and its runs, NAME=RUN[,RUN...] (prmkit rl grpo outputs with --heldout-steps); the first "
+                "is the baseline", "positional": True})
+    output: str = field(default="", metadata={"help": "directory for compare.json, compare.md, compare.png, "
+                                                      "hacking.png", "required": True})
+    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples (intervals over problems)"})
+
+    def __post_init__(self) -> None:
+        check_limits(self)
+
+
+def compare_from_config(cfg: CompareConfig) -> dict[str, Any]:
+    return compare_runs(parse_groups(cfg.runs), cfg.output or None, cfg.bootstrap)
 
 
 def parse_groups(items: Sequence[str]) -> dict[str, list[str]]:

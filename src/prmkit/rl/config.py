@@ -84,3 +84,5 @@ class RLConfig(DecodingConfig, TrainRunConfig):
                                                        "when there is none).", resume="may-change"))
     trainer_args: list[str] = field(default_factory=list, metadata=_help(
         "further GRPOConfig arguments as KEY=VALUE (YAML value), e.g. loss_type=grpo scale_rewards=none."))
+    output: str = field(default="", metadata=_help("run directory (checkpoints, metrics, curves, final policy)",
+                                                   resume="may-change") | {"required": True})

@@ -1,6 +1,6 @@
 """`prmkit rl grpo`: the wiring of one GRPO run (the components are in rewards/ and rl/).
 
-    run_grpo(RLConfig(reward="outcome+pspo_wrs:runs/prm", steps=30), "runs/rl_pspo")
+    run_grpo(RLConfig(reward="outcome+pspo_wrs:runs/prm", steps=30, output="runs/rl_pspo"))
 
 Writes into `output`: `checkpoint-N/` (Trainer's, resumable), `metrics.jsonl` and `curves.png` (rl.logs),
 `heldout.jsonl`, `heldout.png` and `heldout.json` (held-out accuracy before, every `heldout_steps` and after:
@@ -94,9 +94,10 @@ def _usage() -> dict[str, float]:
             "peak_rss_gb": round(max(u.ru_maxrss for u in usage) / 2**20, 2)}  # ru_maxrss: KiB on Linux
 
 
-def run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers | None = None,
-             log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Train the policy with GRPO (+ process advantages); returns the report (also written to report.json)."""
+def run_grpo(config: RLConfig, scorers: Scorers | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Train the policy with GRPO (+ process advantages) into `config.output`; returns the report (also written to
+    report.json). `scorers`: ready StepScorers by the model names of the specs (else checkpoints are loaded)."""
+    output = config.output
     with claim_outputs({"--output": output}, {"--data": config.data, "--heldout-data": config.heldout_data,
                                               "--model": config.model},
                        directories=("--output",)):  # before the policy loads; one run per output

@@ -56,6 +56,11 @@ class BeamConfig(SamplerConfig):
     problems_per_batch: int = field(default=32, metadata=_help("problems searched together: all their live beams "
                                                                "share one generation call per stage; results are "
                                                                "written as each problem ends.", resume="may-change"))
+    methods: str = field(default="", metadata=_help("search method(s), comma-separated: beam, bon (bon = best-of-N)",
+                                                    resume="may-change") | {"positional": True})
+    output: str = field(default="", metadata=_help("search records jsonl, one line per problem (append-only, "
+                                                   "resumable); with several methods it must contain {method}",
+                                                   resume="may-change") | {"required": True})
 
     LIMITS: ClassVar[dict[str, Range]] = {"max_steps": Range(1)}
 

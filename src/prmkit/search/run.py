@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,11 +107,11 @@ def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any,
     return report
 
 
-def run_search(config: BeamConfig, methods: str | Sequence[str], output: str, progress: bool = True,
+def run_search(config: BeamConfig, progress: bool = True,
                log: Callable[[str], None] = lambda _: None) -> list[SearchReport]:
-    """Run each of `methods` (names in METHODS, a list or "beam,bon") on `config.input`; `output` holds `{method}`
-    when there are several."""
-    methods = comma_list(methods)
+    """Run each of `config.methods` (names in METHODS, "beam,bon") on `config.input`; `config.output` holds
+    `{method}` when there are several."""
+    methods, output = comma_list(config.methods), config.output
     if unknown := [m for m in methods if m not in METHODS]:
         raise ValueError(f"unknown search method(s) {unknown}; choose from {', '.join(METHODS)}")
     if len(methods) > 1 and "{method}" not in output:

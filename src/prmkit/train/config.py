@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from prmkit.data.settings import check_limits
 
-__all__ = ["TrainConfig", "TrainInputs", "TrainRunConfig"]
+__all__ = ["TrainConfig", "TrainInputs", "TrainRunConfig", "TrainTarget"]
 
 
 @dataclass
@@ -110,3 +110,12 @@ class TrainInputs:
 
     def __post_init__(self) -> None:
         check_limits(self)
+
+
+@dataclass
+class TrainTarget:
+    """`prmkit train KIND --output DIR`: the head to train and the checkpoint directory to write."""
+
+    kind: str = field(default="", metadata={"help": "the head: prm, orm, prm3, bt (pum = bt), "
+                                                    "prmkit.models.heads.HEADS", "positional": True})
+    output: str = field(default="", metadata={"help": "checkpoint directory to write", "required": True})

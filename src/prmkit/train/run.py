@@ -32,7 +32,7 @@ from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
 __all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_output", "choose_recipe",
-           "note_overrides", "resolve_configs", "train"]
+           "note_overrides", "resolve_configs", "train", "train_verb"]
 
 SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
 # other names of a head kind
@@ -191,3 +191,13 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
             tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
         held_out = default_held_out(examples) if inputs.held_out is None else inputs.held_out
         return train_reward_model(examples, model_config, train_config, output, held_out, log=log, **extra)
+
+
+def train_verb(settings: Mapping[str, Any], config: str | None = None, log: Callable[[str], None] = print
+               ) -> dict[str, Any]:
+    """`prmkit train KIND --output DIR ...`: `train` with the kind and output among the settings (`TrainTarget`)."""
+    settings = dict(settings)
+    kind, output = settings.pop("kind", None), settings.pop("output", None)
+    if not kind or not output:
+        raise ValueError("train needs a kind (prm, orm, prm3, bt, pum) and an output directory")
+    return train(kind, output, settings, config, log)

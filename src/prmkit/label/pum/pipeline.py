@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.formats import read_chosen_pools
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path, claim_outputs
@@ -66,7 +67,7 @@ from prmkit.label.pum.prefix_gain import (
 from prmkit.label.pum.solve_rates import solve_rate_counts, solve_rate_requests
 from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students, pum_requests, read_rollouts
 
-__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table"]
+__all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "run_pum"]
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
 SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
@@ -109,6 +110,16 @@ class PumConfig(SamplerBackendConfig):
         "help": "instead of pairs: each student's solve rate per level of a bench's pools, from the question alone "
                 "and after the longest right prefix of a sample (--sources policy: the policy's), into "
                 "solve_rates.json and a table (prmkit.label.pum.solve_rates); rollouts shared with a pairs run"})
+    input: str | None = field(default=None, metadata={"help": "pool file (prmkit pools, GSM8K candidates, ...) or "
+                                                              "`demo`", "required": True})
+    output_dir: str | None = field(default=None, metadata={"help": "folder of the rollouts, pairs, report and figures",
+                                                           "required": True})
+    problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 0:500"})
+    allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids instead "
+                                                                    "of refusing the input"})
+    sources: list[str] = field(default_factory=list, metadata={
+        "help": "keep only the traces whose source starts with one of these (e.g. `policy`: a bench's policy "
+                "samples, not its constructed traces); default: all"})
 
     def sampling(self, spec: StudentSpec | None = None) -> SamplingConfig:
         """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature (`MODEL@T`) and prompt template
@@ -228,6 +239,13 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
                              "new --output-dir")
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(old | new, indent=2) + "\n", encoding="utf-8")
+
+
+def run_pum(config: PumConfig, progress: bool = True, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """`prmkit pum`: the chosen pools of `config.input` through `label_pum` into `config.output_dir`."""
+    pools = read_chosen_pools(config.input or "", config.problems_range, config.sources or None,
+                              config.allow_duplicates)
+    return label_pum(pools, config, config.output_dir or "", progress=progress, log=log)
 
 
 def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, progress: bool = True,

@@ -5,6 +5,7 @@ first), `config=` a YAML file as `--config`; `progress`, `log` and a verb's othe
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
@@ -20,20 +21,22 @@ PathLike = str | os.PathLike[str]
 
 def _verb(name: str) -> Callable[..., Any]:
     verb = VERBS[name]
+    api_name = verb.api or name.replace("-", "_")
 
     def call(*args: Any, config: PathLike | None = None, **settings: Any) -> Any:
-        classes = config_classes(verb)
-        positional = [f.name for cls in classes for f in fields(cls) if f.metadata.get("positional")]
-        if len(args) > len(positional):
-            raise TypeError(f"{api_name}() takes {len(positional)} positional argument(s) ({', '.join(positional)})")
-        settings |= dict(zip(positional, args, strict=False))
-        names = {f.name for cls in classes for f in fields(cls)}
+        if len(args) > len(verb.args):
+            raise TypeError(f"{api_name}() takes {len(verb.args)} positional argument(s) ({', '.join(verb.args)})")
+        settings |= dict(zip(verb.args, args, strict=False))
+        names = {f.name for cls in config_classes(verb) for f in fields(cls)}
         passed = {k: settings.pop(k) for k in list(settings) if k not in names}
         return run_verb(name, settings, None if config is None else str(config), **passed)[0]
 
-    api_name = verb.api or name.replace("-", "_")
     call.__name__ = call.__qualname__ = api_name
     call.__doc__ = f"`prmkit {name}`: {verb.help}. Settings: the fields of {', '.join(verb.configs)}."
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*(inspect.Parameter(a, inspect.Parameter.POSITIONAL_OR_KEYWORD) for a in verb.args),
+         inspect.Parameter("config", inspect.Parameter.KEYWORD_ONLY, default=None),
+         inspect.Parameter("settings", inspect.Parameter.VAR_KEYWORD)])
     return call
 
 

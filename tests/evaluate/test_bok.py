@@ -99,7 +99,7 @@ def test_api_warnings_point_at_the_callers_line_and_the_table_says_what_its_cell
     path.write_text("".join(json.dumps({"id": f"p/{k}", "problem_id": "p", "index": k, "answer": a, "correct": c,
                                         "score": s}) + "\n" for k, (a, c, s) in enumerate(rows)))
     with pytest.warns(PrmkitWarning, match="only 1 problems") as caught:
-        report = prmkit.api.best_of_k({"M": path}, ks=[1, 4], bootstrap=20)
+        report = prmkit.api.best_of_k([f"M={path}"], ks="1,4", bootstrap=20)
     assert caught and {w.filename for w in caught} == {__file__}  # not report.py or warn.py
     table = prmkit.api.bok_table(report)
     assert table.splitlines()[0] == "best-of-K over 1 problems (mean [95% bootstrap interval], %)"

@@ -62,7 +62,7 @@ def test_cli_and_bad_input(tmp_path, capsys):
     assert "minus baseline" in capsys.readouterr().out
     import prmkit
 
-    prmkit.api.rl_compare([f"x={a}", f"y={b}"], tmp_path / "api")
+    prmkit.api.rl_compare([f"x={a}", f"y={b}"], output=tmp_path / "api")
     assert (tmp_path / "api" / "compare.json").read_text() == (tmp_path / "out" / "compare.json").read_text()
     c = _run(tmp_path / "c", {0: [1, 0, 0, 0]})  # another number of held-out problems
     with pytest.raises(ValueError, match="different numbers of held-out problems"):

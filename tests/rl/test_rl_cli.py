@@ -66,7 +66,7 @@ def test_grpo_arguments_on_a_cpu_turn_off_bf16_and_checkpointing(tmp_path):
 
 @pytest.mark.slow
 def test_rl_from_python_is_the_cli_run(step_policy_dir, seven_problems, tmp_path):
-    """`prmkit.api.rl("grpo", ...)` with the CLI's settings: the same metrics step by step and the same policy."""
+    """`prmkit.api.rl(...)` with the CLI's settings: the same metrics step by step and the same policy."""
     import re
 
     import prmkit
@@ -78,7 +78,7 @@ def test_rl_from_python_is_the_cli_run(step_policy_dir, seven_problems, tmp_path
     for key, value in settings.items():
         flags += [f"--{key.replace('_', '-')}", *(value if isinstance(value, list) else [str(value)])]
     assert main(["--quiet", "rl", "grpo", *flags, "--output", str(tmp_path / "cli")]) == 0
-    prmkit.api.rl("grpo", tmp_path / "api", log=lambda _: None, **settings)
+    prmkit.api.rl(tmp_path / "api", log=lambda _: None, **settings)
 
     def metrics(run: str) -> list[dict]:
         rows = [json.loads(line) for line in (tmp_path / run / "metrics.jsonl").read_text().splitlines()]

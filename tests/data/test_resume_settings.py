@@ -53,7 +53,7 @@ def test_one_rule_names_what_a_resumed_run_may_change_from_the_fields_metadata()
     assert may_change(TrainConfig, RewardModelConfig, TrainInputs) == saving | {
         "max_steps", "eval_strategy", "eval_steps", "save_strategy", "logging_steps", "report_to", "overwrite",
         "allow_duplicates", "require_all_labels"}
-    assert may_change(RLConfig) == saving | {"steps", "heldout_steps", "heldout_before"}
+    assert may_change(RLConfig) == saving | {"output", "steps", "heldout_steps", "heldout_before"}
     assert may_change(SFTRunConfig) == saving | {"output", "logging_steps"}
     assert may_change(BenchConfig) == {"output", "problems", "labelers", "scorers", "students", "bootstrap", "label"}
     assert may_change(PayoffConfig) == {"output", "threads", "keep"}

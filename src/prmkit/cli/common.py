@@ -59,6 +59,7 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
             flag = "--" + f.name.replace("_", "-")
             tp = _scalar(hints[f.name])
             text = (helps or {}).get(f.name, f.metadata.get("help", ""))
+            text = text() if callable(text) else text  # a help that lists a registry when the parser is built
             if get_origin(tp) in (list, tuple):
                 text = text.rstrip(".") + "; repeatable"
             elif "const" in f.metadata:

@@ -1,10 +1,5 @@
-"""The argument parser of every `prmkit` verb: argparse, but an unknown flag is reported with the closest valid one
-("--metod (did you mean --method?)"), and before the required flags it leaves missing (argparse alone says only
-"required: --output" for `--outptu x`).
-
-    prmkit label --metod mcnig --input demo --output out.jsonl
-    prmkit label: error: unrecognized arguments: --metod (did you mean --method?)
-"""
+"""argparse, but an unknown flag or command is reported with the closest valid one ("--metod (did you mean
+--method?)"), before the required flags it leaves missing."""
 
 from __future__ import annotations
 

@@ -131,3 +131,9 @@ def format_processbench(report: dict[str, Any]) -> str:
         lines.append(f"{r['scorer']:<24} {tau:>10} {pct(r['error_accuracy']):>9} {pct(r['correct_accuracy']):>11} "
                      f"{pct(r['f1']):>6} {r['n_error']:>4}/{r['n_correct']:<4} {pct(r['choose_f1']):>6}")
     return "\n".join(lines)
+
+
+def format_processbench_run(report: dict[str, Any], cfg: Any) -> str:
+    return (f"first-error identification (ProcessBench protocol): tau chosen on problems {cfg.choose_on} "
+            f"({report['choose_records']} records), reported on {cfg.report_on} ({report['report_records']} "
+            f"records), %\n" + format_processbench(report))

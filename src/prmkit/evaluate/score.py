@@ -127,3 +127,9 @@ def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str 
         records = score_pools(scorer, pools, agg, kind, skip=set(writer.done), stats=stats, window=cfg.window)
         written = sum(writer.write(rec) for rec in records)
     return stats | {"written": written, "problems": len(pools), "tokens": scorer.scored_tokens}
+
+
+def format_score(result: dict[str, Any], cfg: Any) -> str:
+    rate = result["tokens"] / result["seconds"] if result["seconds"] else 0.0
+    return (f"scored {result['written']} traces of {result['problems']} problems -> {cfg.output} "
+            f"({result['tokens']} tokens, {rate:.0f} tok/s)")

@@ -126,3 +126,8 @@ def plot_f1_tokens(rows: list[dict[str, Any]], path: Path) -> None:
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, path)
+
+
+def format_bench_run(report: dict[str, Any], cfg: Any) -> str:
+    return (format_bench(report) + f"\nwrote {cfg.output}/report.json, table.md"
+            + (", f1_tokens.png" if report["rows"] else ""))

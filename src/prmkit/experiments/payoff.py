@@ -384,3 +384,8 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         if cfg.keep:
             keep_row(row, out / "scores.jsonl", fresh, cfg.keep)
     return row
+
+
+def format_row(row: dict[str, Any], cfg: Any) -> str:
+    return (f"{row['labeler']}: {row['kind']} trained on {row['train']['examples']} examples in "
+            f"{row['train']['train_seconds']:.0f} s; {row['score']['written']} fresh traces scored -> {cfg.output}")

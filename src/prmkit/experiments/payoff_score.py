@@ -79,3 +79,7 @@ def score_payoff(cfg: PayoffScoreConfig) -> dict[str, Any]:
         if cfg.keep:
             keep_row(row, out / "scores.jsonl", fresh, cfg.keep)
     return row
+
+
+def format_score_row(row: dict[str, Any], cfg: Any) -> str:
+    return f"{row['name']}: {row['score']['written']} fresh traces scored by {cfg.scorer} -> {cfg.output}"

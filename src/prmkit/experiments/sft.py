@@ -301,3 +301,8 @@ def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:
     for name in [n for n in names if n != "config.json"] + ["config.json"]:
         os.replace(staging / name, out / name)
     staging.rmdir()
+
+
+def format_sft(result: dict[str, Any], cfg: Any) -> str:
+    return (f"{result['steps']} steps, {result['tokens_trained']} tokens, {result['seconds']:.0f} s, peak "
+            f"{result['peak_rss_mib']:.0f} MiB -> {cfg.output}/sft_run.json")

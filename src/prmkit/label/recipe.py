@@ -50,7 +50,7 @@ class LabelConfig(ScaleConfig):
     """Settings of the labeling recipe (`prmkit label`; `ray`, `ray_actors`: where the labelers run); each
     labeler has its own settings dataclass."""
 
-    method: str = field(default="mcnig", metadata={"help": f"labeling method(s), comma-separated, of: "
+    method: str = field(default="mcnig", metadata={"help": lambda: f"labeling method(s), comma-separated, of: "
                                                            f"{', '.join(LABELERS)}; methods of one labeler share "
                                                            "its work per problem"})
     limit: int | None = field(default=None, metadata={"help": "label only the first N problems"})

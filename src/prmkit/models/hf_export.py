@@ -288,3 +288,12 @@ def _export(config: ExportHFConfig) -> dict[str, Any]:
     return {"output": os.fspath(Path(config.output)), "architecture": arch, "num_labels": model.config.num_labels,
             "sep_token_id": fields["sep_token_id"], "trust_remote_code": remote,
             "vllm": None if remote else vllm_command(output, fields)}
+
+
+def format_export(result: dict[str, Any], cfg: Any) -> str:
+    text = (f"wrote {result['architecture']} ({result['num_labels']} labels, separator id {result['sep_token_id']}) "
+            f"to {result['output']}\n")
+    if result["trust_remote_code"]:
+        return text + ("load it with AutoModelForTokenClassification.from_pretrained(..., trust_remote_code=True) "
+                       f"(custom code: modeling_prmkit.py). {NO_VLLM}")
+    return text + f"serve it: {result['vllm']}"

@@ -155,3 +155,12 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
               "train_problems": len(train), "heldout_problems": len(heldout)} | _usage()
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
+
+
+def format_rl(report: dict[str, Any], cfg: Any) -> str:
+    held, text = report["heldout"], ""
+    if "before" in held and "after" in held:
+        text = (f"held-out accuracy {held['before']['accuracy']:.3f} -> {held['after']['accuracy']:.3f} "
+                f"({report['heldout_problems']} problems x {held['after']['samples'] // report['heldout_problems']} "
+                "samples)\n")
+    return text + f"{report['steps']} steps in {report['train_seconds']:.0f} s -> {cfg.output}"

@@ -1,22 +1,5 @@
-"""Run untrusted Python in a subprocess sandbox (for the code validator, MCNIG paper sec. 3.1).
-
-Guarantees, each enforced by the OS, not by the code under test:
-
-- its own session and process group, killed as a whole (SIGKILL) at the wall-clock limit or on exit;
-- a fresh temp working dir, deleted afterwards; a stripped environment (no inherited variables or secrets);
-- rlimits: CPU seconds, address space, number of processes (per uid) and file size (which also caps the
-  captured stdout/stderr: they go to files in the temp dir), no core dumps;
-- where the platform allows (`unshare`): a new network namespace (no network) and a new PID namespace with its
-  own /proc, so that every process it spawned dies with it, even one that left the process group, and no other
-  process is visible; a one-time warning otherwise;
-- when run as root: privileges dropped to an unprivileged uid of its own (no passwd entry, owning nothing but the
-  temp dir: like `nobody`, but one per concurrent run), so that files outside the temp dir stay unwritable and
-  the process-count limit applies (root ignores RLIMIT_NPROC; it counts per uid, so parallel runs sharing one
-  uid would share one budget and a fork bomb in one would starve the others);
-- an audit hook (PEP 578, defence in depth) refusing fork/exec, signals, sockets, ctypes, writes outside;
-- `completed` is true only when the program ran to its end: the guard prints a one-time secret after it, which
-  the program cannot read (the guard deletes it first), so `sys.exit(0)` or `os._exit(0)` halfway is not a pass.
-"""
+"""Run untrusted Python in a subprocess sandbox (the code validator, MCNIG paper sec 3.1); its guarantees and their
+limits: docs/generate_verify.md."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The `generate` recipe: load problems, sample, validate, filter; returns a report of what it did.
-
-    report = run_generation(GenerateConfig(data="demo", limit=5, k=4), "runs/demo/pools.jsonl")
-    print("\\n".join(report.lines()))
-"""
+"""The `generate` recipe: load problems, sample, validate, filter; returns a report of what it did."""
 
 from __future__ import annotations
 
@@ -76,9 +72,8 @@ def run_generation(
     progress: bool = True,
     log: Callable[[str], None] = lambda _: None,
 ) -> GenerationReport:
-    """Sample config.k traces per problem into `raw` (append-only, resumable; default OUTPUT.raw.jsonl), then
-    write the filtered pools (all of them with `config.filter` off) to `output`. `log` gets the opening line.
-    Both paths are checked before the model loads, and both locks are held for the whole run."""
+    """Sample config.k traces per problem into `raw` (append-only, resumable; default OUTPUT.raw.jsonl), then write
+    the filtered pools (all of them with `config.filter` off) to `output`; both claimed before the model loads."""
     if not config.data:
         raise ValueError("no data: set --data (demo, humaneval or a jsonl file)")
     if config.domain is not None:

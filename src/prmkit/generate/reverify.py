@@ -42,12 +42,8 @@ def _stored_answers(pool: Pool) -> list[str]:
 
 def reverify_file(path: str | Path, output: str | Path | None = None, show: int = 10, reextract: bool = False,
                   log: Callable[[str], None] = print, allow_duplicates: bool = False) -> int:
-    """Re-validate every trace of a Pool file; returns the number of changed verdicts.
-
-    With `reextract`, each answer is first extracted again from the trace's steps (rejoined with `[STEP]`), e.g.
-    after an extractor fix; traces that now have no answer get `answer=None` and fail. The file is read as every
-    verb reads one (`prmkit.data.jsonl.iter_input`: JSON lines, or a `.json` document holding a list of pools); an
-    empty input or a repeated problem id is an error (see `prmkit.data.formats.unique_pools`)."""
+    """Re-validate every trace of a Pool file, the stored answer sets included; returns the number of changed verdicts.
+    `reextract`: each answer is first extracted again from the steps (none found: `answer=None`, a failure)."""
     with claim_outputs({"--output": output}, {"pools": path}):
         return _reverify(path, output, show, reextract, log, allow_duplicates)
 
@@ -64,8 +60,7 @@ def _reverify(path: str | Path, output: str | Path | None, show: int, reextract:
                 pool.traces[k] = replace(t, answer=answer)
         log(f"re-extracted answers: {moved} changed")
     pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
-    # The full answer sets C_q, W_q (all K samples, stored before filtering) are re-validated too, so that a
-    # filtered file keeps the answers of traces it no longer holds.
+    # the stored answer sets (all K samples, before filtering) too: a filtered file keeps them whole
     kept = [_stored_answers(p) for p in pools]
     stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
     verdicts = verify_answers(pairs + stored)

@@ -12,8 +12,7 @@ STEP = "[STEP]"
 _DOLLAR = re.compile(r"\$\$?([^$\n]{1,80}?)\$\$?")
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 _ANSWER_IS_MATH = re.compile(r"answer is:?\s*\$\$?([^$\n]{1,80}?)\$", re.I)
-# for small models that drop the dollar signs or write a currency sign: "The answer is 54." / "... is $10.33, which"
-# / "The answer is 29 + 14 = 43": a number or an arithmetic expression, read up to the first other character
+# small models drop the dollar signs or add a currency sign: "answer is 54", "is $10.33, which", "is 29 + 14 = 43"
 _ANSWER_IS = re.compile(r"answer is:?\s*((?:\$?\s*-?[\d,]*\.?\d+\s*[-+*/×x=]\s*)*(?:\$?\s*-?[\d,]*\.?\d+)?)",
                         re.I)
 _TRUNCATED = re.compile(r"[-+*/×=]\s*\$?\s*$")  # an expression that stops at an operator: "196 * 2 ="

@@ -26,8 +26,7 @@ SANDBOX_UIDS = range(2_000_000_000, 2_000_065_536)
 _next_uid = itertools.count((os.getpid() * 4099) % len(SANDBOX_UIDS))  # per process start: few cross-process clashes
 _GUARD = Path(__file__).with_name("_sandbox_guard.py")
 _NS = ["--net", "--pid", "--fork", "--kill-child"]
-# strongest first; `--mount-proc` gives the PID namespace its own /proc, so that no process outside it (the
-# parent's /proc/<pid>/environ with its secrets, say) can be read
+# strongest first; `--mount-proc` gives the PID namespace its own /proc (the parent's environ stays unreadable)
 _NAMESPACES: dict[str, list[str]] = {
     "netns+pidns+proc": ["unshare", *_NS, "--mount-proc", "--"],
     "netns+pidns": ["unshare", *_NS, "--"],

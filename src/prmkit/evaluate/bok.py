@@ -1,12 +1,9 @@
-"""Best-of-K selection (MCNIG sec 3.5): per problem, a selector (`SELECTORS`) picks one of K candidates; accuracy is
-averaged over K-subsets of each pool, then over problems, with a 95% interval that bootstraps problems.
+"""Best-of-K selection (MCNIG sec 3.5): a selector (`SELECTORS`) picks one of K candidates; accuracy is averaged over
+K-subsets of each pool, then over problems. K samples come in random order, so a tie's success is the mean
+correctness of the tied candidates.
 
-A tie goes to each tied candidate with equal chance (a K-subset stands for K samples in random order), so its
-success is the tied candidates' mean correctness, computed exactly.
-
-Worked example, pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1):
-K=4: majority ties 5 vs 7 -> 0.5; weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0; oracle -> 1.
-K=2, over the 6 pairs: oracle 5/6 = 0.8333 (only the pair of the 5s fails); the others 0.5."""
+Pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1): K=4: majority ties 5 vs 7 -> 0.5;
+weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0; oracle -> 1. K=2 (6 pairs): oracle 5/6, the others 0.5."""
 
 from __future__ import annotations
 
@@ -35,10 +32,7 @@ class Candidate:
 
 def vote_weight(score: float, kind: str | None) -> float:
     """A candidate's vote in weighted voting: a Bradley-Terry head (`kind` bt, PUM sec 3.4) scores an unbounded utility
-    r, so it votes its strength exp(r); other heads vote their probability.
-
-    >>> round(vote_weight(0.0, "bt"), 3), vote_weight(0.7, "prm")
-    (1.0, 0.7)"""
+    r and votes its strength exp(r) (vote_weight(0, "bt") = 1); other heads vote their probability."""
     return math.exp(min(score, 700.0)) if kind == "bt" else score
 
 
@@ -75,11 +69,7 @@ SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {
 
 
 def default_ks(pool_size: int) -> list[int]:
-    """The K of a best-of-K table when none are given: 1, 2, 4, ... up to `pool_size`.
-
-    >>> default_ks(8), default_ks(6)
-    ([1, 2, 4, 8], [1, 2, 4])
-    """
+    """The K of a best-of-K table when none are given: 1, 2, 4, ... up to `pool_size` (6 -> [1, 2, 4])."""
     return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
@@ -116,8 +106,7 @@ def _row(values: np.ndarray, n_boot: int, seed: int, **keys) -> dict:
 def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, values: dict[tuple[str, int], np.ndarray] | None = None
                ) -> list[dict]:
-    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi, problems}.
-    `values`: the `accuracies` of these methods when already computed."""
+    """methods: name -> (selector, pools). Rows {method, k, mean, lo, hi, problems}; `values`: `accuracies` if known."""
     values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
     return [_row(values[name, k], n_boot, seed, method=name, k=k) for name in methods for k in ks]
 

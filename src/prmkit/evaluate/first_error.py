@@ -45,10 +45,9 @@ class FirstErrorResult:
 
 def error_correct_f1(predictions: Sequence[int], labels: Sequence[int]) -> FirstErrorResult:
     """ProcessBench sec 4.1: error accuracy (erroneous samples whose prediction == label), correct accuracy (correct
-    samples predicted -1) and F1 = 2ec / (e + c); NaN accuracy for an absent kind, F1 then 0.
-
-    Example (tau 0.5): scores [0.9, 0.4, 0.8] label 1 -> 1 (right); [0.9, 0.9] label 1 -> -1 (wrong); [0.7, 0.6]
-    label -1 -> -1 (right); [0.3] label -1 -> 0 (wrong): e = c = 1/2, F1 = 0.5."""
+    samples predicted -1) and F1 = 2ec / (e + c); NaN accuracy for an absent kind, F1 then 0. Example (tau 0.5):
+    scores [0.9, 0.4, 0.8] label 1 -> 1 (right); [0.9, 0.9] label 1 -> -1 (wrong); [0.7, 0.6] label -1 -> -1
+    (right); [0.3] label -1 -> 0 (wrong): e = c = 1/2, F1 = 0.5."""
     if len(predictions) != len(labels):
         raise ValueError(f"{len(predictions)} predictions for {len(labels)} labels")
     err = [p == y for p, y in zip(predictions, labels, strict=True) if y >= 0]

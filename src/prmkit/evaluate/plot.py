@@ -15,7 +15,6 @@ def _errors(mean: list[float], lo: list[float], hi: list[float]) -> list[list[fl
 
 
 def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
-    """Title, grid and legend, then the PNG written and the figure closed."""
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -38,8 +37,7 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
 
 
 def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
-    """Payoff rows' gain over majority voting (95% interval) against training problems (log scale), a line per kind of
-    labels; an untrained row (`payoff score`) is a dashed level line."""
+    """Payoff rows' gain over majority voting against training problems (log), a line per labels kind."""
     fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for i, labels in enumerate(dict.fromkeys(c["labels"] for c in costs)):
         rows = sorted((c for c in costs if c["labels"] == labels and c["train_problems"]),
@@ -58,8 +56,7 @@ def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: st
 
 
 def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
-    """Payoff rows' best-of-K and weighted voting minus majority voting against their label tokens (symlog: 0 for labels
-    that cost none), each point named by its row."""
+    """Payoff rows' gains over majority voting against their label tokens (symlog), each point named by its row."""
     fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for key, colour, name, shift in (("best_minus_majority", "C0", "best-of-K", 0.97),
                                      ("weighted_minus_majority", "C1", "weighted vote", 1.03)):
@@ -85,8 +82,7 @@ def _label_offset(i: int, xs: list[float], ys: list[float]) -> float:
 
 
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
-    """A line per payoff row: best-of-K and weighted voting minus majority voting with their intervals; label tokens in
-    the name."""
+    """A line per payoff row: best-of-K and weighted voting minus majority voting, with their intervals."""
     fig, ax = pyplot().subplots(figsize=(7, 0.6 * len(costs) + 1.5))
     for i, c in enumerate(costs):
         for offset, key, colour, name in ((-0.12, "best_minus_majority", "C0", "best-of-K"),

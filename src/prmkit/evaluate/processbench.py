@@ -73,9 +73,8 @@ def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, m
 
 def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,
                         report_on: slice, scored: dict[str, dict] | None = None) -> dict[str, Any]:
-    """A row per scorer (and per labels file's own labels): tau from `choose_on` problems, figures on `report_on`.
-    `scored`: step scores already computed, by name. Records that some file lacks are dropped from every row and
-    counted in `dropped`."""
+    """A row per scorer (and per labels file's own labels): tau from `choose_on`, figures on `report_on`, on the records
+    every file scores (`dropped` counts the rest per file). `scored`: step scores already computed, by name."""
     choose, report = _split(records, choose_on), _split(records, report_on)
     if {r.id for r in choose} & {r.id for r in report}:
         raise ValueError("the choose and report ranges overlap: tau would not be held out")

@@ -41,8 +41,7 @@ def rank_robustness(pools: list[list[Candidate]]) -> dict[str, float]:
 
 def within_problem_auc(pools: list[list[Candidate]]) -> tuple[float, int]:
     """(mean over problems with a right and a wrong candidate of P(score right > score wrong), ties 1/2; how many such
-    problems); nan when there are none. A scorer that separates problems but not one problem's samples gets 0.5.
-    (.9 F, .2 T, .3 T, .1 F): 2 of 4 pairs -> 0.5."""
+    problems); nan when none. (.9 F, .2 T, .3 T, .1 F): 2 of 4 pairs -> 0.5."""
     aucs = []
     for cands in pools:
         right = [c.score for c in cands if c.correct]

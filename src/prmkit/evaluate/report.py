@@ -68,9 +68,8 @@ def judged_problems(scores: dict[str, list[dict]], problems: list[str]) -> list[
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None,
                values: dict | None = None) -> dict:
-    """Rows for single, majority, [weighted:<name>], <name>..., oracle, the differences from majority voting, rank
-    robustness per model and warnings. No `ks`: 1, 2, 4, ... up to the smallest pool. `values` receives the
-    per-problem accuracies {(method, K): array}."""
+    """Rows for single, majority, [weighted:<name>], <name>..., oracle, differences from majority, rank robustness and
+    warnings. No `ks`: 1, 2, 4, ... up to the smallest pool. `values` receives the per-problem accuracies."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
@@ -194,8 +193,7 @@ def method_lines(rows: list[dict], ks: list[int], cell: Callable[[dict], str]) -
 
 
 def format_table(report: dict) -> str:
-    """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in percent;
-    then the differences from majority voting and rank robustness."""
+    """Markdown: a row per method, a column per K, `mean [lo, hi]` in percent; the differences; rank robustness."""
     ks, capped = report["ks"], report.get("k_capped", {})
     head = " | ".join(f"K={k}*" if k in capped else f"K={k}" for k in ks)
     table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731

@@ -90,7 +90,6 @@ def ks_list(ks: str | Sequence[int]) -> list[int]:
 
 
 def _write(path: str | None, report: dict[str, Any]) -> None:
-    """The report as JSON, written whole or not at all."""
     if path:
         with atomic_path(path) as tmp:
             tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")

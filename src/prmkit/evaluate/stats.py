@@ -97,7 +97,6 @@ def pct_interval(x: float | None, lo: float | None, hi: float | None) -> str:
 
 
 def signed_points(x: float, lo: float, hi: float, unit: str = "") -> str:
-    """A difference of two shares in signed points with its interval: '+1.2 [-0.3, +2.8]' (`unit` after the value);
-    "n/a" for NaN."""
+    """Signed points of a difference of shares with its interval: '+1.2 [-0.3, +2.8]' (`unit` after it); NaN: "n/a"."""
     signed = lambda v: "n/a" if math.isnan(v) else f"{100 * v:+.1f}"  # noqa: E731
     return f"{signed(x)}{unit} [{signed(lo)}, {signed(hi)}]"

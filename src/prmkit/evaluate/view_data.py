@@ -153,7 +153,6 @@ def load_view(cfg: ViewConfig) -> tuple[list[Pool], list[Source], dict[str, int]
 
 
 def _warn_unmatched(pools: list[Pool], sources: list[Source], items: list[str], pools_path: str) -> None:
-    """A warning per source that marks no trace on the page (an empty file, or ids of other traces)."""
     shown = {t.id for p in pools for t in p.traces}
     for item, source in zip(items, sources, strict=True):
         path = named_file(item)[1]

@@ -112,7 +112,6 @@ class BenchConfig:
         return comma_list(self.labelers)
 
     def policy_model(self) -> str:
-        """The policy: `policy`, else `model`."""
         return self.policy or self.model
 
     def sampler(self) -> SamplerConfig:

@@ -79,10 +79,7 @@ def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int])
 
 
 def f1_per_ktokens(f1: float, tokens_per_trace: float) -> float:
-    """First-error F1 in points per 1,000 tokens that labeling one trace costs: 100 F1 / (tokens per trace / 1000).
-
-    >>> f1_per_ktokens(0.6, 500)
-    120.0"""
+    """First-error F1 in points per 1,000 tokens that labeling one trace costs: f1_per_ktokens(0.6, 500) = 120."""
     return 100 * f1 / (tokens_per_trace / 1000) if tokens_per_trace > 0 else float("nan")
 
 

@@ -79,9 +79,8 @@ def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
 
 
 def write_bench_set(cfg: BenchSetConfig) -> dict[str, Any]:
-    """Write the first `cfg.problems` problems of the stream (levels balanced) whose question is neither excluded nor
-    repeated, and with `pools`/`labels` their constructed traces and true labels. Returns {output, problems,
-    by_level, skipped: {excluded, repeated}} (and pools, labels, traces, answer_right)."""
+    """Write the first `cfg.problems` of the stream (levels balanced) whose question is neither excluded nor repeated,
+    and their traces and true labels when asked. Returns {output, problems, by_level, skipped, ...}."""
     if not cfg.output:
         raise ValueError("set --output (the Problem JSONL to write)")
     with claim_outputs({"--output": cfg.output, "--pools": cfg.pools, "--labels": cfg.labels},

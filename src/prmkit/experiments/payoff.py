@@ -26,8 +26,7 @@ __all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "Source", "balance_p
 
 @dataclass(frozen=True)
 class Source:
-    """Where a row's training signal comes from: the head `prmkit train` fits (prm, orm or bt), the bench file of its
-    step labels, and whether it trains on the pairs of `--pairs`."""
+    """A row's signal: the head `prmkit train` fits, its step labels in the bench, whether it trains on `--pairs`."""
 
     head: str
     labels_file: str | None = None
@@ -284,8 +283,7 @@ def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Calla
 
 def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: PayoffConfig, trained: Path
                              ) -> None:
-    """A kept model must have trained on the training set the row names now (the bench may have grown or been labeled
-    further since); a figure train.json lacks is taken as it is."""
+    """A kept model must have trained on the training set the row names now (the bench may have grown since)."""
     if changed := {k: (figures[k], n) for k, n in now.items() if figures.get(k, n) != n}:
         what = ", ".join(f"{k.replace('_', ' ')} {a} -> {b}" for k, (a, b) in changed.items())
         hint = f", with --train-problems {figures['problems']} for this row's problems" if "problems" in changed else ""

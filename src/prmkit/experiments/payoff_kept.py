@@ -33,7 +33,6 @@ def kept_name(row_name: str) -> str:
 
 
 def _json_lines(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The records of a JSONL file, gzipped (`.gz`) or not."""
     if not os.fspath(path).endswith(".gz"):
         yield from (rec for _, rec in iter_json(path))
         return

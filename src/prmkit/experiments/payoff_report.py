@@ -19,8 +19,7 @@ __all__ = ["format_payoff", "payoff_table", "summary_rows"]
 
 
 def _read_row(spec: str) -> dict[str, Any]:
-    """A row directory or a kept file, either optionally @AGGREGATION (its step scores re-aggregated, named
-    NAME/AGGREGATION)."""
+    """A row directory or kept file, optionally @AGGREGATION (its step scores re-aggregated, named NAME/AGGREGATION)."""
     from prmkit.models.aggregate import AGGREGATIONS
 
     path, _, how = spec.rpartition("@")
@@ -215,7 +214,6 @@ def _trained_on(cost: dict[str, Any]) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    """A labeling time; '?' where the row does not know it."""
     return "?" if value is None else f"{value:,.0f}"
 
 

@@ -32,8 +32,7 @@ SFT_RECORD = "sft_run.json"
 
 @dataclass
 class SFTRunConfig(TrainRunConfig):
-    """A supervised warm start of the bench's policy on right traces of bench problems (TRL SFTTrainer): the fields of
-    `TrainRunConfig`, with a warm start's defaults."""
+    """A warm start of the bench's policy on right bench traces (TRL SFTTrainer): `TrainRunConfig` with its defaults."""
 
     output: str | None = field(default=None, metadata=_help("run directory (required): checkpoints, the policy, "
                                                             "sft_run.json; a re-run continues.", resume="may-change"))
@@ -131,8 +130,7 @@ def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
 
 
 def _no_checkpointing(config_class: type) -> dict[str, Any]:
-    """Gradient checkpointing off, under the name the installed transformers uses (`activation_checkpointing`, else
-    `gradient_checkpointing`)."""
+    """Gradient checkpointing off, under the name the installed transformers uses."""
     from dataclasses import fields
 
     if "activation_checkpointing" in {f.name for f in fields(config_class)}:

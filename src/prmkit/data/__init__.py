@@ -1,6 +1,4 @@
-"""Records, readers and writers: Problem, Trace, StepLabels, Pool; GSM8K, TRL stepwise, JSONL; step-level
-benchmark records (ProcessBench, PRM800K, Math-Shepherd) and the GSM8K first-error benchmark; labeled step data
-of other tools (TRL JSONL/parquet, Math-Shepherd, PRM800K, OpenR OmegaPRM) as training data."""
+"""Records (Problem, Trace, StepLabels, Pool), their readers and writers, and the formats of other tools."""
 
 from prmkit.data.join import JoinReport, join_labels, read_labels
 from prmkit.data.jsonl import AppendOnlyWriter, DataError, read_records, write_records

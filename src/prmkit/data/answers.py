@@ -1,13 +1,4 @@
-"""The one answer normaliser of prmkit, and the answer sets C_q and W_q of a problem (MCNIG paper sec 3.1).
-
-`answer_key` decides when two answers are the same answer, everywhere: MCNIG's C_q/W_q (`answer_sets`),
-generation's stored answer sets (`distinct_answers`) and majority voting in best-of-K (`prmkit.evaluate.bok`).
-
-C_q always holds the reference answer y*. Sources, in order: the pool's own traces (answer + `correct`),
-and `problem.meta["correct_answers"]` / `["incorrect_answers"]` when generation kept the full sets.
-Equivalence is decided by a canonical key (numbers compared by value: "1,000", "1000.0" and "$1000" are
-one answer), so each distinct answer is scored once; the first surface form seen is the one scored.
-"""
+"""The one answer normaliser (`answer_key`) and the answer sets C_q, W_q of a problem (MCNIG paper sec 3.1)."""
 
 from __future__ import annotations
 
@@ -27,10 +18,7 @@ _FRAC = re.compile(r"^(-?)\\?d?frac\{(-?\d+)\}\{(\d+)\}$")  # \frac{1}{2}, \dfra
 
 def answer_key(answer: str) -> str:
     """Canonical key: exact value for numbers and simple fractions, else whitespace-normalised lower text.
-
-    `1,000` = `1000.0` = `$1000` = `\\boxed{1000}` -> "1000"; `\\frac{1}{2}` = `0.5` -> "1/2"; `(1,2)` stays apart
-    from `12`; `inf` and `-inf` are text ("inf", "-inf"), never an error.
-    """
+    `1,000` = `1000.0` = `$1000` = `\\boxed{1000}` -> "1000"; `\\frac{1}{2}` = `0.5` -> "1/2"; `(1,2)` != `12`."""
     text = re.sub(r"^\s*\\boxed\{(.*)\}\s*$", r"\1", answer)
     text = _STRIP.sub("", _THOUSANDS.sub("", text).replace("\\$", "$")).strip()
     text = _FRAC.sub(r"\1\2/\3", text)
@@ -43,7 +31,8 @@ def answer_key(answer: str) -> str:
 
 
 def answer_sets(pool: Pool) -> tuple[list[str], list[int], list[int]]:
-    """Return (distinct answers, indices of C_q, indices of W_q); y* is answers[0]."""
+    """(distinct answers, indices of C_q, indices of W_q) (MCNIG paper sec 3.1); answers[0] is y*. From y*,
+    the traces with a verdict, `meta["correct_answers"]` and `["incorrect_answers"]`; one per `answer_key`."""
     answers: list[str] = []
     keys: dict[str, int] = {}
     correct: set[int] = set()

@@ -1,14 +1,5 @@
-"""A small safe evaluator for GSM8K calculator annotations (`<<48/2=24>>`): numbers, + - * / and brackets.
-
-The expression is parsed with `ast.parse(..., mode="eval")` (which executes nothing) and walked over an
-allow-list of nodes; anything else (names, calls, `**`, `%`, ...) raises `ArithError`. Values are exact
-`Fraction`s, so `0.1+0.2` is exactly `3/10`.
-
-    >>> evaluate("48/2")
-    Fraction(24, 1)
-    >>> format_number(Fraction(10, 3))
-    '3.33'
-"""
+"""A safe exact evaluator of GSM8K calculator annotations (`<<48/2=24>>`): numbers, + - * / and brackets, as
+`Fraction`s, walked over an allow-list of `ast` nodes."""
 
 from __future__ import annotations
 

@@ -1,30 +1,5 @@
-"""The step-label bench's data: arithmetic word problems with their computation graph, at a chosen difficulty, and
-constructed traces whose every step has a known truth (`prmkit bench`).
-
-Difficulty is the number of operations of a problem (its level, 1 to 8) and the size of its numbers
-(`small`: up to 20, `medium`: up to 100, `large`: up to 1,000). A problem is a story about one person's
-items: it starts with a number of them and each later sentence changes it (buys more, gives some away, doubles
-them, splits them and keeps one share) or adds a bought lot of `c` bags of `b` (two operations: `c * b`, then the
-addition). Every operation is a node of the problem's computation graph, stored in `meta["graph"]` as
-`[op, a, b, value]` rows in solving order; `meta["quantities"]` holds the numbers the question states. The graph
-is what the exact step checker (`prmkit.data.bench_checker`) reads.
-
-Constructed traces: one right trace and slipped ones, each slip at a known step, so the first error is known:
-
-- answer-changing slips, carried to the end: `arithmetic` (a wrong result), `operation` (another operation),
-  `operand` (a misread number), `drop` (the last operation left out), `answer` (every computation right, another
-  number in the answer line);
-- process-only slips, whose final answer is still right (what outcome labels cannot see): `corrected` (a wrong
-  intermediate result that the next step silently replaces by the right one) and `compensated` (a wrong result
-  followed by a wrong computation that lands back on the right value).
-
-The truth of a step follows the first-error convention of ProcessBench (and of Math-Shepherd's labels): 1 before
-the first wrong step, 0 from it on. Problems whose question is one of the first 200 demo problems are skipped.
-
-    >>> p = bench_problems(1, seed=3, levels=(3,))[0]
-    >>> p.meta["level"], len(p.meta["graph"])
-    (3, 3)
-"""
+"""The step-label bench's data (`prmkit bench`): arithmetic word problems with their computation graph, and
+constructed traces whose every step has a known truth (docs/bench.md)."""
 
 from __future__ import annotations
 
@@ -72,8 +47,7 @@ def graph_rows(problem: Problem) -> list[Row]:
 
 def _sentence(rng: random.Random, acc: int, top: int, left: int, name: str, item: str) -> tuple[str, list[Row],
                                                                                               list[int]]:
-    """One story sentence applied to the running count `acc`: its text, its computation rows, the numbers it
-    states. `left` operations may still be used (a bought lot of bags needs two)."""
+    """One story sentence applied to the count `acc`: its text, computation rows and stated numbers."""
     kinds = ["+", "-"]
     if acc <= top * 5:
         kinds += ["*"]
@@ -125,8 +99,8 @@ def _problem(rng: random.Random, level: int, size: str, pid: str) -> Problem:
 
 
 def check_difficulty(levels: str, size: str) -> list[int]:
-    """The levels of a comma-separated `levels` setting ("1,2,3"), checked with the number `size`: a clear error for
-    a size not in SIZES, a level that is not an integer, no level, or one outside 1..MAX_LEVEL."""
+    """The levels of a comma-separated `levels` ("1,2,3"); ValueError for an unknown `size`, a non-integer, no
+    level, or one outside 1..MAX_LEVEL."""
     if size not in SIZES:
         raise ValueError(f"unknown size '{size}'; choose from {', '.join(SIZES)}")
     try:
@@ -180,7 +154,8 @@ def _run_values(start: int, run: list[tuple[str, int]]) -> set[Fraction]:
 
 
 def path_values(problem: Problem) -> set[Fraction]:
-    """The values of the solution path (`prmkit.data.bench_checker`'s module doc)."""
+    """The values of the solution path: the stated numbers, every node's result, and the partial results of any
+    reordering of a run of +/- (or *) on the running count (docs/bench.md)."""
     rows = problem.meta["graph"]
     values = {Fraction(q) for q in problem.meta["quantities"]} | {Fraction(r[3]) for r in rows}
     start, run = 0, []  # the current run of one kind on the running count
@@ -214,8 +189,7 @@ def _phrase(rng: random.Random, row: Row, item: str, name: str) -> str:
 
 
 def _wrong_value(rng: random.Random, v: int, avoid: set[Fraction]) -> int:
-    """A slipped result near `v` that is not a value of the solution path (so the slip cannot pass for a right
-    step by coincidence)."""
+    """A slipped result near `v` that is not in `avoid` (the solution path's values)."""
     for d in rng.sample([-10, -3, -2, -1, 1, 2, 3, 10], 8):
         if v + d >= 0 and v + d not in avoid:
             return v + d
@@ -295,8 +269,7 @@ def truth_labels(n_steps: int, first_error: int) -> list[int]:
 
 def constructed_pools(problems: list[Problem], slips: tuple[str, ...], seed: int) -> tuple[list[Pool],
                                                                                           list[StepLabels]]:
-    """A pool of constructed traces per problem and their truth records (method "truth", the slip and the level in
-    `params`)."""
+    """A pool of constructed traces per problem and their truth records (method "truth")."""
     rng = random.Random(f"constructed-{seed}")
     pools, truth = [], []
     for p in problems:

@@ -1,28 +1,5 @@
-"""The exact step checker of the step-label bench: each step of a trace judged against its problem's computation
-graph (`prmkit.data.bench`), so the first error of any trace, the policy's own samples included, is known.
-
-A step is **right** when every computation written in it (`a op b = c`, chains such as `a + b - c = d`,
-`×`/`x`/`÷` read as `*`/`/`) is right arithmetic on values of the solution path and gives a value of the path,
-and an answer line ("The answer is N") states the problem's answer. The values of the path
-(`prmkit.data.bench.path_values`) are the numbers the question states, the results of the graph's nodes, and the
-partial results of any reordering of a run of additions and subtractions (or of multiplications) on the running
-count: `17 + 15 - 13` may be solved as `17 - 13 = 4`, then `4 + 15 = 19`. A step is **wrong** when a
-computation in it is wrong arithmetic, reads a number that is not on the path, or gives one that is not; or when
-its answer line states another number.
-
-The checker **cannot decide** a step that states a number outside any computation which is not on the path
-("Olga has 20 stamps." when no path value is 20): the number may be a wrong count or something harmless (an
-enumeration, a unit, a restated misreading). Such steps are counted as `undecided` and taken as wrong (a number
-the solution never holds is most often a wrong count; docs/results.md has the hand-read sample). Steps without
-numbers are right.
-
-    >>> from prmkit.data.bench import bench_problems
-    >>> p = bench_problems(1, seed=0, levels=(2,))[0]
-    >>> p.meta["graph"]
-    [['-', 15, 6, 9], ['+', 9, 12, 21]]
-    >>> [v.verdict for v in check_steps(p, ["15 - 6 = 9 apples.", "9 + 12 = 20.", "The answer is $21$."])]
-    ['right', 'wrong', 'right']
-"""
+"""The bench's exact step checker: each step right, wrong or undecided against its problem's computation graph
+(docs/bench.md, "Traces and their truth")."""
 
 from __future__ import annotations
 
@@ -54,12 +31,8 @@ class StepVerdict:
 
 
 def computations(text: str) -> list[tuple[str, str, str]]:
-    """(expression, result text, whole match) of every `expr = result` in a step (`×`, `x` between digits and `÷`
-    read as `*`, `*` and `/`; words after a number dropped from the expression).
-
-    >>> computations("18 stickers - 9 stickers = 9. Then 9 × 2 = 18.")
-    [('18 - 9', '9', '18 stickers - 9 stickers = 9'), ('9 * 2', '18', '9 * 2 = 18')]
-    """
+    """(expression, result text, whole match) of every `expr = result` in a step (`×`, `x`, `÷` read as `*`, `/`;
+    words after a number dropped): "18 stickers - 9 stickers = 9" -> ("18 - 9", "9", ...)."""
     text = text.replace("×", "*").replace("÷", "/")
     text = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " * ", text)
     return [(" ".join(re.sub(r"[A-Za-z]+", " ", m.group(1).replace("$", "")).split()), m.group(2), m.group(0))
@@ -67,8 +40,7 @@ def computations(text: str) -> list[tuple[str, str, str]]:
 
 
 def arithmetic_error(expr: str, result: str) -> str | None:
-    """Why `expr = result` (one of `computations`) is wrong arithmetic, or None when it is right; the problem is not
-    read (`"3 + 4", "8"` -> "3 + 4 is 7, not 8")."""
+    """Why `expr = result` is wrong arithmetic ("3 + 4 is 7, not 8"), or None when it is right."""
     try:
         value = evaluate(expr.replace(",", ""))
     except ArithError:  # a division by zero too
@@ -90,7 +62,8 @@ def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | N
 
 
 def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
-    """A verdict per step (module doc)."""
+    """A verdict per step: wrong for bad arithmetic, a number off the solution path or a wrong answer line;
+    undecided for a number off the path outside any computation; else right."""
     values = path_values(problem)
     answer = parse_number(problem.answer)
     out = []
@@ -117,6 +90,5 @@ def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
 
 
 def first_wrong(verdicts: list[StepVerdict]) -> int:
-    """The first step judged wrong or undecided (a number off the solution path is a claim the solution does not
-    make: module doc), -1 when none is."""
+    """The first step judged wrong or undecided, -1 when none is."""
     return next((i for i, v in enumerate(verdicts) if v.verdict != "right"), -1)

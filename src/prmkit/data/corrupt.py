@@ -1,18 +1,5 @@
-"""A step-level benchmark with known first errors, built from GSM8K reference solutions (`prmkit data corrupt`).
-
-Why: ProcessBench and PRM800K cannot be downloaded here, but a GSM8K reference solution is a chain of
-calculator annotations `<<48/2=24>>24`. Changing the result of annotation j (step k) to a plausible wrong
-value and re-evaluating every later annotation that uses it gives a trace whose steps before k are the
-reference's, step k is wrong, and the later steps are consistent with the error (so the final answer changes):
-its first error is exactly k. Each usable problem gives two benchmark records, its reference (label -1) and
-its corrupted trace (label k), and a pool with both traces for `prmkit label` (MCNIG needs the wrong answer).
-
-A wrong value comes from one of `WRONG_VALUES` (off by a little, a digit slip, a wrong operation). The error
-step of each problem is chosen among its safe steps so that error positions stay balanced (the least used
-position so far, ties by the seeded RNG). Unsafe (skipped and counted): an annotation that does not parse with
-the safe evaluator (`prmkit.data.arith`) or does not match its written result, and a changed value that also
-appears in the question or earlier text (a later use of it would be ambiguous).
-"""
+"""A step-level benchmark with known first errors (`prmkit data corrupt`): one calculator annotation of a GSM8K
+reference solution given a wrong value, carried into the later ones (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -248,9 +235,8 @@ class CorruptConfig:
 
 
 def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], dict[str, Any]]:
-    """Benchmark records and pools from the first `cfg.limit` GSM8K problems, and a report of what was skipped.
-    Record ids are the pool's trace ids (`gsm8k-train-7/reference`, `gsm8k-train-7/corrupt`), so step scores
-    from `prmkit label` (StepLabels.trace_id) or `prmkit score` (id) join on them."""
+    """Benchmark records, pools and a report of what was skipped, from the first `cfg.limit` GSM8K problems; record
+    ids are the pools' trace ids."""
     kinds = comma_list(cfg.kinds)
     if cfg.balance not in BALANCE_KEYS:
         raise ValueError(f"unknown balance {cfg.balance!r}; choose from {sorted(BALANCE_KEYS)}")

@@ -1,14 +1,4 @@
-"""Built-in demo pools: the demo problems with procedurally written step-by-step traces, right and wrong.
-
-For each demo problem (see `prmkit.data.demo_problems`) the correct trace computes its expression one operation per
-step; the wrong traces make one slip (an arithmetic error, or the wrong operation) at a seeded step and carry
-the error to the end. So `prmkit label --input demo` has correct and incorrect answers to contrast, with no
-external data and no generation run.
-
-    >>> pool = demo_pools(1)[0]
-    >>> [t.correct for t in pool.traces]
-    [True, False, False, False]
-"""
+"""Built-in demo pools (`--input demo`): each demo problem with one right trace and seeded one-slip wrong ones."""
 
 from __future__ import annotations
 
@@ -22,8 +12,7 @@ __all__ = ["demo_pools"]
 
 
 def demo_pools(n: int = 20, seed: int = 0, wrong: int = 3) -> list[Pool]:
-    """`n` demo problems, each with one correct trace and `wrong` traces with one seeded slip (module doc;
-    `solve_with_slip`)."""
+    """`n` demo problems, each with one correct trace and `wrong` traces with one seeded slip."""
     rng = random.Random(seed)
     pools = []
     for problem in demo_problems(n, seed):

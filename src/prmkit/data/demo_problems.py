@@ -1,12 +1,5 @@
-"""The built-in demo set: seeded, procedurally generated multi-step arithmetic word problems (exact answers).
-
-Problems are drawn from the templates in `prmkit/data/demo/templates.json` (one to three operations on small
-integers), sized so that a ~100M-parameter model such as the embedded SmolLM2-135M solves some but not all of
-them: a set on which generation, filtering and labeling all have something to do, with no external data.
-
-    >>> demo_problems(1)[0].answer.isdigit()
-    True
-"""
+"""The built-in demo set: seeded arithmetic word problems of one to three operations (`demo/templates.json`),
+sized so that the embedded SmolLM2-135M solves some but not all."""
 
 from __future__ import annotations
 

@@ -1,22 +1,5 @@
-"""Read pools from any supported file, detecting the format from the first record's keys.
-
-| format              | keys of a line                                   | reader                   |
-|---------------------|--------------------------------------------------|--------------------------|
-| `pool`              | problem, traces                                  | `Pool.from_dict`         |
-| `problem`           | id, question, answer, domain (a Problem file)    | pools with no traces     |
-| `gsm8k-candidates`  | question, ground_truth, 6b_finetuning, ...       | `read_gsm8k_candidates`  |
-| `gsm8k`             | question, answer (with a final `#### x`)         | `read_gsm8k`             |
-| `trl`               | prompt, completions, labels                      | `read_trl`               |
-| `trl-parquet`       | the same columns, a `*.parquet` file             | `read_trl_parquet`       |
-| `omegaprm`          | question, reasoning_steps (OpenR; JSONL or .json)| `read_omegaprm`          |
-| `prm800k`           | question {problem, ...}, label {steps}           | `read_prm800k_labels`    |
-| `math-shepherd`     | input, label (steps end in `ки`)                 | `read_math_shepherd_labels` |
-
-The last five carry step labels too (`prmkit.data.labeled`: `prmkit train --labels FILE` reads them without
-`--pools`); here only their pools are read. The name `demo` (instead of a path) gives the built-in demo pools
-(`prmkit.data.demo_pools`). Each pool keeps the `file:line` it came from (`Pool.origin`); ids must be unique and a
-file must hold records (`unique_pools`).
-"""
+"""Read pools from any supported file, the format detected from the first record's keys (docs/formats.md); the
+name `demo` gives the built-in demo pools."""
 
 from __future__ import annotations
 
@@ -35,8 +18,7 @@ __all__ = ["POOL_READERS", "detect_format", "keep_sources", "read_chosen_pools",
 
 
 def _read_pool_lines(path: str | os.PathLike[str], to_pool: Callable[[dict], Pool]) -> Iterator[Pool]:
-    """Every record of `path` (`iter_input`) as a Pool (`to_pool`), its origin `file:line`; a bad record is a
-    DataError naming it."""
+    """Every record of `path` as a Pool (`to_pool`), its origin `file:line`."""
     for lineno, pool in parsed_lines(path, to_pool, iter_input):
         pool.origin = f"{path}:{lineno}"
         yield pool
@@ -44,8 +26,7 @@ def _read_pool_lines(path: str | os.PathLike[str], to_pool: Callable[[dict], Poo
 
 POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {
     "pool": partial(_read_pool_lines, to_pool=Pool.from_dict),
-    # a Problem file (`prmkit data bench`, a Pool's `problem` alone) as pools without traces: what search, generate
-    # and RL read from it is the problems
+    # a Problem file (`prmkit data bench`) as pools without traces
     "problem": partial(_read_pool_lines, to_pool=lambda obj: Pool(Problem.from_dict(obj), [])),
     "gsm8k-candidates": read_gsm8k_candidates,
     "gsm8k": read_gsm8k,
@@ -87,9 +68,8 @@ def read_pools(path: str | os.PathLike[str], fmt: str = "auto", allow_duplicates
 
 
 def unique_pools(pools: Iterable[Pool], allow_duplicates: bool = False, source: str = "input") -> Iterator[Pool]:
-    """`pools` without repeated problem ids: a repeat is a DataError naming both positions, or (with
-    `allow_duplicates`) dropped; a trace id of two problems is a DataError naming both (every verb keys its records
-    on trace ids: one of the two would be dropped); no pool at all is a DataError."""
+    """`pools` checked: a repeated problem id is a DataError (or dropped with `allow_duplicates`), a trace id of two
+    problems is a DataError, and so is no pool at all."""
     seen: dict[str, str] = {}
     traces: dict[str, str] = {}
     for pool in pools:
@@ -111,8 +91,7 @@ def unique_pools(pools: Iterable[Pool], allow_duplicates: bool = False, source: 
 
 
 def keep_sources(pools: Iterable[Pool], prefixes: Sequence[str]) -> list[Pool]:
-    """The pools with only the traces whose `source` starts with one of `prefixes` (e.g. `policy` keeps a bench's
-    policy samples, `bench-constructed` its constructed traces); a pool left without traces is dropped. None kept is
+    """The pools with only the traces whose `source` starts with one of `prefixes`, empty pools dropped; none kept is
     a DataError naming the sources there are."""
     pools, wanted = list(pools), tuple(prefixes)
     kept = [Pool(p.problem, [t for t in p.traces if t.source.startswith(wanted)], p.origin) for p in pools]
@@ -125,8 +104,7 @@ def keep_sources(pools: Iterable[Pool], prefixes: Sequence[str]) -> list[Pool]:
 
 
 def select_range(pools: list[Pool], text: str | None) -> list[Pool]:
-    """Problems by index in file order (e.g. '0:500' = the first 500 problems); a range that selects none of
-    them is an error."""
+    """Problems by index in file order ('0:500' = the first 500); a range that selects none is an error."""
     chosen = pools[parse_range(text)]
     if pools and not chosen:
         raise ValueError(f"--problems-range {text}: selects none of the {len(pools)} problems (indices 0 to "

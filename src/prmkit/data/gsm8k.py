@@ -1,8 +1,5 @@
-"""Readers for GSM8K (Cobbe et al., 2021): the train/test files and the candidate pools of the verifier paper.
-
-Steps are the lines of a solution with the calculator annotations `<<a*b=c>>` removed; the final line
-(`#### x` in train/test, `A: x` in candidate pools) gives the answer and is not a step.
-"""
+"""Readers for GSM8K (Cobbe et al., 2021) and its verifier candidate pools: steps are the solution's lines without
+`<<a*b=c>>` annotations; the final line (`#### x`, `A: x`) is the answer, not a step."""
 
 from __future__ import annotations
 

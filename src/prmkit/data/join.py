@@ -1,13 +1,4 @@
-"""Pools joined with their StepLabels on `trace_id`: the one join behind training examples and TRL export.
-
-The rules, the same for every verb that joins: a trace id labeled twice is an error naming both lines
-(`read_labels`; `allow_duplicates` keeps the first); traces with no steps are skipped and counted; traces
-without labels and labels without a trace are counted in a `JoinReport`, and `require_all` makes either an
-error.
-
-    >>> [(t.id, lab is not None) for _, t, lab in join_labels(pools, labels)]  # doctest: +SKIP
-    [('gsm8k-dev-0/6b_finetuning', True), ('gsm8k-dev-0/6b_verification', False)]
-"""
+"""Pools joined with their StepLabels on `trace_id`: the one join behind training examples and TRL export."""
 
 from __future__ import annotations
 
@@ -36,7 +27,8 @@ class JoinReport:
 
 
 def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) -> list[StepLabels]:
-    """The StepLabels of `path`, a trace id labeled twice refused (module doc); an empty file is a DataError."""
+    """The StepLabels of `path`; a trace id labeled twice (unless `allow_duplicates`: the first kept) or an empty file
+    is a DataError."""
     seen: dict[str, int] = {}
     out = []
     for lineno, rec in parsed_lines(path, StepLabels.from_dict):
@@ -54,8 +46,8 @@ def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) ->
 
 def join_labels(pools: Iterable[Pool], labels: Iterable[StepLabels] | None, report: JoinReport | None = None,
                 require_all: bool = False) -> Iterator[tuple[Pool, Trace, StepLabels | None]]:
-    """(pool, trace, its labels or None) for every trace with steps of every pool, in pool order. `report`
-    receives the counts (orphan labels once the pools are exhausted); `require_all` is checked when the join ends."""
+    """(pool, trace, its labels or None) for every trace with steps, in pool order; counts go to `report`;
+    `require_all` makes an unlabeled trace or an orphan label an error when the join ends."""
     report = report if report is not None else JoinReport()
     by_id: dict[str, StepLabels] = {}
     for lab in labels or []:

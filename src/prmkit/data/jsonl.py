@@ -1,12 +1,4 @@
-"""JSON-lines in and out: strict readers that name `file:line`, and an append-only, crash-safe writer.
-
-A long job writes each finished record with `AppendOnlyWriter.write` (one line, flushed and fsynced). After a
-crash, a half-written last line is cut off when the file is reopened, and `done` holds the keys already
-written, so a re-run skips them: no record is lost or duplicated. The writer holds the output's lock
-(`prmkit.data.locks`) while it is open, so a second process writing the same file is refused, not mixed in.
-A whole-file output (`write_records`) is written beside the target and renamed into place: a failure leaves
-the previous file, or none.
-"""
+"""JSON lines: strict readers that name `file:line`, an atomic whole-file writer, a crash-safe append-only writer."""
 
 from __future__ import annotations
 
@@ -57,9 +49,8 @@ def iter_json(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any
 
 
 def iter_input(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(number, object) of an input file of records: JSON lines (`iter_json`: the line's number), or a `.json` file
-    holding one object or a list of them (the record's number, from 1; OpenR writes one indented object per
-    question file, and a data set saved as one JSON list is common), or JSON lines in a file named `.json`."""
+    """(number, object) of a record file: JSON lines (`iter_json`), a `.json` file of one object or a list (numbered
+    from 1), or JSON lines in a file named `.json`."""
     if Path(path).suffix != ".json":
         yield from iter_json(path)
         return
@@ -81,8 +72,8 @@ def iter_input(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
 def parsed_lines(path: str | os.PathLike[str], parse: Callable[[Any], T],
                  records: Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any]]]] = iter_json
                  ) -> Iterator[tuple[int, T]]:
-    """(line number, `parse(object)`) of every line (of every record of `records(path)`); a record that `parse`
-    refuses raises DataError with file:line."""
+    """(line number, `parse(object)`) of every record of `records(path)`; a refused record is a DataError naming
+    file:line."""
     for lineno, obj in records(path):
         try:
             record = parse(obj)
@@ -97,8 +88,7 @@ def read_records(path: str | os.PathLike[str], parse: Callable[[Any], T]) -> Ite
 
 
 def write_records(path: str | os.PathLike[str], records: Any) -> int:
-    """Write records (objects with `to_dict`, or dicts) as JSON lines, replacing the file atomically; returns the
-    count."""
+    """Write records (with `to_dict`, or dicts) as JSON lines, replacing the file atomically; returns the count."""
     n = 0
     with output_lock(path), atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for r in records:
@@ -108,8 +98,7 @@ def write_records(path: str | os.PathLike[str], records: Any) -> int:
 
 
 def _cut_torn_line(path: Path, chunk: int = 1 << 16) -> None:
-    """Cut the last line of `path` if a crash left it without its newline, reading the file back from its end only
-    as far as that line's start (a long file is not read whole)."""
+    """Cut a last line that a crash left without its newline, reading back from the end only."""
     with open(path, "rb+") as fh:
         end = fh.seek(0, os.SEEK_END)
         pos = end
@@ -128,8 +117,8 @@ def _cut_torn_line(path: Path, chunk: int = 1 << 16) -> None:
 
 
 class AppendOnlyWriter:
-    """Append records to a JSONL file, skipping keys already present (`key`: a written dict's identity, default its
-    "id" field); safe against `kill -9` (module doc)."""
+    """Append records to a JSONL file, skipping keys already written (`key`, default the "id" field): each write
+    fsynced, a torn last line cut on reopen, the output's lock held while open."""
 
     def __init__(self, path: str | os.PathLike[str], key: Callable[[dict[str, Any]], str] | None = None):
         self.path = Path(path)
@@ -171,8 +160,7 @@ class AppendOnlyWriter:
 
 
 def open_ledger(path: str | os.PathLike[str]) -> IO[str]:
-    """A JSON-lines ledger (a run's seconds, say) opened to append; a torn last line (a crash while writing) is ended
-    first, so the next line stands on its own and a reader skips only the torn one."""
+    """A JSON-lines ledger opened to append, a torn last line ended first so the next line stands alone."""
     file = open(path, "a+b")  # noqa: SIM115 (the caller closes it)
     if file.tell():  # appending: the position is the end
         file.seek(-1, os.SEEK_END)
@@ -182,8 +170,7 @@ def open_ledger(path: str | os.PathLike[str]) -> IO[str]:
 
 
 def read_ledger(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The entries of a ledger that `open_ledger` appends to, in order (none when there is no file); a torn line (a
-    crash while writing) is skipped."""
+    """The entries of an `open_ledger` file in order (none without a file); torn lines skipped."""
     if not Path(path).is_file():
         return
     for line in Path(path).read_text(encoding="utf-8").splitlines():

@@ -1,27 +1,5 @@
-"""Labeled step data from other tools -> (Pool, StepLabels) pairs: what `prmkit train --labels FILE` trains on
-without `--pools`, and (the pools alone) what `prmkit label --input FILE` and `prmkit score` read.
-
-- `trl`: JSONL `{prompt, completions: [...], labels: [...]}`; labels as they are (0/1, floats);
-- `trl-parquet`: the same columns in a parquet file (`*.parquet`);
-- `math-shepherd`: `{input: "Q Step 1: ... ки\\nStep 2: ... ки", label: "... +\\n... -"}`; `+` -> 1, `-` -> 0;
-- `prm800k`: `{question: {problem, ground_truth_answer}, label: {steps: [{completions: [{text, rating}],
-  chosen_completion}]}}`; each step's rating -1/0/1 is its score, its label 1 unless -1;
-- `omegaprm`: OpenR's `{question, final_answer, reasoning_steps: [{solution_prefix, mc_value}]}` (or the tree
-  `{text, mc_value, children}`); the MC value is the score, the label 1 when it is above 0.
-
-Each record becomes one Pool of one trace (id `<format>-<line>`, or the record's `id`), its origin `file:line`
-(`file:row N` in parquet, `file:record N` in a `.json` file); a malformed record is a DataError naming that place.
-`scores` keep each format's own values (ratings, MC values) with `threshold: null`, so `prmkit train --soft` trains
-on MC values as they are and `prm3` on PRM800K's ratings as they are.
-
-PRM800K: the steps of the rated trajectory (the chosen completion of each step, or the human one); the
-alternative completions a labeler rated but did not continue with are not read. A neutral step (rating 0) is
-label 1: it is not wrong (PSPO's neutral = correct but not helpful). OmegaPRM (Luo et al. 2024, OpenR's
-`omegaPRM_v2`): a prefix's MC value is measured on whole prefixes, which may add several `\\n\\n`-separated steps
-at once; each such addition is one step here, so every step carries a measured value. One trace per leaf of the
-search tree (a prefix that no other prefix extends); `solution_prefix` starts with the question (OpenR's root
-state), which is cut off.
-"""
+"""Labeled step data of other tools (TRL, Math-Shepherd, PRM800K, OpenR OmegaPRM) as (Pool, StepLabels) pairs, one
+trace per record, scores in each format's own values (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -42,8 +20,7 @@ Pair = tuple[Pool, StepLabels]
 
 
 def iter_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(place, object) of an input file (`iter_input`): `file:line` of JSON lines, `file:record N` of a `.json`
-    file."""
+    """(place, object) of an input file: `file:line`, or `file:record N` in a `.json` file."""
     record = "record " if Path(path).suffix == ".json" else ""
     for n, obj in iter_input(path):
         yield f"{path}:{record}{n}", obj
@@ -94,10 +71,8 @@ def _tree_paths(where: str, node: dict[str, Any], path: list[tuple[str, float]])
 
 
 def _parent(prefix: str, nodes: dict[str, float], root: str) -> str:
-    """The longest other measured prefix that `prefix` extends by `\\n\\n` + text, else `root`: one lookup per
-    separator of `prefix`, from the last (linear in the prefixes, not quadratic).
-
-    "Q\\n\\na\\n\\nb" with "Q\\n\\na" measured -> "Q\\n\\na"; with it unmeasured -> the root "Q"."""
+    """The longest other measured prefix that `prefix` extends by `\\n\\n` + text, else `root`, one lookup per
+    separator: "Q\\n\\na\\n\\nb" with "Q\\n\\na" measured -> "Q\\n\\na", unmeasured -> "Q"."""
     end = len(prefix)
     while (cut := prefix.rfind("\n\n", 0, end)) > 0:
         if (head := prefix[:cut]) != root and head in nodes:
@@ -107,7 +82,7 @@ def _parent(prefix: str, nodes: dict[str, float], root: str) -> str:
 
 
 def _flat_paths(where: str, question: str, items: list[Any]) -> Iterator[list[tuple[str, float]]]:
-    """Root-to-leaf paths of OpenR's flat list of (solution_prefix, mc_value), the question the root (`_parent`)."""
+    """Root-to-leaf paths of OpenR's flat list of (solution_prefix, mc_value), the question the root."""
     nodes: dict[str, float] = {}
     for k, item in enumerate(items):
         if not (isinstance(item, dict) and isinstance(item.get("solution_prefix"), str)):
@@ -128,7 +103,7 @@ def _flat_paths(where: str, question: str, items: list[Any]) -> Iterator[list[tu
 
 
 def read_omegaprm(path: str | os.PathLike[str]) -> Iterator[Pair]:
-    """OpenR OmegaPRM records (module doc): label 1 when some rollout from the prefix is right (MC value above 0)."""
+    """OpenR OmegaPRM records: one trace per leaf, the MC value the score, label 1 when it is above 0."""
     for where, obj in iter_records(path):
         question, steps = obj.get("question"), obj.get("reasoning_steps")
         if not isinstance(question, str):

@@ -1,13 +1,5 @@
-"""The length guard of every verb that feeds a model (label, score, search, rollout, rl), checked on characters
-before any tokenizer or model loads.
-
-A text longer than `MAX_CHARS_PER_TOKEN` characters per token of the model's context cannot fit in it under any
-tokenizer prmkit meets (English runs at about 4 characters a token), so it is refused at once, naming its
-`file:line`, trace and step, its length and the limit: a 20 MB step costs the time to read it, not gigabytes of
-tokens. Texts under the limit go on to the verb's own token count, which is exact.
-
-    pools, skipped = check_lengths(pools, context=8192, what="score")   # ValueError: ...: step 2 has 20000000 ...
-"""
+"""The length guard of every verb that feeds a model: a text over `MAX_CHARS_PER_TOKEN` characters per token of
+the context fits under no tokenizer, so it is refused before any model loads."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""One writer per output: an exclusive lock on `<output>.lock`, held for a whole run.
-
-`output_lock(path)` takes `fcntl.flock(LOCK_EX | LOCK_NB)` on `<path>.lock` and writes the holder's pid
-into it. A second process that wants the same output gets `OutputBusy`, naming the holder's pid, at once
-(it never waits, and never writes). The lock belongs to the file that `path` resolves to (symlinks followed), so
-two names of one file are one lock. The kernel drops a lock when its process dies, so the lock file that a
-`kill -9` leaves behind is not locked and the next run takes it over. The lock is re-entrant within one
-process (a run that holds it may open the output again, e.g. to rewrite it with thresholds), and the
-holder removes the lock file when it lets go; a waiter checks that the file it locked is still the one on
-disk, so removal cannot give two holders.
-
-A killed run's lock file would stay until a run writes that same output again, so every run that takes a lock
-also removes the stale ones beside it (`clean_stale_locks`): a `.lock` file that holds only a pid, of a process
-that is gone, and that no one holds (checked by taking it). A file of other content (a `uv.lock`) is never touched.
-"""
+"""One writer per output: an exclusive, re-entrant `flock` on `<resolved path>.lock` holding the holder's pid; a
+second process gets `OutputBusy` at once. A killed run's lock file is removed by the next run locking in its folder."""
 
 from __future__ import annotations
 
@@ -34,8 +21,7 @@ class OutputBusy(RuntimeError):
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    """`<path>.lock` beside the file that `path` resolves to (symlinks followed): every name of one file shares
-    one lock."""
+    """`<path>.lock` beside the file that `path` resolves to: every name of one file shares one lock."""
     return Path(f"{Path(path).expanduser().resolve()}.lock")
 
 
@@ -63,7 +49,8 @@ def _dead_pid(fd: int) -> bool:
 
 
 def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) -> list[Path]:
-    """Remove the stale lock files of `folder` (module doc), except `keep`; returns those removed."""
+    """Remove the `.lock` files of `folder` (but `keep`) that hold only the pid of a dead process and that no one
+    holds; returns those removed."""
     removed = []
     for lock in Path(folder).glob("*.lock"):
         if lock == keep or str(lock.resolve()) in _HELD:

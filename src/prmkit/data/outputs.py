@@ -1,20 +1,5 @@
-"""Output paths: checked before any work, written whole or not at all.
-
-`check_output_path` runs before a verb loads a model or trains: a path under an existing file, a directory
-where a file goes (or the reverse), or a folder that cannot be written is an `OutputPathError` naming both
-paths, so no work is lost to a bad `--output`. Whole-file outputs are written aside and renamed into place
-(`atomic_path` for a file, `atomic_dir` for a checkpoint directory), so a failure leaves the previous output
-or none; either takes the modes of the umask (not the 0600 of a temporary file).
-
-The output rule of every verb is `claim_outputs`, taken before any work and held for the whole run: each output
-can be written (`check_output_path`); none resolves (symlinks and hard links followed) to an input of the run or
-to another of its outputs, so an input is never overwritten; and each output's lock (`prmkit.data.locks`, one
-per resolved file) is held until the run ends, so a second writer of the same file is refused at once.
-
-    check_output_path("runs/x.jsonl/ck", directory=True)   # OutputPathError: runs/x.jsonl is a file
-    with claim_outputs({"--output": out}, inputs={"--labels": labels}):   # OutputPathError when out is labels
-        ...
-"""
+"""Output paths checked before any work (`claim_outputs`: the output rule of every verb) and written whole or not at
+all (`atomic_path`, `atomic_dir`)."""
 
 from __future__ import annotations
 
@@ -39,9 +24,8 @@ class OutputPathError(ValueError):
 
 
 def follow_umask(path: PathLike) -> None:
-    """Give `path` and everything under it the modes a plain `open` or `mkdir` would under the umask (0644 and 0755
-    under umask 022; an executable file stays executable): writers such as safetensors' `save_file` and mkstemp
-    leave files private (0600)."""
+    """Give `path` and everything under it the modes the umask gives a plain `open` or `mkdir` (safetensors and
+    mkstemp leave files 0600)."""
     mask = os.umask(0o022)
     os.umask(mask)  # the umask is read by setting it and setting it back
     root = Path(path)
@@ -85,8 +69,7 @@ def same_file(a: PathLike, b: PathLike) -> bool:
 
 
 def _paths(value: PathLike | Iterable[PathLike] | None) -> list[Path]:
-    """The file paths of an input setting: one path, a list of them, NAME=PATH items; None/"" and names that
-    are not files on disk (`demo`, a hub name) are left out."""
+    """The file paths of an input setting (a path, a list, NAME=PATH items); None, "" and non-files left out."""
     texts = [str(item) for item in ([value] if isinstance(value, str | os.PathLike) else value or [])]
     texts = [t.split("=", 1)[1] if not Path(t).exists() and "=" in t else t for t in texts]  # NAME=PATH
     return [Path(t) for t in texts if t and Path(t).exists()]
@@ -96,9 +79,9 @@ def _paths(value: PathLike | Iterable[PathLike] | None) -> list[Path]:
 def claim_outputs(outputs: Mapping[str, PathLike | None],
                   inputs: Mapping[str, PathLike | Iterable[PathLike] | None] | None = None,
                   directories: Collection[str] = ()) -> Iterator[None]:
-    """The output rule (module doc), checked before any work and held for the `with` block. `outputs` and `inputs`
-    map a setting's name as the user gave it ("--output", "--labels") to its path (an input may be a list of paths,
-    or NAME=PATH items; None or "" is left out); the outputs named in `directories` are folders."""
+    """For the `with` block, hold each output's lock, after checking that each can be written and that none is the
+    same file (symlinks, hard links) as an input or another output. Keys are the settings' names as the user gave them
+    ("--output"); an input may be a list or NAME=PATH items; the outputs named in `directories` are folders."""
     outs = [(name, Path(path)) for name, path in outputs.items() if path]
     ins = [(name, path) for name, value in (inputs or {}).items() for path in _paths(value)]
     for name, path in outs:
@@ -166,8 +149,7 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 
 def pyplot() -> Any:
-    """matplotlib's pyplot on the Agg backend (files only, no display), imported on first use; a figure drawn on it
-    is written by `save_figure`."""
+    """matplotlib's pyplot on the Agg backend, imported on first use."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -177,8 +159,7 @@ def pyplot() -> Any:
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> None:
-    """Save a matplotlib figure as PNG, atomically, with fixed metadata (no software version, no date), so
-    that the same figure is the same file; then close it."""
+    """Save `fig` as PNG atomically without version or date metadata (same figure, same file), then close it."""
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=120, format="png", metadata={"Software": None})
     pyplot().close(fig)

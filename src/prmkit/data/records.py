@@ -1,11 +1,5 @@
-"""Canonical records of the pipeline: Problem -> Trace -> StepLabels, and a Pool of traces per problem.
-
-Every verb reads and writes these as JSON lines (see docs/formats.md for one literal example of each).
-`from_dict` validates types and values and raises `RecordError` naming the field, so a reader can add `file:line`:
-booleans are JSON booleans (`"correct": "false"` is an error, not true), numbers are finite (no NaN or infinity),
-binary labels are 0 or 1, no step of a trace is empty, a pool's traces belong to its problem and have distinct ids.
-A `prmkit score` line has no dataclass of its own: `check_score_record` validates it the same way.
-"""
+"""Canonical records: Problem -> Trace -> StepLabels, and a Pool of traces per problem (docs/formats.md).
+`from_dict` validates types and values and raises `RecordError` naming the field."""
 
 from __future__ import annotations
 
@@ -128,8 +122,7 @@ class StepLabels(_Record):
     params: dict[str, Any] = field(default_factory=dict)
     correct: bool | None = None
     problem_id: str = ""
-    # the cost ledger of this record (tokens_read, tokens_generated, paper_tokens, prefixes, rollouts, ...);
-    # left out of the JSON line when empty
+    # cost ledger (docs/formats.md); left out of the JSON line when empty
     cost: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -182,9 +175,7 @@ class Pool(_Record):
 
 @dataclass
 class PrefixPair(_Record):
-    """A PUM preference between two prefixes of one problem (pum_paper sec 3.3, A.4): `label` 1 = `prefix_a` is
-    more useful, -1 = `prefix_b`, 0 = a tie (uncertain pairs are dropped, never written). Prefixes are the first
-    steps of a trace (`id_a` = `<trace_id>@<n>`); the rest records how the label was reached."""
+    """A PUM preference between two prefixes of one problem (pum_paper sec 3.3, A.4); fields in docs/formats.md."""
 
     problem_id: str
     question: str
@@ -215,8 +206,7 @@ _SCORE_FIELDS: dict[str, tuple[type, ...]] = {"id": (str,), "problem_id": (str,)
 
 
 def check_score_record(data: Any) -> dict[str, Any]:
-    """A `prmkit score` line, validated: the fields above with their types (`correct` a JSON boolean or null),
-    `score` and every `step_scores` value finite. Returns it; raises RecordError naming the field."""
+    """A `prmkit score` line, validated (`score` and `step_scores` finite); raises RecordError naming the field."""
     if not isinstance(data, dict):
         raise RecordError(f"score record: expected a JSON object, got {type(data).__name__}")
     if missing := [k for k in _SCORE_FIELDS if k not in data]:

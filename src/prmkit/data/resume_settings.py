@@ -1,18 +1,5 @@
-"""The settings a resumable output was made with, and the rule that a re-run may only continue the same run.
-
-A long job (`prmkit bench`, `prmkit payoff run`, `prmkit sft`, `prmkit train --resume`, `prmkit label`) keeps
-the settings that make its output what it is beside the output (a `settings.json`, or in its records). A re-run
-with the same settings resumes; one with other settings would mix two runs in one place, so it is refused before
-any work, naming each setting that differs:
-
-    keep_settings(out / "settings.json", {"problems": 96, "seed": 51}, "a bench")
-    # a re-run with problems=48: ValueError("runs/b holds a bench made with other settings (problems: 96 -> 48):
-    #                                         choose another --output")
-
-Which settings a re-run may change is said once, on the config's fields (`may_change`): metadata
-`{"resume": "may-change"}` (how long it runs, how often it saves or logs, threads, where its output goes) or
-`{"resume": "scorer"}` (a scorer, compared resolved: `models.scorer_spec.scorer_identity`).
-"""
+"""A resumable output continues only the run it was made with: its settings kept beside it, a re-run with others
+refused naming each difference."""
 
 from __future__ import annotations
 
@@ -29,8 +16,8 @@ __all__ = ["fixed_settings", "keep_file_settings", "keep_settings", "may_change"
 
 
 def may_change(*configs: Any) -> set[str]:
-    """The one resume rule of every verb: the fields of the dataclasses `configs` (classes or instances) that a
-    resumed run may change, those whose metadata has "resume" (module doc); every other field must be the same."""
+    """The fields of the dataclasses `configs` that a resumed run may change: those whose metadata has "resume"
+    (`may-change`, or `scorer`: compared resolved); every other field must be the same."""
     return {f.name for c in configs for f in dataclasses.fields(c) if f.metadata.get("resume")}
 
 
@@ -41,9 +28,8 @@ def fixed_settings(config: Any) -> dict[str, Any]:
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
                   prefix: str = "", sep: str = " -> ") -> list[str]:
-    """`key: old -> new` (`sep` between the values) for each setting that differs (a key on one side only counts
-    as None on the other), sorted by key; nested dicts are compared key by key (`outer.inner: ...`); keys in `skip`
-    are ignored."""
+    """`key: old -> new` (`sep` between) for each differing setting, sorted by key; a missing key counts as None,
+    nested dicts compare key by key (`outer.inner`), keys in `skip` are ignored."""
     out = []
     for key in sorted(set(old) | set(new)):
         if key in skip:
@@ -59,10 +45,8 @@ def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collecti
 def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], what: str, *,
                   skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None
                   ) -> None:
-    """Refuse to continue an output (`path`'s folder) made with other settings, then (re)write `settings` to `path`
-    (JSON, atomic). `skip`: settings a resumed run may change (a verb passes `may_change(config)`); `upgrade(old)`
-    fills in what an older file lacks (a setting added since, at the value the older run used) before the
-    comparison."""
+    """Refuse to continue an output (`path`'s folder) made with other settings, then write `settings` to `path`.
+    `skip`: settings a resumed run may change; `upgrade(old)` fills in what an older file lacks before comparing."""
     path = Path(path)
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
@@ -81,10 +65,8 @@ def settings_beside(output: str | os.PathLike[str]) -> Path:
 
 
 def keep_file_settings(output: str | os.PathLike[str], settings: Mapping[str, Any], made: str, hint: str) -> None:
-    """The rule of `keep_settings` for a one-file output (`prmkit generate`'s raw file, `prmkit score`, `prmkit
-    search`), its settings kept in `settings_beside(output)`: an output that holds records made with other settings
-    ("`output` was `made` with other settings (...); `hint`") is refused; a setting that one side lacks (added since,
-    or an older file's) is not compared. The settings are written when the output has no records yet."""
+    """`keep_settings` for a one-file output, its settings in `settings_beside(output)`: an output with records
+    made with other settings is refused; a setting one side lacks is not compared; written while the output is empty."""
     output, path = Path(output), settings_beside(output)
     if path.is_file() and output.is_file() and output.stat().st_size:
         try:

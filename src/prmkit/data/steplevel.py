@@ -1,16 +1,5 @@
-"""Step-level benchmark records: one type, `StepRecord` (index of the first wrong step, -1 = none), read from
-ProcessBench, PRM800K and Math-Shepherd files and written back as ProcessBench or Math-Shepherd.
-
-| format          | one line (JSONL)                                                         | first error          |
-|-----------------|--------------------------------------------------------------------------|----------------------|
-| `processbench`  | {id, problem, steps, label, final_answer_correct, ...}                   | `label`              |
-| `prm800k`       | {question: {problem}, label: {steps: [{completions: [{text, rating}]}]}} | first rating -1      |
-| `math-shepherd` | {input: "Q Step 1: ... ки\\nStep 2: ... ки", label: same with +/- for ки} | first `-`            |
-
-`STEP_READERS` / `STEP_WRITERS` map a format name to its function. Every in-memory first error in prmkit is
-ProcessBench's: a 0-based step index, -1 = no error. Each reader converts its format's marking to it once, where it
-reads a line (PRM800K ratings and Math-Shepherd `+`/`-` tags become that index), and each writer converts back.
-"""
+"""Step-level benchmark records (`StepRecord`, first wrong step 0-based, -1 = none): read from ProcessBench, PRM800K
+and Math-Shepherd, written as ProcessBench or Math-Shepherd (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -55,8 +44,7 @@ def _check(path: str | os.PathLike[str], lineno: int, ok: bool, what: str) -> No
 
 
 def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """ProcessBench lines `{id, problem, steps, label, final_answer_correct}` (other keys go to `meta`); `label` is
-    already the 0-based first error (-1 = none) and is taken as is."""
+    """ProcessBench lines; `label` is already the first error; other keys go to `meta`."""
     known = {"id", "problem", "steps", "label", "final_answer_correct", "problem_id", "gold_answer", "answer", "meta"}
     for k, (lineno, obj) in enumerate(iter_input(path)):
         steps, label = obj.get("steps"), obj.get("label")
@@ -84,8 +72,8 @@ def prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
 
 def prm800k_trajectory(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any]
                        ) -> tuple[dict[str, Any], list[str], list[int | None]]:
-    """(question, step texts, ratings) of a PRM800K line: the rated trajectory, a step's text and rating those of
-    `prm800k_step`; a line without `question.problem` or steps is a DataError naming `file:line`."""
+    """(question, step texts, ratings) of a PRM800K line's rated trajectory (`prm800k_step`); DataError naming
+    `file:line`."""
     question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
     _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
            "field 'question.problem' missing")
@@ -98,8 +86,7 @@ def prm800k_trajectory(path: str | os.PathLike[str], lineno: int, obj: dict[str,
 
 
 def read_prm800k(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """PRM800K lines: the step texts of the rated trajectory; the first error is converted here from the ratings
-    (1/0/-1 per step) to the 0-based index of the first step rated -1, -1 when none is."""
+    """PRM800K lines; the first error is the first step rated -1."""
     for k, (lineno, obj) in enumerate(iter_input(path)):
         question, texts, ratings = prm800k_trajectory(path, lineno, obj)
         first = next((i for i, r in enumerate(ratings) if r == -1), -1)
@@ -127,8 +114,7 @@ def shepherd_steps(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any
 
 
 def read_math_shepherd(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
-    """Math-Shepherd lines `{input, label}` (see `shepherd_steps`). The first error is converted here from the tags
-    to the 0-based index of the first `-` step ("Step 1:" is index 0), -1 when every tag is `+`."""
+    """Math-Shepherd lines; the first error is the first `-` step ("Step 1:" is index 0)."""
     for k, (lineno, obj) in enumerate(iter_input(path)):
         question, steps, tags = shepherd_steps(path, lineno, obj)
         first = next((i for i, t in enumerate(tags) if t == "-"), -1)

@@ -1,41 +1,5 @@
-"""Synthetic arithmetic word problems with step errors that can be checked, and their true step labels
-(`prmkit data synth`): training data for a small verifier of the policy's own traces.
-
-Why: on GSM8K a 135M reward model learns the class prior and nothing else (`docs/results.md`), and the demo's 20
-problems are too few to teach it anything. Here the problems come from the demo templates (`prmkit.data.demo_problems`,
-another seed), so there are as many as wanted, and every wrong trace makes one slip that the text itself shows:
-
-- `arithmetic`: a wrong result (`6 * 9 = 64`), off by 1, 2 or 10, or a digit slip;
-- `operation`: the wrong operation for the question's words (`29 - 14` for "buys 14 more");
-- `operand`: a number that is not the question's (`29 + 41` for 14), a misread;
-- `answer`: every computation right, but the answer line states another number (`5 * 2 = 10.` then
-  `The answer is 15.`), as the policy often does;
-- `extra`: one computation too many, right arithmetic on a number of the question (`2 * 9 = 18.` then
-  `18 * 2 = 36.`);
-- `drop`: one computation too few, the answer is an intermediate result (`6 * 3 = 18. The answer is 18.` for
-  3 * 6 + 6); on one-operation problems an `extra` slip instead;
-- `pairing`: a later operation applied to the question's first number instead of the result so far (`19 - 4` for
-  19 + 8 - 4); on one-operation problems an `extra` slip instead.
-
-The slip is carried to the end (later steps use the wrong value), so the final answer is wrong. The label of a step
-is 1 before the slip and 0 from it on; the final step ("The answer is N.") is 1 exactly when N is right. Steps are
-written in several phrasings, like the ones the embedded policy writes ("There are 29 + 14 = 43 apples."), so a
-verifier trained here can score that policy's traces on the demo problems.
-
-`style="policy"` makes the traces look more like that policy's own samples (`render_policy_style`): any wrong
-operation (the policy multiplies where it should subtract), wider arithmetic slips, two computations in one step,
-a step that restates a sentence of the question (with the misread number before an `operand` slip: a step that is
-wrong without an equation), and the last computation written into the answer line ("The answer is 24 - 3 = 21
-marbles."). Labels follow the same rule: a step is 1 until the slip, restated facts included, and the answer line
-is 1 exactly when its number is right.
-
-Problems whose question is one of the first `exclude_demo` demo problems (seed 0, the set `--input demo` and
-`prmkit generate --data demo` use) are skipped, so those stay held out.
-
-    >>> pools, labels, _ = build_synthetic(SynthConfig(problems=1, seed=1))
-    >>> [t.correct for t in pools[0].traces], len(labels)
-    ([True, False, False, False], 4)
-"""
+"""Synthetic arithmetic word problems from the demo templates, one right and `wrong` slipped traces each, with their
+true step labels (`prmkit data synth`; slips and labels: docs/train.md)."""
 
 from __future__ import annotations
 
@@ -121,17 +85,9 @@ def _slipped_result(result: int, rng: random.Random, wide: bool) -> int:
 
 def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str] | None,
                     rng: random.Random, wide: bool = False) -> tuple[list[tuple[int, str, int, int]], list[int], int]:
-    """The computation left to right as (a, op, b, result) rows with `slip` = (row, kind) applied; the true label
-    of each row; the final value. `wide`: any wrong operation and wider arithmetic slips (the policy style).
-
-    >>> rows, labels, value = solve_with_slip(29, [("+", 14), ("-", 2)], (1, "operation"), random.Random(0))
-    >>> rows, labels, value
-    ([(29, '+', 14, 43), (43, '+', 2, 45)], [1, 0], 45)
-
-    An `answer` slip leaves every row right and returns another number as the final value: 70% of the time one
-    of the question's numbers or an earlier result (when one differs from the answer), else the answer off by 1
-    or 10.
-    """
+    """The computation as (a, op, b, result) rows with `slip` = (row, kind) applied, each row's true label, and the
+    final value. `wide`: any wrong operation, wider slips. An `answer` slip keeps every row right and returns another
+    number: 70% of the time a number of the question or an earlier result, else the answer off by 1 or 10."""
     rows, labels, acc, wrong = [], [], first, False
     for k, (op, b) in enumerate(ops):
         a, o = acc, op
@@ -157,8 +113,8 @@ def solve_with_slip(first: int, ops: list[tuple[str, int]], slip: tuple[int, str
 
 def _restructure(first: int, ops: list[tuple[str, int]], rows: list[tuple[int, str, int, int]], labels: list[int],
                  slip: tuple[int, str], rng: random.Random) -> tuple[list[tuple[int, str, int, int]], list[int], int]:
-    """The right rows changed by a structural slip (`extra`, `drop`, `pairing`; module doc), each computation in
-    them arithmetically right; the final value always differs from the right answer."""
+    """The right rows changed by a structural slip (`extra`; `drop` and `pairing` fall back to it where they cannot
+    change the answer), every computation right, the final value wrong."""
     right = rows[-1][3]
     if slip[1] == "drop" and len(rows) > 1 and rows[-2][3] != right:
         return rows[:-1], labels[:-1], rows[-2][3]
@@ -183,15 +139,8 @@ def _restructure(first: int, ops: list[tuple[str, int]], rows: list[tuple[int, s
 def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int], value: int, correct: bool,
                         question: str, words: dict[str, str], rng: random.Random,
                         asked: list[int] | None = None) -> tuple[list[str], list[int]]:
-    """Steps and their true labels in the policy style (module doc). A restated sentence takes the label of the
-    trace's state before it, one restated with a misread number (the row's operand is not `asked[k]`) is 0, and two
-    rows in one step take the later row's label.
-
-    >>> steps, labels = render_policy_style([(4, "*", 6, 24), (24, "-", 3, 21)], [1, 1], 21, True,
-    ...     "Jon eats 3 marbles. How many?", {"name": "Jon", "item": "marbles"}, random.Random(3))
-    >>> len(steps) == len(labels) and steps[-1].startswith("The answer is") and labels[-1] == 1
-    True
-    """
+    """Steps and their true labels in the policy style: a restated sentence takes the label before it, one restated
+    with a misread number (operand not `asked[k]`) is 0, two rows in one step take the later row's label."""
     facts = [f.strip() + "." for f in re.split(r"[.?]", question)[:-1] if f.strip() and "How many" not in f]
     phrases = [rng.choice(_PHRASES).format(e=f"{a} {o} {b} = {r}", **words) for a, o, b, r in rows]
     in_answer = value == rows[-1][3] and rng.random() < 0.35
@@ -226,7 +175,7 @@ def render_policy_style(rows: list[tuple[int, str, int, int]], labels: list[int]
 
 
 def build_synthetic(cfg: SynthConfig) -> tuple[list[Pool], list[StepLabels], dict[str, Any]]:
-    """The pools, their true StepLabels and a report (see the module doc)."""
+    """The pools, their true StepLabels and a report."""
     report: dict[str, Any] = {}
     made = list(iter_synthetic(cfg, report))
     return [pool for pool, _ in made], [lab for _, labs in made for lab in labs], report

@@ -1,10 +1,5 @@
-"""The one template loader: prompt and cue templates are files, in `prmkit/templates/` or given by the user.
-A warm start (`prmkit sft`) records the prompt template it was trained on (`WARM_START_SETTINGS` beside its
-weights); every sampler checks it is given the same one (`check_template`).
-
-    >>> "{question}" in load_template("label_prompt")
-    True
-"""
+"""The one template loader (built-in `prmkit/templates/` or a user's file), and the check that a warm start is
+sampled with the prompt template it was trained on."""
 
 from __future__ import annotations
 
@@ -58,12 +53,8 @@ def trained_template(model: str | os.PathLike[str]) -> str | None:
 
 
 def check_template(model: str | os.PathLike[str], template: str | None) -> None:
-    """Raise when `model` is a warm start trained on another prompt than `template` (a built-in name or a file;
-    None: the domain's few-shot one) gives: it would be sampled out of its training distribution. Any other model
-    may be sampled with any template.
-
-    >>> check_template("/no/warm/start/here", "generate_math_0shot")
-    """
+    """Raise when `model` is a warm start (a `prmkit sft` output) trained on another prompt template than
+    `template` (None: the domain's few-shot one); any other model may be sampled with any template."""
     if not (Path(model) / WARM_START_SETTINGS).is_file():
         return
     trained = trained_template(model)

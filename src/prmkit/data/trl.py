@@ -1,9 +1,4 @@
-"""TRL stepwise supervision format, both directions: `{prompt, completions: list[str], labels: list}`.
-
-Float labels (MC values, soft MCNIG probabilities) stay floats; TRL itself casts them to int. Which values go
-into `labels` (0/1, or soft ones in [0, 1]) is the caller's choice (`prmkit.label.export`); the raw scores can
-ride along under `scores`, with the record's `threshold`.
-"""
+"""TRL stepwise supervision format in and out: `{prompt, completions, labels}`; float labels stay floats."""
 
 from __future__ import annotations
 
@@ -22,9 +17,8 @@ __all__ = ["labeled_pair", "read_trl", "read_trl_parquet", "to_trl", "trl_pair"]
 def to_trl(pools: Iterable[Pool], labels: Iterable[StepLabels],
            values: Callable[[StepLabels], Sequence[float]] | None = None, keep_scores: bool = False,
            report: JoinReport | None = None, require_all: bool = False) -> Iterator[dict[str, Any]]:
-    """Join labels to their traces and yield TRL records; `labels` holds `values(step_labels)` (default: the
-    0/1 labels), and `keep_scores=True` adds the raw `scores` and the `threshold` as their own columns.
-    Traces without labels or steps are skipped and counted in `report` (see `join_labels`)."""
+    """TRL records of the labeled traces: `labels` = `values(step_labels)` (default the 0/1 labels); `keep_scores` adds
+    `scores` and `threshold`. Unlabeled traces are skipped and counted in `report`."""
     for pool, trace, lab in join_labels(pools, labels, report, require_all):
         if lab is None:
             continue
@@ -74,8 +68,7 @@ def read_trl(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:
 
 
 def read_trl_parquet(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepLabels]]:
-    """Each row of a TRL stepwise parquet file (what dataset hubs hold: columns prompt, completions, labels, and
-    optionally id) -> a one-trace Pool and its StepLabels; an error names `file:row N` (1-based)."""
+    """Each row of a TRL stepwise parquet file (columns prompt, completions, labels, optional id) as `trl_pair`."""
     import pyarrow.parquet as pq
 
     try:

@@ -1,6 +1,4 @@
-"""The domains (math, python, sql, choice): each one `Domain` record of template, stop strings, answer format and
-validator in `DOMAINS`, and the step delimiter and answer extraction every sampler and reward reads. It sits above
-`prmkit.verify` (the validators, which know no domain) and below `prmkit.generate` (which prompts and samples)."""
+"""The domains (math, python, sql, choice) in `DOMAINS`, the step delimiter and the answer extractors."""
 
 from prmkit.domains.answers import STEP, choice_answer, fenced_answer, math_answer, split_steps
 from prmkit.domains.registry import (

@@ -1,13 +1,4 @@
-"""The step delimiter `[STEP]` and the answer formats a domain reads its final answer in (MCNIG paper, sec. 3.1).
-
-Math `$...$` (see `math_answer` for the order of preference and the fallbacks small models need), code in a fenced
-```python block, SQL in a fenced ```sql block (`fenced_answer`). Each domain's format is its `Domain.extract`
-(`prmkit.domains.registry`). A completion without an answer in its domain's format gets `answer=None` and is removed
-by the first filtering stage.
-
-    >>> split_steps(" 2 + 2 = 4. [STEP] The answer is $4$.")
-    ['2 + 2 = 4.', 'The answer is $4$.']
-"""
+"""The step delimiter `[STEP]` and the answer formats a domain reads its final answer in (MCNIG paper sec 3.1)."""
 
 from __future__ import annotations
 
@@ -21,8 +12,7 @@ STEP = "[STEP]"
 _DOLLAR = re.compile(r"\$\$?([^$\n]{1,80}?)\$\$?")
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 _ANSWER_IS_MATH = re.compile(r"answer is:?\s*\$\$?([^$\n]{1,80}?)\$", re.I)
-# for small models that drop the dollar signs or write a currency sign: "The answer is 54." / "... is $10.33, which"
-# / "The answer is 29 + 14 = 43": a number or an arithmetic expression, read up to the first other character
+# small models drop the dollar signs or add a currency sign: "answer is 54", "is $10.33, which", "is 29 + 14 = 43"
 _ANSWER_IS = re.compile(r"answer is:?\s*((?:\$?\s*-?[\d,]*\.?\d+\s*[-+*/×x=]\s*)*(?:\$?\s*-?[\d,]*\.?\d+)?)",
                         re.I)
 _TRUNCATED = re.compile(r"[-+*/×=]\s*\$?\s*$")  # an expression that stops at an operator: "196 * 2 ="
@@ -50,9 +40,8 @@ def _final_value(expr: str) -> str | None:
 
 
 def _plain_value(expr: str) -> str | None:
-    """The value of a "the answer is x" match: after its last "=", else the expression as written ("3/4" stays a
-    fraction, "29 + 14" a sum for the validator to evaluate, never their last number); a trailing "x" that was a
-    word ("4 xylophones") is dropped, and "x" between numbers is "*"."""
+    """The value of a "the answer is x" match: after its last "=", else as written ("3/4", "29 + 14" for the
+    validator to evaluate); a trailing word-"x" ("4 xylophones") dropped, "x" between numbers read as "*"."""
     value = _final_value(re.sub(r"\s*[x×]\s*$", "", expr.replace("$", " ").strip()))
     if value is None:
         return None
@@ -62,11 +51,9 @@ def _plain_value(expr: str) -> str | None:
 
 
 def math_answer(text: str) -> str | None:
-    """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an arithmetic
-    expression, as written, a currency sign allowed); any `$x$`. An answer that ends on "= x" is x; one that
-    stops at an operator ("The answer is $196 * 2 = $", a truncated generation) is no answer (None). A `$...$` pair
-    never spans a step or a line, so the dollar signs of GSM8K money amounts ("$12 an hour ... [STEP] ... earns $")
-    are not read as math delimiters."""
+    """The last of, in this order: `\\boxed{x}`; "the answer is $x$"; "the answer is x" (a number or an
+    arithmetic expression, a currency sign allowed); any `$x$`. "... = x" gives x; one that stops at an operator (a
+    truncated generation) gives None. A `$...$` pair never spans a step or a line (GSM8K's money amounts)."""
     segments = [seg for part in text.split(STEP) for seg in part.split("\n")]
     for find in (_BOXED.findall, _ANSWER_IS_MATH.findall):
         found = [m.strip() for seg in segments for m in find(seg) if m.strip()]

@@ -1,16 +1,5 @@
-"""What a domain is: one `Domain` record per problem kind (math, python, sql, choice), all in `DOMAINS`.
-
-Generation, rollouts, verification and the RL rewards read a domain's fields through `domain(name)`, the one place
-an unknown domain is refused. A new domain is one `Domain(...)` plus one line `DOMAINS["name"] = ...`
-(tests/generate/toy_domain.py is one). The validators are `prmkit.verify`'s, which knows no domain; this registry
-binds each to its answer format and prompt. `VALIDATORS`, `EXTRACTORS` and `STOP` are read-only views of one field
-of every domain (`DomainField`): they always agree with `DOMAINS`, a domain added there shows in them.
-
-    >>> domain("math").extract("2 + 2 = 4. [STEP] The answer is $4$.")
-    '4'
-    >>> verify_answer(Problem("p", "2+2?", "4"), "$4$")
-    Verdict(ok=True, reason='equal')
-"""
+"""What a domain is: one `Domain` record per problem kind in `DOMAINS`; `VALIDATORS`, `EXTRACTORS` and `STOP` are
+read-only views of one field each (`DomainField`)."""
 
 from __future__ import annotations
 
@@ -138,9 +127,5 @@ def extract_answer(name: str, text: str) -> str | None:
 
 
 def parse_completion(name: str, text: str) -> tuple[list[str], str | None]:
-    """(steps, answer) of one completion.
-
-        >>> parse_completion("math", " 2 + 2 = 4. [STEP] The answer is $4$.")
-        (['2 + 2 = 4.', 'The answer is $4$.'], '4')
-    """
+    """(steps, answer) of one completion in domain `name`'s format."""
     return split_steps(text), extract_answer(name, text)

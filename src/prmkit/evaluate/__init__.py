@@ -1,7 +1,5 @@
-"""Scoring candidates with a reward model, best-of-K evaluation (MCNIG sec 3.5, PUM sec 4.2), first-error
-identification on step-level benchmarks (ProcessBench protocol) and the step viewer.
-
-Step-score aggregations live in `prmkit.models.aggregate`."""
+"""Scoring with reward models, best-of-K (MCNIG sec 3.5, PUM sec 4.2), ProcessBench first-error identification and
+the step viewer."""
 
 from prmkit.evaluate.bok import SELECTORS, Candidate, bok_curves, default_ks, expected_accuracy
 from prmkit.evaluate.first_error import (

@@ -1,26 +1,9 @@
-"""Best-of-K selection (MCNIG sec 3.5): from K candidates of a problem pick one; success = it is correct.
+"""Best-of-K selection (MCNIG sec 3.5): a selector (`SELECTORS`) picks one of K candidates; accuracy is averaged over
+K-subsets of each pool, then over problems. K samples come in random order, so a tie's success is the mean
+correctness of the tied candidates.
 
-For each K, accuracy is averaged over K-subsets of every pool (all of them when there are at most
-`max_subsets`, else that many random ones), then over problems; the 95% interval bootstraps problems.
-Selectors (`SELECTORS`), each over one subset:
-
-- single: a random candidate (the mean correctness of the subset), i.e. single sampling;
-- majority: the most frequent answer (answers grouped by `prmkit.data.answers.answer_key`, the normaliser
-  MCNIG uses), ties to the earliest; weighted: the answer with the largest sum of votes (`vote_weight`: a PRM's
-  or ORM's probability, a Bradley-Terry head's strength exp(r));
-- best: the highest score among the candidates that give an answer (ties to the earliest; all candidates when none
-  does): an unanswered candidate cannot be right, and majority voting skips those too; oracle: any candidate
-  correct (pass@K).
-
-"Earliest" means earliest in sampling order. A K-subset stands for K independent samples, which come in a random
-order, so a tie goes to each tied candidate with equal chance, and its expected success is the mean correctness of
-the tied candidates; that is what is computed (exactly, no sampling). Breaking ties by position in the pool file
-instead would favour whichever source is listed first (in the GSM8K candidate pools, the weakest model's solution).
-
-Worked example, pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1):
-K=4: majority ties 5 vs 7 -> 0.5; weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0; oracle -> 1.
-K=2, over the 6 pairs: oracle 5/6 = 0.8333 (only the pair of the 5s fails); the others 0.5.
-"""
+Pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1): K=4: majority ties 5 vs 7 -> 0.5;
+weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0; oracle -> 1. K=2 (6 pairs): oracle 5/6, the others 0.5."""
 
 from __future__ import annotations
 
@@ -48,14 +31,8 @@ class Candidate:
 
 
 def vote_weight(score: float, kind: str | None) -> float:
-    """A candidate's vote in weighted voting when its score is not one: a Bradley-Terry head (`kind` bt, PUM sec
-    3.4) scores an unbounded utility r with P(a > b) = sigmoid(r_a - r_b), so a sum of raw utilities would let
-    negative ones count against an answer and reward answers given once; its vote is the Bradley-Terry strength
-    exp(r) (P(a > b) = e^{r_a} / (e^{r_a} + e^{r_b})). Other heads score probabilities: they vote their score.
-
-    >>> round(vote_weight(0.0, "bt"), 3), vote_weight(0.7, "prm")
-    (1.0, 0.7)
-    """
+    """A candidate's vote in weighted voting: a Bradley-Terry head (`kind` bt, PUM sec 3.4) scores an unbounded utility
+    r and votes its strength exp(r) (vote_weight(0, "bt") = 1); other heads vote their probability."""
     return math.exp(min(score, 700.0)) if kind == "bt" else score
 
 
@@ -92,11 +69,7 @@ SELECTORS: dict[str, Callable[[list[Candidate]], float]] = {
 
 
 def default_ks(pool_size: int) -> list[int]:
-    """The K of a best-of-K table when none are given: 1, 2, 4, ... up to `pool_size`.
-
-    >>> default_ks(8), default_ks(6)
-    ([1, 2, 4, 8], [1, 2, 4])
-    """
+    """The K of a best-of-K table when none are given: 1, 2, 4, ... up to `pool_size` (6 -> [1, 2, 4])."""
     return [2**i for i in range(pool_size.bit_length()) if 2**i <= pool_size]
 
 
@@ -133,8 +106,7 @@ def _row(values: np.ndarray, n_boot: int, seed: int, **keys) -> dict:
 def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[int], max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, values: dict[tuple[str, int], np.ndarray] | None = None
                ) -> list[dict]:
-    """methods: name -> (selector, pools with that method's scores). Rows {method, k, mean, lo, hi, problems}.
-    `values`: the `accuracies` of these methods when already computed."""
+    """methods: name -> (selector, pools). Rows {method, k, mean, lo, hi, problems}; `values`: `accuracies` if known."""
     values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
     return [_row(values[name, k], n_boot, seed, method=name, k=k) for name in methods for k in ks]
 
@@ -142,10 +114,8 @@ def bok_curves(methods: dict[str, tuple[str, list[list[Candidate]]]], ks: list[i
 def difference_rows(methods: dict[str, tuple[str, list[list[Candidate]]]], against: str, ks: list[int],
                     max_subsets: int = 256, n_boot: int = 1000, seed: int = 0,
                     values: dict[tuple[str, int], np.ndarray] | None = None) -> list[dict]:
-    """Each method's accuracy minus `against`'s (e.g. majority voting), paired by problem: the same K-subsets of
-    the same pools (one seed), so the 95% interval is of the per-problem difference, resampling problems. Rows
-    {method, against, k, mean, lo, hi, problems}; a lower bound above 0 means the method beats `against`.
-    `values`: the `accuracies` of these methods when already computed."""
+    """Each method's accuracy minus `against`'s, paired by problem (same K-subsets), with a 95% interval resampling
+    problems. Rows {method, against, k, mean, lo, hi, problems}."""
     values = values if values is not None else accuracies(methods, ks, max_subsets, seed)
     return [_row(values[name, k] - values[against, k], n_boot, seed, method=name, against=against, k=k)
             for k in ks for name in methods if name != against]

@@ -1,21 +1,5 @@
-"""First-error identification, the ProcessBench protocol (Zheng et al., 2024, "ProcessBench: Identifying
-Process Errors in Mathematical Reasoning", sec 2 and sec 4.1).
-
-A sample is a step-split solution whose label is the index of its earliest wrong step, or -1 when every step
-is right. A step scorer (a PRM, or a labeler's step scores) predicts the first step whose score is below a
-threshold tau, or -1 when none is. Two accuracies are computed separately, because the two kinds of sample
-are unbalanced and a scorer can trade one for the other:
-
-    error accuracy   = share of erroneous samples (label >= 0) whose prediction == label
-    correct accuracy = share of correct samples (label == -1) whose prediction == -1
-    F1               = their harmonic mean  2 * e * c / (e + c)
-
-tau is chosen on a held-out split (the one maximising F1 there) and applied unchanged to the reported split.
-
-Worked example (tau = 0.5): scores [0.9, 0.4, 0.8] label 1 -> prediction 1 (right); scores [0.9, 0.9] label 1
--> -1 (wrong); scores [0.7, 0.6] label -1 -> -1 (right); scores [0.3] label -1 -> 0 (wrong). Error accuracy
-1/2, correct accuracy 1/2, F1 = 0.5.
-"""
+"""First-error identification, the ProcessBench protocol (Zheng et al., 2024, sec 2 and 4.1): a sample's label is
+the index of its first wrong step (-1: none); a scorer predicts the first step scoring below tau."""
 
 from __future__ import annotations
 
@@ -60,7 +44,10 @@ class FirstErrorResult:
 
 
 def error_correct_f1(predictions: Sequence[int], labels: Sequence[int]) -> FirstErrorResult:
-    """Error accuracy, correct accuracy and their harmonic mean (NaN accuracy for an absent kind, F1 then 0)."""
+    """ProcessBench sec 4.1: error accuracy (erroneous samples whose prediction == label), correct accuracy (correct
+    samples predicted -1) and F1 = 2ec / (e + c); NaN accuracy for an absent kind, F1 then 0. Example (tau 0.5):
+    scores [0.9, 0.4, 0.8] label 1 -> 1 (right); [0.9, 0.9] label 1 -> -1 (wrong); [0.7, 0.6] label -1 -> -1
+    (right); [0.3] label -1 -> 0 (wrong): e = c = 1/2, F1 = 0.5."""
     if len(predictions) != len(labels):
         raise ValueError(f"{len(predictions)} predictions for {len(labels)} labels")
     err = [p == y for p, y in zip(predictions, labels, strict=True) if y >= 0]
@@ -85,11 +72,8 @@ def _candidates(scores: Sequence[Sequence[float]]) -> list[float]:
 
 
 def choose_tau(scores: Sequence[Sequence[float]], labels: Sequence[int]) -> tuple[float, FirstErrorResult]:
-    """The tau (among `_candidates`) with the highest F1 on these samples, the smallest on ties; and its figures.
-
-    Use it on the choose split only and report `first_error_result` on another split. Example: scores
-    [[0.9, 0.2]] label 1 and [[0.8, 0.7]] label -1: tau = 0.7 flags step 1 of the first and nothing in the
-    second, F1 = 1.
-    """
+    """The tau (among `_candidates`) with the highest F1 on these samples, the smallest on ties; and its figures. Choose
+    on one split, report `first_error_result` on another. Example: [[0.9, 0.2]] label 1 and [[0.8, 0.7]] label -1:
+    tau = 0.7, F1 = 1."""
     fits = ((tau, first_error_result(scores, labels, tau)) for tau in _candidates(scores))
     return max(fits, key=lambda fit: fit[1].f1)  # the first of equal maxima: the smallest tau

@@ -1,5 +1,4 @@
-"""Accuracy-vs-K plot of best-of-K rows (one line per method, the bootstrap interval shaded), and the payoff plot
-(each labeler's reward model minus majority voting, with its label cost), as PNG."""
+"""PNG plots: accuracy against K of best-of-K rows, and the payoff plots (each row minus majority voting)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ def _errors(mean: list[float], lo: list[float], hi: list[float]) -> list[list[fl
 
 
 def _finish(fig, ax, title: str, path: str | os.PathLike[str]) -> None:
-    """Title, grid and legend, then the PNG written and the figure closed."""
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -39,10 +37,7 @@ def plot_bok(rows: list[dict], path: str | os.PathLike[str], title: str = "Best-
 
 
 def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
-    """`prmkit payoff table`'s rows against the number of training problems (log scale), one line per kind of labels
-    (the row's labeler), best-of-K minus majority voting with its 95% interval; a learning curve that crosses zero
-    is where the reward model starts to pay. A row that trained on nothing (`payoff score`: the exact checker, the
-    rule verifier) is a dashed level line: the ceiling and the floor the curves run between."""
+    """Payoff rows' gain over majority voting against training problems (log), a line per labels kind."""
     fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for i, labels in enumerate(dict.fromkeys(c["labels"] for c in costs)):
         rows = sorted((c for c in costs if c["labels"] == labels and c["train_problems"]),
@@ -61,9 +56,7 @@ def plot_payoff_scale(costs: list[dict], path: str | os.PathLike[str], title: st
 
 
 def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
-    """`prmkit payoff table`'s rows against the tokens their labels cost (symmetric log scale: labels that cost no
-    tokens, the checker's or the answers', sit at 0): best-of-K and weighted voting minus majority voting with their
-    95% intervals, each point named by its row; a labeler pays where it sits high and left."""
+    """Payoff rows' gains over majority voting against their label tokens (symlog), each point named by its row."""
     fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for key, colour, name, shift in (("best_minus_majority", "C0", "best-of-K", 0.97),
                                      ("weighted_minus_majority", "C1", "weighted vote", 1.03)):
@@ -83,15 +76,13 @@ def plot_payoff_tokens(costs: list[dict], path: str | os.PathLike[str], title: s
 
 
 def _label_offset(i: int, xs: list[float], ys: list[float]) -> float:
-    """The vertical offset (points) of point i's name: the points at about its x (within 10%) are named in the order
-    of their y, 9 points apart around their own, so names of rows with the same label cost do not overprint."""
+    """Vertical offset (points) of point i's name: names of points at about one x (within 10%) do not overprint."""
     near = sorted((j for j, x in enumerate(xs) if abs(x - xs[i]) <= 0.1 * max(abs(xs[i]), 1e3)), key=lambda j: -ys[j])
     return 9 * (len(near) - 1) / 2 - 9 * near.index(i) - 3
 
 
 def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> None:
-    """One line per labeler (`prmkit payoff table`'s costs): best-of-K minus majority voting, its interval as a
-    bar, the weighted vote beside it; the label tokens in the labeler's name."""
+    """A line per payoff row: best-of-K and weighted voting minus majority voting, with their intervals."""
     fig, ax = pyplot().subplots(figsize=(7, 0.6 * len(costs) + 1.5))
     for i, c in enumerate(costs):
         for offset, key, colour, name in ((-0.12, "best_minus_majority", "C0", "best-of-K"),

@@ -1,13 +1,5 @@
-"""`prmkit evaluate processbench`: first-error identification (prmkit.evaluate.first_error) of several step
-scorers on a step-level benchmark, tau chosen on one range of problems and reported on another.
-
-Step scores join the benchmark records by id: a `prmkit label` file (StepLabels: `trace_id`, `scores`, and the
-labeler's own thresholded `labels`) or a `prmkit score` file (`id`, `step_scores`). A labeled file gives two
-rows: its scores with tau chosen on the choose range, and its own labels (prediction = first step labeled 0).
-A step scorer named by a spec (`--scorers NAME=SPEC`, `models.scorer_spec`: a prmkit checkpoint, a
-token-classification or step-tag PRM, a vLLM server) scores the benchmark's own steps (`scorer_step_scores`) and
-is judged the same way.
-"""
+"""`prmkit evaluate processbench`: first-error identification of several step scorers on a step-level benchmark, tau
+chosen on one range of problems and reported on another (docs/first_error.md)."""
 
 from __future__ import annotations
 
@@ -39,8 +31,7 @@ def read_step_scores(path: str | os.PathLike[str]) -> dict[str, tuple[list[float
 
 
 def _step_scores(obj: dict) -> tuple[str, tuple[list[float], list[int] | None]]:
-    """A StepLabels or score line -> (its id, (step scores, step labels or None)), with the checks of every reader
-    of these records (finite numbers, 0/1 labels)."""
+    """A StepLabels or score line -> (its id, (step scores, step labels or None)), checked like every reader does."""
     fmt = next((f for keys, f in SCORE_FORMATS.values() if keys <= obj.keys()), None)
     if fmt is None:
         raise RecordError(f"neither StepLabels (trace_id, scores) nor a score record (id, step_scores); keys "
@@ -54,8 +45,7 @@ def _step_scores(obj: dict) -> tuple[str, tuple[list[float], list[int] | None]]:
 
 
 def scorer_step_scores(records: list[StepRecord], spec: str, name: str = "") -> dict[str, tuple[list[float], None]]:
-    """{record id: (step scores, None)} of every record's steps under the scorer of `spec`, its question as the
-    question (`read_step_scores`'s shape, without labels)."""
+    """{record id: (step scores, None)} of every record's steps under the scorer of `spec`."""
     from prmkit.models.scored_steps import ScoredTrace, scorer_labels
     from prmkit.models.scorer_spec import load_scorer_spec
 
@@ -83,13 +73,8 @@ def _row(scorer: str, tau: float | None, result: Any, choose_f1: float | None, m
 
 def processbench_report(records: list[StepRecord], score_files: dict[str, str], choose_on: slice,
                         report_on: slice, scored: dict[str, dict] | None = None) -> dict[str, Any]:
-    """A row per scorer (and per labeler's own labels): tau from `choose_on` problems, figures on `report_on`.
-    `score_files` are read (`read_step_scores`); `scored` holds step scores already computed, by name
-    (`scorer_step_scores`).
-
-    Every scorer is judged on the same records: those that every score file scores. A record some file lacks is
-    dropped from every row (so two scorers are never compared on different records, nor their tau chosen on
-    different sets); the report counts, per file, the records it lacks (`dropped`)."""
+    """A row per scorer (and per labels file's own labels): tau from `choose_on`, figures on `report_on`, on the records
+    every file scores (`dropped` counts the rest per file). `scored`: step scores already computed, by name."""
     choose, report = _split(records, choose_on), _split(records, report_on)
     if {r.id for r in choose} & {r.id for r in report}:
         raise ValueError("the choose and report ranges overlap: tau would not be held out")

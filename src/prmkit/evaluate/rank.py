@@ -1,17 +1,5 @@
-"""Ranking robustness (PUM paper sec 4.2): where a scorer ranks its worst correct and best incorrect candidate.
-
-Rank percentile of candidate i in a pool of n = (#candidates scored below i + 0.5 * #others tied) / (n - 1),
-1 for the top, 0 for the bottom. Per problem, `worst_correct` is the lowest percentile among correct candidates
-(higher is better) and `best_incorrect` the highest among incorrect ones (lower is better); each is averaged
-over the problems that have such a candidate and at least two candidates.
-
-Worked example, scores (.9 F, .2 T, .3 T, .1 F): percentiles 1, 1/3, 2/3, 0 -> worst correct 1/3, best incorrect 1.
-
-Within-problem AUC: per problem with a right and a wrong candidate, the share of (right, wrong) pairs the scorer
-orders right (ties count half), averaged over those problems. What best-of-K needs: a scorer whose scores separate
-problems (easy ones score high) but not the samples of one problem has an overall AUC above 0.5 and this one at 0.5.
-In the example: right .2 and .3 against wrong .9 and .1, 2 of 4 pairs -> 0.5.
-"""
+"""Ranking robustness (PUM paper sec 4.2) and the within-problem AUC: how well a scorer orders the candidates of one
+problem."""
 
 from __future__ import annotations
 
@@ -21,6 +9,8 @@ __all__ = ["rank_percentiles", "rank_robustness", "within_problem_auc"]
 
 
 def rank_percentiles(scores: list[float]) -> list[float]:
+    """PUM sec 4.2: percentile of candidate i = (#scored below i + 0.5 * #others tied) / (n - 1); 1 top, 0 bottom.
+    (.9, .2, .3, .1) -> (1, 1/3, 2/3, 0)."""
     n = len(scores)
     if n < 2:
         return [1.0] * n
@@ -28,6 +18,9 @@ def rank_percentiles(scores: list[float]) -> list[float]:
 
 
 def rank_robustness(pools: list[list[Candidate]]) -> dict[str, float]:
+    """PUM sec 4.2: the mean over problems (of at least two candidates) of the lowest percentile of a correct
+    candidate (`worst_correct`, higher is better) and the highest of an incorrect one (`best_incorrect`, lower is
+    better); scores (.9 F, .2 T, .3 T, .1 F) -> 1/3 and 1. Also `within_problem_auc`."""
     worst, best = [], []
     for cands in pools:
         if len(cands) < 2:
@@ -47,8 +40,8 @@ def rank_robustness(pools: list[list[Candidate]]) -> dict[str, float]:
 
 
 def within_problem_auc(pools: list[list[Candidate]]) -> tuple[float, int]:
-    """(mean over problems with a right and a wrong candidate of P(score right > score wrong), ties 1/2; how many
-    such problems). nan when there are none."""
+    """(mean over problems with a right and a wrong candidate of P(score right > score wrong), ties 1/2; how many such
+    problems); nan when none. (.9 F, .2 T, .3 T, .1 F): 2 of 4 pairs -> 0.5."""
     aucs = []
     for cands in pools:
         right = [c.score for c in cands if c.correct]

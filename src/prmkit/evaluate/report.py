@@ -1,9 +1,5 @@
-"""From score files (written by `prmkit score`) to the best-of-K table of MCNIG sec 3.5 / Table 2.
-
-Each named score file gives a reward model: `<name>` is its best-of-K, `weighted:<name>` its reward-weighted
-majority vote. `single`, `majority` and `oracle` need only the answers and validator labels, which every score
-file carries. Only problems present in every file are used, and their traces must match.
-"""
+"""From `prmkit score` files to the best-of-K table (MCNIG sec 3.5, Table 2): `<name>` is a model's best-of-K,
+`weighted:<name>` its reward-weighted vote, on the problems every file holds (their traces must match)."""
 
 from __future__ import annotations
 
@@ -24,8 +20,8 @@ __all__ = ["bok_report", "check_ks", "format_table", "judged_problems", "majorit
 
 
 def read_score_lines(path: str | os.PathLike[str], read: Callable[[dict], tuple[str, Any]]) -> dict[str, Any]:
-    """{id: value} of every line of a score file, in file order, where `read` gives a line's (id, value) or a
-    RecordError (a DataError naming the line); an id scored twice, or a file without records, is a DataError."""
+    """{id: value} of every line of a score file, in file order, `read` giving a line's (id, value); a RecordError, an
+    id scored twice or an empty file is a DataError naming the line."""
     if os.path.isdir(path):
         raise DataError(f"{path}: is a directory, expected a score file (JSONL written by `prmkit score`)")
     out: dict[str, Any] = {}
@@ -45,8 +41,7 @@ def read_score_lines(path: str | os.PathLike[str], read: Callable[[dict], tuple[
 
 
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[dict]]:
-    """problem_id -> its score records in pool order (by `index`); a record without the keys `prmkit score`
-    writes (e.g. a label file passed as scores) is a DataError naming its line."""
+    """problem_id -> its score records in pool order (by `index`); a line that is no score record is a DataError."""
     by_problem: dict[str, list[dict]] = {}
     for rec in read_score_lines(path, lambda r: (check_score_record(r)["id"], r)).values():
         by_problem.setdefault(rec["problem_id"], []).append(rec)
@@ -61,9 +56,7 @@ def candidate_pools(scores: dict[str, list[dict]], problems: list[str], aggregat
 
 
 def judged_problems(scores: dict[str, list[dict]], problems: list[str]) -> list[str]:
-    """The `problems` with a gold answer: a trace whose `correct` is null (its problem had no answer to check
-    against) is neither right nor wrong, so its problem is left out of every accuracy (`bok_report` warns with
-    the count). None with a gold answer is a ValueError: every cell of the table would be 0."""
+    """The `problems` with a gold answer (no trace's `correct` is null); a ValueError when none has one."""
     judged = [p for p in problems if all(r["correct"] is not None for r in scores[p])]
     if problems and not judged:
         raise ValueError(f"none of the {len(problems)} problems has a gold answer (every trace's `correct` is "
@@ -75,9 +68,8 @@ def judged_problems(scores: dict[str, list[dict]], problems: list[str]) -> list[
 def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True, max_subsets: int = 256,
                n_boot: int = 1000, seed: int = 0, problems: slice = slice(None), aggregation: str | None = None,
                values: dict | None = None) -> dict:
-    """Rows for single, majority, [weighted:<name>], <name>..., oracle, plus rank robustness per model. No `ks`:
-    1, 2, 4, ... up to the smallest pool of the problems evaluated (those in every file, in `problems`).
-    `values`: a dict that receives the per-problem accuracies {(method, K): array}, for intervals of other shapes."""
+    """Rows for single, majority, [weighted:<name>], <name>..., oracle, differences from majority, rank robustness and
+    warnings. No `ks`: 1, 2, 4, ... up to the smallest pool. `values` receives the per-problem accuracies."""
     if not score_files:
         raise ValueError("give at least one score file (NAME=PATH)")
     loaded = {name: read_scores(path) for name, path in score_files.items()}
@@ -120,9 +112,7 @@ def bok_report(score_files: dict[str, str], ks: list[int], weighted: bool = True
 
 
 def check_ks(ks: list[int], sizes: list[int]) -> tuple[dict[int, int], list[str]]:
-    """A best-of-K column needs pools of K candidates. K larger than every pool is an error (the column would
-    repeat K = the pool size under another name); K larger than some pools is a warning, and those pools use all
-    their candidates. Returns ({K: problems with fewer than K candidates}, warnings)."""
+    """({K: problems with fewer than K candidates}, warnings); a K above every pool is a ValueError."""
     if not sizes:
         raise ValueError("no problem is present in every score file")
     if bad := [k for k in ks if k < 1 or k > max(sizes)]:
@@ -134,7 +124,7 @@ def check_ks(ks: list[int], sizes: list[int]) -> tuple[dict[int, int], list[str]
 
 
 def rank_warnings(name: str, ranks: dict[str, float]) -> list[str]:
-    """Why a rank percentile is nan: no problem with at least 2 candidates has a correct (incorrect) one."""
+    """Why a rank percentile is nan: no problem of at least 2 candidates has a correct (incorrect) one."""
     out = []
     for key, kind in (("worst_correct", "correct"), ("best_incorrect", "incorrect")):
         if not ranks[f"problems_with_{kind}"]:
@@ -158,9 +148,8 @@ def sample_warnings(problems: int) -> list[str]:
 
 
 def majority_warnings(pools: list[list[Candidate]], rows: list[dict]) -> list[str]:
-    """Majority voting is no baseline where it is a coin toss (no two candidates share an answer) or where it
-    does worse than one random candidate (wrong answers agree more often than right ones): constructed pools
-    such as the demo's are built so, and a gain over majority voting there is no gain over a usable baseline."""
+    """Warnings where majority voting is no usable baseline: no two candidates share an answer in most problems, or it
+    does worse than one random candidate (wrong answers agree more often than right ones, as in constructed pools)."""
     answered = [[c.answer for c in cands if c.answer is not None] for cands in pools]
     distinct = sum(len(a) > 1 and len(set(a)) == len(a) for a in answered)
     out = []
@@ -178,8 +167,7 @@ def majority_warnings(pools: list[list[Candidate]], rows: list[dict]) -> list[st
 
 
 def spread_warnings(name: str, trace_scores: list[float], step_scores: list[float]) -> list[str]:
-    """A reward model whose trace scores barely vary, or whose step scores all fall on one side of 0.5, ranks
-    traces by small differences: its best-of-K figure may not reflect what it knows."""
+    """Warnings for probability scores that barely vary across traces, or step scores all on one side of 0.5."""
     scores, steps = sorted(map(float, trace_scores)), list(map(float, step_scores))
     if not scores or not all(0.0 <= v <= 1.0 for v in scores + steps):
         return []  # not probabilities (e.g. a value head): no fixed scale to judge the spread on
@@ -196,8 +184,7 @@ def spread_warnings(name: str, trace_scores: list[float], step_scores: list[floa
 
 
 def method_lines(rows: list[dict], ks: list[int], cell: Callable[[dict], str]) -> list[str]:
-    """A markdown line per method of `rows` (rows {method, k, ...}, methods in order of first appearance): the
-    method, then `cell` of its row at each K of `ks`."""
+    """A markdown line per method of `rows` (first-appearance order): the method, then `cell` of its row at each K."""
     lines = []
     for method in dict.fromkeys(r["method"] for r in rows):
         cells = {r["k"]: r for r in rows if r["method"] == method}
@@ -206,8 +193,7 @@ def method_lines(rows: list[dict], ks: list[int], cell: Callable[[dict], str]) -
 
 
 def format_table(report: dict) -> str:
-    """A line saying what the cells are, then markdown: a row per method, a column per K, `mean [lo, hi]` in
-    percent. `prmkit evaluate bok` prints it, and `prmkit.api.bok_table` returns it."""
+    """Markdown: a row per method, a column per K, `mean [lo, hi]` in percent; the differences; rank robustness."""
     ks, capped = report["ks"], report.get("k_capped", {})
     head = " | ".join(f"K={k}*" if k in capped else f"K={k}" for k in ks)
     table = lambda first, rows, cell: [f"| {first} | {head} |", "|---" * (len(ks) + 1) + "|",  # noqa: E731

@@ -1,9 +1,5 @@
-"""The `prmkit evaluate` verbs as Python functions: a best-of-K report and a ProcessBench report from files,
-each set by a config dataclass (the CLI's flags and `--config` keys), written as JSON (and a plot) when asked.
-
-    >>> named_files(["PRM=runs/s_prm.jsonl", "runs/s_orm.jsonl"])
-    {'PRM': 'runs/s_prm.jsonl', 's_orm': 'runs/s_orm.jsonl'}
-"""
+"""The `prmkit evaluate` verbs as Python functions: best-of-K and ProcessBench reports from files, each set by a
+config dataclass, written as JSON (and a plot) when asked."""
 
 from __future__ import annotations
 
@@ -94,16 +90,13 @@ def ks_list(ks: str | Sequence[int]) -> list[int]:
 
 
 def _write(path: str | None, report: dict[str, Any]) -> None:
-    """The report as JSON, written whole or not at all."""
     if path:
         with atomic_path(path) as tmp:
             tmp.write_text(json.dumps(report, indent=2), encoding="utf-8")
 
 
 def best_of_k(cfg: BokConfig) -> dict[str, Any]:
-    """The best-of-K report of `cfg.scores` (see `prmkit.evaluate.report.bok_report`), written and plotted
-    as `cfg` asks (`aggregation`: a name in `models.AGGREGATIONS`). Its "warnings" say which figures need a
-    caveat (K above some pools, undefined ranks)."""
+    """The best-of-K report of `cfg.scores` (`report.bok_report`), written and plotted as `cfg` asks."""
     from prmkit.evaluate.report import bok_report
 
     files = named_files(cfg.scores)

@@ -1,14 +1,5 @@
-"""Score candidate traces with any `StepScorer` (a reward model, ...) through `score_items`: a reward model
-batches traces by length across problems (`score_many`), another scorer gets the traces of each problem
-together (`score_steps`). `score_file` (a pool file) and `score_to_file` (pools in hand) load the scorer with
-`models.load_scorer` (kind `--scorer`, a name in `models.SCORERS`). Writes one record per trace:
-
-    {"id": "gsm8k-dev-500/6b_finetuning", "problem_id": "gsm8k-dev-500", "index": 0, "answer": "18",
-     "correct": true, "kind": "prm", "step_scores": [0.91, 0.84], "aggregation": "prod", "score": 0.764}
-
-`index` is the trace's position in its pool. Records are written in input order (problem by problem), whatever
-order the scorer finishes them in.
-"""
+"""Score candidate traces with any `StepScorer` into one record per trace, in input order (record format:
+docs/reward_models.md, "Scoring")."""
 
 from __future__ import annotations
 
@@ -71,13 +62,8 @@ class ScoreConfig:
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
                 skip: set[str] | None = None, stats: dict | None = None, window: int = 512
                 ) -> Iterator[dict[str, Any]]:
-    """Yield a score record per trace (skipping ids in `skip`) in input order: problem by problem, each pool's
-    traces by index, so that `evaluate --problems-range 0:10` reads the first 10 problems of the input.
-
-    The traces are scored `window` at a time (a reward model batches each window by length across its problems)
-    and a window's records are yielded, in order, once it is done: a killed run loses at most one window.
-    `stats` receives traces and seconds spent scoring; `kind` is written into each record (a reward model's
-    `config.kind`)."""
+    """Yield a score record per trace (skipping ids in `skip`) in input order, `window` traces scored at a time (a
+    killed run loses one window at most); `stats` receives traces and seconds; `kind` goes into each record."""
     flat = [(pool, k, t) for pool in pools for k, t in enumerate(pool.traces) if t.id not in (skip or set())]
     stats = stats if stats is not None else {}
     stats.setdefault("traces", 0)
@@ -106,9 +92,9 @@ def score_file(cfg: ScoreConfig) -> dict[str, Any]:
 
 def score_to_file(model: str | os.PathLike[str], pools: list[Pool], output: str | os.PathLike[str],
                   cfg: ScoreConfig) -> dict[str, Any]:
-    """Score `pools` with the checkpoint `model` into `output` (appended; ids already there are skipped); `model` is
-    loaded by `models.load_scorer` as a `cfg.scorer`. Returns {"written", "problems", "traces", "tokens",
-    "seconds"} ("tokens": those the scorer read, where it counts them, else 0)."""
+    """Score `pools` with `model` (loaded by `models.load_scorer` as a `cfg.scorer`) into `output`, appending and
+    skipping ids already there. Returns {"written", "problems", "traces", "tokens", "seconds"} ("tokens": those the
+    scorer read, where it counts them, else 0)."""
     import torch
 
     if cfg.threads:

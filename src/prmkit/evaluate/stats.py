@@ -1,12 +1,5 @@
-"""The intervals and percentages every report prints: a 95% percentile interval of bootstrap statistics, the
-bootstrap of a mean over problems, draws of whole problems (a problem's items kept together), Student t intervals of a
-mean and of a difference of two means (Welch) for a handful of units (seeds), and a share in percent.
-
-    >>> bootstrap_ci(np.ones(10))
-    (1.0, 1.0)
-    >>> pct(0.4567), pct(float("nan")), pct_interval(0.5, 0.25, 0.75)
-    ('45.7', '-', '50.0 [25.0, 75.0]')
-"""
+"""The intervals and percentages every report prints: bootstrap percentile intervals, Student t and Welch intervals
+for a handful of seeds, and shares in percent."""
 
 from __future__ import annotations
 
@@ -34,8 +27,8 @@ def bootstrap_ci(values: np.ndarray, n_boot: int = 1000, seed: int = 0) -> tuple
 
 
 def problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[list[int]]:
-    """`n_boot` bootstrap draws of the problems (with replacement, as many as there are): per draw, the indices of
-    the items (`problems[i]` is item i's problem) of every drawn problem, together and in order."""
+    """`n_boot` bootstrap draws of the problems (with replacement): per draw, the indices of the items of every drawn
+    problem (`problems[i]` is item i's problem), together and in order."""
     groups: dict[str, list[int]] = {}
     for i, p in enumerate(problems):
         groups.setdefault(p, []).append(i)
@@ -46,9 +39,8 @@ def problem_draws(problems: Sequence[str], n_boot: int, seed: int) -> Iterator[l
 
 
 def t_quantile(df: float, p: float = 0.975) -> float:
-    """The p-quantile of Student's t with `df` (> 0, not necessarily whole) degrees of freedom, p in [0.5, 1): the
-    density integrated from 0 by Simpson's rule and the quantile found by bisection (no scipy). t_quantile(2) =
-    4.303, t_quantile(4) = 2.776, t_quantile(1e9) = 1.960."""
+    """The p-quantile of Student's t with `df` (> 0, not necessarily whole) degrees of freedom, p in [0.5, 1), without
+    scipy (Simpson's rule and bisection). t_quantile(2) = 4.303, t_quantile(4) = 2.776, t_quantile(1e9) = 1.960."""
     if df <= 0 or not 0.5 <= p < 1:
         raise ValueError(f"t_quantile needs df > 0 and 0.5 <= p < 1 (got df={df}, p={p})")
     log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
@@ -68,9 +60,8 @@ def t_quantile(df: float, p: float = 0.975) -> float:
 
 
 def t_interval(values: Sequence[float]) -> tuple[float, float, float]:
-    """(mean, low, high): the 95% Student t interval of the mean of `values` (n - 1 degrees of freedom; a paired
-    difference per unit gives the paired interval). (mean, nan, nan) with fewer than two values. Example: 1, 2, 6
-    -> mean 3, sd 2.646, half-width 4.303 x 2.646 / sqrt(3) = 6.572 -> (3, -3.572, 9.572)."""
+    """(mean, low, high): the 95% Student t interval of the mean (n - 1 df); (mean, nan, nan) below two values.
+    Example: 1, 2, 6 -> mean 3, sd 2.646, half-width 4.303 x 2.646 / sqrt(3) = 6.572 -> (3, -3.572, 9.572)."""
     x = np.asarray(values, dtype=float)
     mean = float(x.mean()) if len(x) else float("nan")
     if len(x) < 2:
@@ -80,10 +71,9 @@ def t_interval(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def welch_interval(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
-    """(mean(a) - mean(b), low, high): Welch's 95% t interval of a difference of means from two unpaired samples,
+    """(mean(a) - mean(b), low, high): Welch's 95% t interval of a difference of two unpaired means,
     df = (va/na + vb/nb)^2 / ((va/na)^2/(na-1) + (vb/nb)^2/(nb-1)); (difference, nan, nan) unless both have two
-    values or more. Example: a = 1, 2, 3 and b = 0, 0, 3: difference 1, se = sqrt(1/3 + 3/3) = 1.155,
-    df = (4/3)^2 / ((1/3)^2/2 + 1/2) = 3.2, t_0.975(3.2) = 3.073 -> (1, -2.55, 4.55)."""
+    values. Example: a = 1, 2, 3, b = 0, 0, 3: se = 1.155, df = 3.2, t = 3.073 -> (1, -2.55, 4.55)."""
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     diff = float(x.mean() - y.mean()) if len(x) and len(y) else float("nan")
     if len(x) < 2 or len(y) < 2:
@@ -107,7 +97,6 @@ def pct_interval(x: float | None, lo: float | None, hi: float | None) -> str:
 
 
 def signed_points(x: float, lo: float, hi: float, unit: str = "") -> str:
-    """A difference of two shares in signed percentage points, one decimal, with its interval: '+1.2 [-0.3, +2.8]'
-    (`unit` follows the value: '+1.2 points [-0.3, +2.8]'); "n/a" for an undefined (NaN) one."""
+    """Signed points of a difference of shares with its interval: '+1.2 [-0.3, +2.8]' (`unit` after it); NaN: "n/a"."""
     signed = lambda v: "n/a" if math.isnan(v) else f"{100 * v:+.1f}"  # noqa: E731
     return f"{signed(x)}{unit} [{signed(lo)}, {signed(hi)}]"

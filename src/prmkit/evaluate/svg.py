@@ -1,5 +1,5 @@
-"""Colours and small inline SVG line plots for `prmkit view` (no plotting library: the page must be self-contained
-and byte-identical for the same inputs, so every number is rounded before it is written)."""
+"""Colours and small inline SVG line plots for `prmkit view`; every number is rounded so the same inputs give the
+same bytes."""
 
 from __future__ import annotations
 
@@ -16,9 +16,7 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 
 def diverging_colour(value: float, center: float, spread: float) -> str:
     """Hex colour of `value` on a red-white-green scale: white at `center`, full GOOD/BAD at center +/- spread.
-
-    Example: diverging_colour(1.0, 0.0, 2.0) is halfway from #f7f7f7 to #1a9850 -> "#88c8a4".
-    """
+    diverging_colour(1.0, 0.0, 2.0) -> "#88c8a4"."""
     t = max(-1.0, min(1.0, (value - center) / spread)) if spread > 0 else float(value > center) - float(value < center)
     end = _rgb(GOOD if t > 0 else BAD)
     mid = _rgb(MIDDLE)

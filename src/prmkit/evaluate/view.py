@@ -1,16 +1,5 @@
-"""`prmkit view`: one self-contained HTML page of what labelers and reward models decided about each step.
-
-    prmkit view --pools demo --labels runs/demo_mcnig.jsonl --scores runs/scores_prm.jsonl --output view.html
-
-Every step of every trace gets one cell per source, coloured by its label (1 green, 0 red) or by its score on a
-red-white-green scale centred at tau (nats) or 0.5 (PRM probabilities). The predicted first error (first step
-labeled 0) is outlined with a triangle; the true first error is marked only when a record states it. Small plots
-show each trace's score trajectory by step position (see `view_data.TRAJECTORIES`), and a summary per source
-overlays all traces, correct in blue and incorrect in orange, with the mean by position.
-
-The page holds no data as code: all text is HTML-escaped into the DOM, its only script is the template's (filters),
-and its Content-Security-Policy forbids any fetch. The same inputs give the same bytes.
-"""
+"""`prmkit view`: one self-contained HTML page of what labelers and reward models decided about each step
+(docs/view.md)."""
 
 from __future__ import annotations
 
@@ -36,8 +25,7 @@ _TRUE_ERROR = "#7b3294"
 
 
 def _spread(source: Source) -> float:
-    """Half-width of the colour scale: 0.5 for probabilities, else the median of |score - tau| (half the cells at
-    full colour, so a step near tau stands out pale)."""
+    """Half-width of the colour scale: 0.5 for probabilities, else the median of |score - tau|."""
     if source.unit == "probability":
         return 0.5
     dev = sorted(abs(s - m.threshold) for m in source.marks.values() for s in m.scores)

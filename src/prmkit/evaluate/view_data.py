@@ -1,14 +1,5 @@
-"""What `prmkit view` shows, before any HTML: pools joined with the step labels and step scores of each trace.
-
-A *source* is one labels file (`prmkit label`, StepLabels: per-step IG/MCNIG scores in nats and labels at tau)
-or one scores file (`prmkit score`: per-step PRM probabilities, centred at 0.5). Each trace gets one `Mark` per
-source that covers it. A step's predicted label is the file's label, or `score > center` when the file has none.
-
-The true first error of a trace is shown only when a record states it: a `first_error` field (0-based step
-index, -1 = no error; ProcessBench's convention) on a labels or scores record, or `problem.meta["first_error"]`
-mapping trace id -> index. It is never inferred from correctness. A trace whose first error no record states has
-none in `first_errors` (unknown, which is not -1).
-"""
+"""What `prmkit view` shows, before any HTML: pools joined with each labels or scores file's step marks, and the true
+first errors that records state (docs/view.md)."""
 
 from __future__ import annotations
 
@@ -73,10 +64,7 @@ def trajectory(scores: list[float], reading: str) -> list[tuple[int, float]]:
     return TRAJECTORIES[reading](scores)
 
 
-# The nearest thing to the information trajectories of MCNIG figs 6/7 (appendix D) that the records hold:
-# IG/MCNIG with reference "step0" already are NetInfo_i - NetInfo_0 (position 0 is the question alone, 0 nats);
-# with reference "previous" their running sum is (MCNIG's; IG ignores `reference`). A PRM's step probabilities
-# are plotted as they are.
+# MCNIG figs 6/7 (appendix D): "step0" scores are NetInfo_i - NetInfo_0, "previous" ones sum to it.
 # Example: step0 [2.0, -1.5] -> [(0, 0), (1, 2.0), (2, -1.5)]; previous [2.0, -1.5] -> [(0, 0), (1, 2.0), (2, 0.5)].
 TRAJECTORIES: dict[str, Callable[[list[float]], list[tuple[int, float]]]] = {
     "step0": lambda s: [(0, 0.0)] + [(i + 1, float(v)) for i, v in enumerate(s)],
@@ -96,7 +84,7 @@ def _first_error(obj: dict[str, Any]) -> int | None:
 
 
 def _label_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
-    """A StepLabels line; the first threshold seen centres the colour scale, params.reference picks the reading."""
+    """A StepLabels line; the first threshold seen centres the colour scale, `params.reference` picks the reading."""
     if "step_scores" in obj and "trace_id" not in obj:
         raise ValueError("a `prmkit score` record (id, step_scores), not step labels: give this file as --scores; "
                          "--labels takes the StepLabels of `prmkit label` (trace_id, scores, labels)")
@@ -124,8 +112,7 @@ def _score_mark(source: Source, obj: dict[str, Any]) -> tuple[str, Mark]:
     return obj["id"], Mark([float(v) for v in steps], [int(v > 0.5) for v in steps], 0.5)
 
 
-# kind -> the (unit, reading, center) of its Source, and its reader of one record: (trace id, Mark); a record it
-# refuses is a DataError naming `file:line` (`parsed_lines`)
+# kind -> the (unit, reading, center) of its Source, and its reader of one record: (trace id, Mark)
 SOURCE_READERS: dict[str, tuple[tuple[str, str, float], Callable[[Source, dict[str, Any]], tuple[str, Mark]]]] = {
     "labels": (("nats", "step0", 0.0), _label_mark),
     "scores": (("probability", "probability", 0.5), _score_mark),
@@ -166,7 +153,6 @@ def load_view(cfg: ViewConfig) -> tuple[list[Pool], list[Source], dict[str, int]
 
 
 def _warn_unmatched(pools: list[Pool], sources: list[Source], items: list[str], pools_path: str) -> None:
-    """A warning per source that marks no trace on the page (an empty file, or ids of other traces)."""
     shown = {t.id for p in pools for t in p.traces}
     for item, source in zip(items, sources, strict=True):
         path = named_file(item)[1]

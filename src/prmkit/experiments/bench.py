@@ -1,33 +1,5 @@
-"""`prmkit bench`: the step-label bench. Every labeler run on the same traces of problems with exact step truth, and
-scored against it (`prmkit.experiments.bench_metrics`), with what its labels cost.
-
-    prmkit bench --output runs/bench --problems 24 --levels 1,2,3 --labelers ig,mcnig,math-shepherd
-
-The run, in OUTPUT/ (each file append-only or rewritten whole; a re-run resumes: problems, samples and labels
-already written are not made again; `--problems` may grow between runs, the problems being a prefix-stable stream,
-so a training set is sampled in chunks; `--labelers ''` samples and judges the policy without labeling):
-
-1. `problems.jsonl`: arithmetic word problems with their computation graph (`prmkit.data.bench`), spread over the
-   levels (number of operations) at one number size;
-2. `pools.jsonl`: per problem, the constructed traces (one right, one per slip kind, process-only slips included)
-   and `--policy-k` samples of the policy (`policy.raw.jsonl`, sampled as `prmkit generate` does); the policy is
-   `--model` unless `--policy` names another one, e.g. a warm start of `prmkit sft` (`prmkit.experiments.sft`), whose
-   training problems are checked against the bench's (none may be one of them) and whose prompt template must be
-   `--template` (a zero-shot warm start is sampled zero-shot; every sampler of the bench gets that template);
-3. `truth.jsonl`: the truth of every trace (StepLabels, method "truth"): constructed traces know their first
-   error; the policy's samples are judged by the exact step checker (`prmkit.data.bench_checker`);
-4. `labels/<labeler>.jsonl`: each labeler's step labels, through the one labeling recipe (`prmkit label`'s);
-5. `report.json`, `table.md` and `f1_tokens.png` (`prmkit.experiments.bench_report`): per labeler and level,
-   first-error F1 with its interval, step and CoT balanced accuracy, process-only recall, tokens, F1 per 1,000
-   tokens per trace and the seconds of its own calls (`labels/seconds.jsonl`, each call's seconds appended after
-   its records: summed over every run that labeled the traces); the policy's solve rate and pass@K per level; what
-   was dropped and why. Under the table, its key: a line per column (`LABELER_COLUMNS`). `--no-label` writes them
-   from the labels a run stopped partway holds (every labeler on the traces all of them finished), labeling
-   nothing more.
-
-The labelers are `prmkit label`'s methods (`prmkit.label.registry.LABELERS`, PUM's with `--students`), all run by
-one `label_pools` call, so the methods of one labeler class share its work (one forward pass for IG and MCNIG).
-"""
+"""`prmkit bench`: every labeler run on the same traces of problems with exact step truth, scored against it with what
+its labels cost (docs/bench.md)."""
 
 from __future__ import annotations
 
@@ -140,7 +112,6 @@ class BenchConfig:
         return comma_list(self.labelers)
 
     def policy_model(self) -> str:
-        """The policy: `policy`, else `model`."""
         return self.policy or self.model
 
     def sampler(self) -> SamplerConfig:
@@ -203,13 +174,13 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
-    """Every registered labeler's config, each setting the bench also has (model, K, sampling, students) its."""
+    """Every registered labeler's config, with the settings the bench shares (model, K, sampling, students)."""
     return shared_configs(asdict(cfg) | {"students": comma_list(cfg.students)})
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
               ) -> dict[str, Any]:
-    """Make (or resume) the bench in `cfg.output` and return its report (module doc)."""
+    """Make (or resume) the bench in `cfg.output` and return its report (report.json)."""
     if not cfg.output:
         raise ValueError("set --output (the run directory)")
     if not cfg.label:
@@ -237,8 +208,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
 
 
 def _check_run_to_report(cfg: BenchConfig) -> None:
-    """--no-label reports on the labels a run holds: a folder with no run, or no labels of these labelers, is an
-    error before any model loads (else the policy would be sampled for a report of nothing)."""
+    """--no-label: a folder with no run, or no labels of these labelers, is an error before any model loads."""
     out = Path(cfg.output or "")
     scorers = list(parse_named_specs(cfg.scorers))
     held = [n for n in cfg.labeler_list() if (out / "labels" / f"{n}.jsonl").is_file()]
@@ -251,8 +221,7 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
 
 
 def _check_scorers(cfg: BenchConfig) -> None:
-    """Each of --scorers loaded once and let go before the policy samples and the labelers run: a wrong spec, a
-    missing head or a server that does not answer fails in seconds, not after them (each loads again to score)."""
+    """Load each of --scorers once before the policy samples, so that a bad spec fails in seconds."""
     for name, spec in parse_named_specs(cfg.scorers).items():
         try:
             load_scorer_spec(spec)
@@ -262,8 +231,7 @@ def _check_scorers(cfg: BenchConfig) -> None:
 
 
 def _check_sampled(raw: Path, problems: list[Problem]) -> None:
-    """--no-label samples nothing: the policy's samples of every problem must be in `raw` already (a bench grown
-    with --no-label would sample the new problems, loading the policy, for a report none of its labels cover)."""
+    """--no-label samples nothing: the policy's samples of every problem must already be in `raw`."""
     held = {str(obj["problem"]["id"]) for _, obj in iter_json(raw)} if raw.is_file() else set()
     if missing := [p.id for p in problems if p.id not in held]:
         have = len(problems) - len(missing)
@@ -273,8 +241,7 @@ def _check_sampled(raw: Path, problems: list[Problem]) -> None:
 
 
 def _check_held_out(cfg: BenchConfig, problems: list[Problem]) -> None:
-    """A warm-started policy (`prmkit sft`) must not have trained on the bench's problems, and must have been trained
-    on the prompt the bench samples it with (`template`)."""
+    """A warm-started policy must not have trained on the bench's problems and must be sampled with its own template."""
     policy = resolve_model(cfg.policy_model())
     check_template(policy, cfg.template)
     trained = trained_questions(policy)

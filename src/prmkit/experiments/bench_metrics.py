@@ -1,24 +1,5 @@
-"""The step-label bench's figures: every labeler's step scores against the exact truth (`prmkit bench`).
-
-Per labeler, tau is chosen on the choose half of the problems (ProcessBench's rule, `first_error.choose_tau`,
-pooled over the levels) and applied unchanged to the report half, where each level gets the figures the table's key
-explains (`prmkit.experiments.bench_report.LABELER_COLUMNS`): first-error F1 with a 95% interval that bootstraps the
-report half's problems, and beside it the F1 with a tau per level (`f1_level_tau`: tells a labeler whose scores
-carry the signal but shift with the number of steps from one that has none); step and CoT balanced accuracy;
-process-only recall; tokens read and generated (summed over both halves: every trace's labels were paid for) and
-F1 per 1,000 tokens per trace (`f1_per_ktokens`); and, given a seconds ledger (`prmkit.label.recipe.read_clock`),
-the labeler's own seconds over the level's traces and how many were timed (a call cut off by a crash wrote its
-records but not its seconds).
-
-The labelers' claims (each labeler's `claims`, `prmkit.label.registry.claim_pairs`: MCNIG against IG, Math-Shepherd
-and OmegaPRM; PUM against Math-Shepherd) are decided by paired differences (`paired_differences`): each labeler at
-its own tau, the same bootstrap draws of the report half's problems for both, so the interval is that of the
-difference, not two overlapping intervals.
-
-Every labeler is scored on the same traces: those that all of them labeled (a labeler that skips a problem, as
-OmegaPRM skips problems without a wrong answer, takes those traces from the others too); what was dropped, and
-why, is in the report.
-"""
+"""The step-label bench's figures: every labeler's step scores against the exact truth, tau chosen on the choose half
+of the problems (ProcessBench's rule) and applied to the report half (docs/bench.md, "Figures")."""
 
 from __future__ import annotations
 
@@ -87,8 +68,7 @@ def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]],
 
 
 def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int]) -> dict[int, float]:
-    """A tau per level, each chosen on that level's choose-half traces alone (a level without any keeps the pooled
-    tau): how much of a labeler's F1 one threshold over all levels loses when its scores shift with the level."""
+    """A tau per level chosen on that level's choose-half traces alone (a level without any keeps the pooled tau)."""
     out = {}
     for level in levels:
         mine = [(lab, tr) for lab, tr in fit if tr.params["level"] == level]
@@ -99,20 +79,15 @@ def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int])
 
 
 def f1_per_ktokens(f1: float, tokens_per_trace: float) -> float:
-    """First-error F1 in points (%) per 1,000 tokens that labeling one trace costs: 100 F1 / (tokens per trace /
-    1000). A mean per trace, so it does not grow with the traces a row sums (the "all" row, a larger bench).
-
-    >>> f1_per_ktokens(0.6, 500)   # 60 F1 points for half a thousand tokens a trace
-    120.0
-    """
+    """First-error F1 in points per 1,000 tokens that labeling one trace costs: f1_per_ktokens(0.6, 500) = 120."""
     return 100 * f1 / (tokens_per_trace / 1000) if tokens_per_trace > 0 else float("nan")
 
 
 def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]], n_boot: int = 1000,
                seed: int = 0, seconds: Mapping[str, Mapping[str, float]] | None = None
                ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A row per labeler and level (and level "all") on the report half, tau from the choose half; and the
-    coverage (common traces, what each labeler lacks). `seconds`: {labeler: {trace id: its seconds}}."""
+    """A row per labeler and level (and "all") on the report half, tau from the choose half; and the coverage (common
+    traces, what each labeler lacks). `seconds`: {labeler: {trace id: its seconds}}."""
     by_id = {t.trace_id: t for t in truth}
     ids, missing = common_traces(by_id, labels)
     if not ids:
@@ -158,10 +133,8 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
 
 
 def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[str, Any]]:
-    """Per labeler, its tokens per trace over `base`'s at each level, and the exponent b of
-    ratio ~ steps^b fitted by least squares on log-log over the levels (MCNIG appendix A: IG/MCNIG cost O(N),
-    OmegaPRM O(N log N), Math-Shepherd O(N^2) tokens per CoT of N steps, so the ratio to MCNIG grows as log N and
-    N)."""
+    """Per labeler, its tokens per trace over `base`'s at each level, and the exponent b of ratio ~ steps^b (least
+    squares on log-log; MCNIG appendix A: IG/MCNIG cost O(N), OmegaPRM O(N log N), Math-Shepherd O(N^2) tokens)."""
     levels = {r["level"]: r for r in rows if r["labeler"] == base and r["level"] != "all"}
     out: dict[str, dict[str, Any]] = {}
     for name in dict.fromkeys(r["labeler"] for r in rows):
@@ -192,11 +165,9 @@ def _pair_figures(preds: Sequence[list[int]], firsts: list[int], steps: Sequence
 def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, StepLabels]],
                        rows: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]] | None = None,
                        n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
-    """Per pair (a, b) whose labelers both ran, and per level (and "all"): F1(a) - F1(b) and step balanced
-    accuracy(a) - (b) on the report half, each labeler at its own tau (from `rows`, chosen on the choose half),
-    with 95% intervals from one bootstrap of the report half's problems shared by both labelers (paired: the same
-    resampled traces for a and b), and the share of draws where a's F1 is at least b's. `pairs`: the registered
-    labelers' claims unless given."""
+    """Per pair (a, b) of labelers that both ran (`pairs`: the registered claims unless given), per level and "all":
+    F1(a) - F1(b) and step balanced accuracy(a) - (b) on the report half, each at its own tau, with 95% intervals
+    from one bootstrap of problems shared by both, and the share of draws where a's F1 is at least b's."""
     by_id = {t.trace_id: t for t in truth}
     ids, _ = common_traces(by_id, labels)
     _, report = split_problems(truth)

@@ -1,5 +1,4 @@
-"""The step-label bench's tables and plot (`prmkit bench`'s table.md and f1_tokens.png): the policy per level, a row
-per labeler and level with its key (`LABELER_COLUMNS`), cost scaling, paired differences and each labeler's spend."""
+"""The step-label bench's tables (table.md, with the key `LABELER_COLUMNS`) and its F1-against-tokens plot."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ __all__ = ["LABELER_COLUMNS", "format_bench", "plot_f1_tokens"]
 
 
 def _per_trace(row: dict[str, Any]) -> str:
-    """A row's labeler seconds per timed trace, "n/a" without a seconds ledger, marked when some went untimed."""
+    """A row's labeler seconds per timed trace; "n/a" without a seconds ledger, marked when some went untimed."""
     if not row.get("timed_traces"):
         return "n/a"
     part = "" if row["timed_traces"] == row["labeled_traces"] else f" ({row['timed_traces']} timed)"

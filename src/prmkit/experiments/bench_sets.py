@@ -1,29 +1,5 @@
-"""`prmkit data bench`: a file of the bench's problems (`prmkit.data.bench`) for training or held-out evaluation,
-disjoint by question text from other sets.
-
-The bench generates problems from a seeded stream; two streams (another seed, other levels) can produce the same
-question, and a small level-1 problem space does so often. A set used to measure a policy must hold none of the
-questions the policy was trained on, so this writes the first `problems` of a stream whose question is in none of
-the `exclude` files and not already in the set:
-
-    prmkit data bench --output runs/rl/train.jsonl --problems 400 --levels 1,2,3 --seed 21 \\
-        --exclude runs/sft/p480/sft_data.jsonl
-    prmkit data bench --output runs/rl/heldout.jsonl --problems 60 --levels 1,2,3 --seed 22 \\
-        --exclude runs/sft/p480/sft_data.jsonl runs/rl/train.jsonl
-
-An exclude file is any JSONL whose lines hold a `question` (Problem records, `prmkit sft`'s `sft_data.jsonl`) or a
-`problem` with one (Pool records, GSM8K-style files). The output is a Problem JSONL (`--data` of `prmkit rl`,
-`prmkit generate`, ...), written whole (atomically); the returned summary counts what was skipped and why.
-
-With `--pools` and `--labels` the set's constructed traces are written too (`prmkit bench`'s: one right trace and
-one per slip kind of `--slips`, process-only slips included) with their true step labels, the training data of a
-reward model on true labels:
-
-    prmkit data bench --output runs/prm_true/problems.jsonl --problems 400 --levels 1,2,3,4,5,6 --seed 31 \
-        --pools runs/prm_true/pools.jsonl --labels runs/prm_true/labels.jsonl --exclude runs/rl/heldout.jsonl
-    prmkit train prm --config recipes/cpu_verifier.yaml --pools runs/prm_true/pools.jsonl \
-        --labels runs/prm_true/labels.jsonl --output runs/prm_true/model
-"""
+"""`prmkit data bench`: bench problems for training or held-out use, disjoint by question text from other sets, with
+their constructed traces and true labels when asked (docs/bench.md)."""
 
 from __future__ import annotations
 
@@ -85,8 +61,7 @@ class BenchSetConfig:
 
 
 def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
-    """The questions of JSONL files whose lines hold `question` or `problem.question` (module doc); a file without
-    lines is a DataError (it would exclude nothing, likely not what was meant)."""
+    """The questions of JSONL files whose lines hold `question` or `problem.question`; an empty file is a DataError."""
     out: set[str] = set()
     for path in paths:
         lineno = 0
@@ -104,10 +79,8 @@ def excluded_questions(paths: list[str | os.PathLike[str]]) -> set[str]:
 
 
 def write_bench_set(cfg: BenchSetConfig) -> dict[str, Any]:
-    """Write `cfg.problems` bench problems of `cfg.levels` none of whose questions is excluded or repeated (module
-    doc); the problems keep the level balance of the stream (each level gets its share, in stream order), and with
-    `pools`/`labels` their constructed traces and true labels. Returns {output, problems, by_level, skipped:
-    {excluded, repeated}} (and pools, labels, traces, answer_right)."""
+    """Write the first `cfg.problems` of the stream (levels balanced) whose question is neither excluded nor repeated,
+    and their traces and true labels when asked. Returns {output, problems, by_level, skipped, ...}."""
     if not cfg.output:
         raise ValueError("set --output (the Problem JSONL to write)")
     with claim_outputs({"--output": cfg.output, "--pools": cfg.pools, "--labels": cfg.labels},

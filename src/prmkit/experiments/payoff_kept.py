@@ -1,20 +1,5 @@
-"""A payoff row's kept scores: what `prmkit payoff table` needs of a row, small enough for the repository to keep,
-so that every table re-derives without a model (and without the run that made it).
-
-A kept file is gzipped JSONL. Its first line holds the row's figures (`row.json` less its paths: name, labeler,
-head, seed, label cost, training seconds and memory, the aggregation of its trace scores `score_aggregation`, the
-fresh set's size and fingerprint); then a line per fresh problem, the step scores of each of its samples in pool
-order, as `prmkit score` wrote them (full precision: the trace score re-aggregates to the same float, so a table
-from kept files is the table from the row's directory, to the last digit). Answers and correctness are not
-repeated: they live once, in the fresh pools file the row scored (`--fresh` of the table), which the fingerprint
-pins.
-
-    {"row": {"name": "truth@600", "labeler": "truth", "kind": "prm", "seed": 0, "score_aggregation": "prod", ...,
-             "fresh": {"problems": 300, "traces": 2400, "fingerprint": "3f1c..."}}}
-    {"problem_id": "bench-small-47-0", "step_scores": [[0.91, 0.84], [0.88, 0.12], ...]}
-
-    prmkit payoff table benchmarks/data/scale/rows/*.jsonl.gz --fresh benchmarks/data/scale/fresh_pools.jsonl.gz
-"""
+"""A payoff row's kept file: its figures and step scores, gzipped, small enough for the repository to keep, from which
+`prmkit payoff table` re-derives the row without a model (format: docs/formats.md, "Kept payoff row")."""
 
 from __future__ import annotations
 
@@ -43,13 +28,11 @@ def is_kept(spec: str | os.PathLike[str]) -> bool:
 
 
 def kept_name(row_name: str) -> str:
-    """A row's kept file name: its name with what a file name should not hold made `_` (truth@600#s1 ->
-    truth_600_s1.jsonl.gz)."""
+    """A row's kept file name, what a file name should not hold made `_`: truth@600#s1 -> truth_600_s1.jsonl.gz."""
     return re.sub(r"[^A-Za-z0-9.+-]+", "_", row_name).strip("_") + KEPT_SUFFIX
 
 
 def _json_lines(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The records of a JSONL file, gzipped (`.gz`) or not."""
     if not os.fspath(path).endswith(".gz"):
         yield from (rec for _, rec in iter_json(path))
         return
@@ -70,8 +53,8 @@ def fresh_fingerprint(pools: Sequence[Pool]) -> str:
 
 def keep_row(row: dict[str, Any], scores: str | os.PathLike[str], fresh: Sequence[Pool],
              dest: str | os.PathLike[str]) -> Path:
-    """Write the kept file of `row` (a `row.json`) and its `prmkit score` file `scores` of the pools `fresh` to
-    `dest` (a directory: `kept_name`; or a file ending in `.jsonl.gz`). Every fresh sample must be scored."""
+    """Write the kept file of `row` (a `row.json`) from its score file `scores` of the pools `fresh` to `dest` (a
+    directory, or a file ending in `.jsonl.gz`); every fresh sample must be scored. Returns the file's path."""
     by_id = {rec["id"]: rec for _, rec in iter_json(scores)}
     aggregations = {rec.get("aggregation") for rec in by_id.values()}
     if len(aggregations) != 1:
@@ -105,9 +88,8 @@ def read_kept(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, l
 
 def kept_scores(figures: dict[str, Any], steps: dict[str, list[list[float]]], fresh: Sequence[Pool],
                 path: str | os.PathLike[str], source: str = "the kept row") -> None:
-    """The `prmkit score` file a kept row stands for, from its step scores and the fresh pools (ids, answers,
-    verdicts), each trace score re-aggregated as the row's scores were; a fresh set other than the row scored is
-    an error."""
+    """Write the `prmkit score` file a kept row stands for to `path`: its step scores with the fresh pools' ids,
+    answers and verdicts, re-aggregated as the row was; a ValueError for another fresh set."""
     from prmkit.models.aggregate import aggregate
 
     if (mine := figures["fresh"]["fingerprint"]) != fresh_fingerprint(fresh):

@@ -1,11 +1,5 @@
-"""`prmkit payoff table`: the rows of `prmkit payoff run` side by side. Best-of-K and weighted voting of every row
-against majority voting (`prmkit evaluate bok`'s report: paired by problem, bootstrap intervals), beside each row's
-label and training cost; table.json, table.md, payoff.png (payoff_tokens.png: gain against label tokens, when a
-row's labels cost tokens; payoff_scale.png: against training problems, when the rows' differ), and a summary row
-per (row, K).
-
-    prmkit payoff table runs/payoff/outcome runs/payoff/mcnig runs/payoff/truth --output runs/payoff/table
-"""
+"""`prmkit payoff table`: the payoff rows side by side against majority voting, beside each row's label and training
+cost (table.json, table.md, plots and a summary; docs/payoff.md)."""
 
 from __future__ import annotations
 
@@ -27,8 +21,7 @@ __all__ = ["PayoffTableConfig", "format_payoff", "payoff_table", "summary_rows",
 
 
 def _read_row(spec: str) -> dict[str, Any]:
-    """A row directory or a kept file (`prmkit.experiments.payoff_kept`), or either @AGGREGATION: the same row's
-    step scores re-aggregated (min, last, ... of `prmkit.models.aggregate`), named NAME/AGGREGATION."""
+    """A row directory or kept file, optionally @AGGREGATION (its step scores re-aggregated, named NAME/AGGREGATION)."""
     from prmkit.models.aggregate import AGGREGATIONS
 
     path, _, how = spec.rpartition("@")
@@ -56,8 +49,7 @@ _ROW_KEYS = ("labeler", "kind", "traces", "label_cost", "train", "fresh")
 
 
 def _row_record(file: Path) -> dict[str, Any]:
-    """A row.json, read whole; one that is cut short, not an object or lacking what the table reads is a DataError
-    naming the file and what is wrong."""
+    """A row.json read whole; cut short, not an object or lacking what the table reads: a DataError naming the file."""
     redo = f"run `prmkit payoff run` into {file.parent} again (its model and scores are kept)"
     try:
         row = json.loads(file.read_text(encoding="utf-8"))
@@ -72,8 +64,7 @@ def _row_record(file: Path) -> dict[str, Any]:
 
 
 def _scores_file(row: dict[str, Any], scratch: Path, fresh: list | None) -> str:
-    """The row's scores (a kept row's, from its step scores and the fresh pools), re-aggregated into `scratch`
-    when the row asks for another aggregation."""
+    """The row's score file (a kept row's rebuilt from the fresh pools), re-aggregated into `scratch` when asked."""
     slug = row["name"].replace("/", "_").replace("@", "_").replace("#", "_")
     source = Path(row["dir"], "scores.jsonl")
     if row["kept"]:
@@ -92,8 +83,7 @@ def _scores_file(row: dict[str, Any], scratch: Path, fresh: list | None) -> str:
 
 
 def _check_fresh(read: list[dict[str, Any]], fresh: list | None) -> None:
-    """The rows scored one fresh set: row directories name one file (and it is --fresh's set when given); a kept
-    row's fingerprint is checked against --fresh as its scores are rebuilt."""
+    """The rows must have scored one fresh set (kept rows are checked by fingerprint as their scores are rebuilt)."""
     paths = {Path(r["fresh"]["path"]).resolve() for r in read if not r["kept"]}
     if len(paths) > 1:
         raise ValueError("the rows scored different fresh sets: " + ", ".join(
@@ -138,13 +128,10 @@ def table_from_config(cfg: PayoffTableConfig) -> dict[str, Any]:
 def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[int] | None = None,
                  bootstrap: int = 1000, seed: int = 0, summary: str | None = None, against: str | None = None,
                  fresh: str | None = None) -> dict[str, Any]:
-    """Every row's best-of-K and weighted voting against majority voting (`bok_report`: paired by problem,
-    bootstrap intervals), on the problems all rows scored, with each row's label and training cost and its
-    within-problem AUC of right against wrong samples; the files of the module doc into `output` when given, a row
-    per (row, K) to `summary` (`summary_rows`). `against`: a row's name; each other row's weighted voting and
-    best-of-K minus that row's, paired by problem, as `report["against"]` (`row_differences`). `fresh`: the
-    fresh pools the rows scored, which kept rows need (their answers and verdicts live there). Rows of one name
-    but for `#sN` are one row trained with several seeds: `report["seeds"]` (`prmkit.experiments.payoff_seeds`)."""
+    """Every row's best-of-K and weighted voting against majority voting (`bok_report`) on the problems all rows
+    scored, with each row's cost and within-problem AUC; files into `output`, a summary row per (row, K) to `summary`.
+    `against`: a row whose weighted voting and best-of-K every other row is compared with (`row_differences`).
+    `fresh`: the fresh pools, which kept rows need. Rows of one name but for `#sN`: `report["seeds"]`."""
     from prmkit.evaluate.bok import default_ks
     from prmkit.evaluate.report import bok_report, read_scores
 
@@ -197,8 +184,7 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
 
 def row_differences(files: dict[str, str], against: str, ks: list[int], bootstrap: int = 1000, seed: int = 0
                     ) -> list[dict[str, Any]]:
-    """Each row's weighted voting and best-of-K minus row `against`'s at each K, paired by problem: the same
-    K-subsets of the same pools, the 95% interval resampling problems (`prmkit.evaluate.bok.difference_rows`).
+    """Each row's weighted voting and best-of-K minus row `against`'s at each K, paired by problem with a 95% interval.
     Rows {method, against, k, mean, lo, hi, problems}, method `weighted:NAME` or `NAME`."""
     from prmkit.evaluate.bok import difference_rows
     from prmkit.evaluate.report import candidate_pools, judged_problems, read_scores
@@ -231,7 +217,7 @@ def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dic
 
 def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A row per (payoff row, K >= 2): best-of-K and weighted voting minus majority voting [point, lo, hi] (fractions),
-    the within-problem AUC, label tokens and training seconds; the machine-readable form of the table."""
+    within-problem AUC, label tokens and training seconds."""
     diffs = {(d["method"], d["k"]): d for d in report["differences"]}
     out = []
     for r in read:
@@ -254,8 +240,7 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
 
 
 def _trained_on(cost: dict[str, Any]) -> str:
-    """What a row's model trained on: traces, or PUM pairs (each pair is two of the bt head's training rows); none
-    for an untrained scorer's row (`payoff score`)."""
+    """What a row's model trained on: traces, or pairs (two training rows each); "untrained" for `payoff score` rows."""
     if cost.get("examples") is None:
         return "?"
     if cost["examples"] == 0:
@@ -264,8 +249,6 @@ def _trained_on(cost: dict[str, Any]) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    """A labeling time: '?' where the row does not know it (a row made before rows kept it, or PUM pairs made
-    without a report)."""
     return "?" if value is None else f"{value:,.0f}"
 
 

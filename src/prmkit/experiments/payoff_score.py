@@ -1,14 +1,5 @@
-"""`prmkit payoff score`: a row for a scorer that needs no training, beside the trained rows of `payoff run`: the
-bench's exact checker (`truth:PROBLEMS`, the oracle: the ceiling the bench allows) or the rule verifier (`rule:`,
-each step's own arithmetic: the baseline any trained model should beat). It scores the fresh samples and writes the
-row as `payoff run` does (scores.jsonl, row.json; `--keep DIR`: its kept file), with no labels and no training:
-
-    prmkit payoff score --scorer truth:runs/scale/fresh/pools.jsonl --name oracle --fresh runs/scale/fresh/pools.jsonl \
-        --output runs/scale/rows/oracle --keep benchmarks/data/scale/rows
-    prmkit payoff score --scorer rule: --name rule --fresh runs/scale/fresh/pools.jsonl --output runs/scale/rows/rule
-
-A re-run resumes (scored traces are skipped); other settings in the same --output are refused.
-"""
+"""`prmkit payoff score`: the row of a scorer that needs no training (the bench's exact checker `truth:`, the rule
+verifier `rule:`), written as `payoff run` writes a row (docs/payoff.md)."""
 
 from __future__ import annotations
 
@@ -31,7 +22,7 @@ UNTRAINED = {"seconds": 0.0, "train_seconds": 0.0, "examples": 0, "peak_rss_gb":
 
 @dataclass
 class PayoffScoreConfig:
-    """`prmkit payoff score`: an untrained scorer's row (see the module docstring)."""
+    """`prmkit payoff score`: an untrained scorer's row."""
 
     scorer: str = field(default="", metadata=_help(
         "the scorer, a spec KIND:PATH (`prmkit.models.scorer_spec`): truth:PROBLEMS (the exact checker over the "

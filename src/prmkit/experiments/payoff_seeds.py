@@ -1,23 +1,5 @@
-"""A payoff row trained with several seeds: the gain over majority voting with an interval that counts the training
-seed's noise beside the problems', and the rows ranked with it.
-
-Rows whose names differ only by a `#sN` mark (`truth@600`, `truth@600#s1`, `truth@600#s2`) are one row, `truth@600`,
-trained with seeds 0, 1, 2 (`row.json`'s `seed`; a row that records none takes N, else 0). Per seed s and fresh
-problem p the row's gain d[s, p] is its accuracy minus majority voting's, on the same K-subsets. The point is the
-mean over seeds and problems. Two intervals (95%, percentile):
-
-- over problems: problems resampled, the seeds' mean d[., p] kept (what one row's interval measures, seeds averaged);
-- over problems and seeds: each resample draws the problems with replacement and, independently, the row's seeds
-  with replacement, and averages d over both draws (a two-way bootstrap). With 3 seeds a bootstrap of the seeds
-  sees a seed spread about 2/3 of its variance, so this interval is, if anything, narrow; the per-seed means are
-  shown beside it.
-
-Worked example, 2 seeds x 2 problems, d = [[0, 1], [1, 1]]: the point is 0.75; the seeds' means are 0.5 and 1.
-The ranking compares neighbours at the largest K: the higher row's gain minus the lower's, problems drawn once for
-both and each row's seeds drawn on their own; a lower bound above 0 says the order holds over problems and seeds.
-The rows ranked are those of several seeds and the untrained ones (`payoff score`: the exact checker, the rule),
-which have no seed to vary: their two intervals are one.
-"""
+"""A payoff row trained with several seeds (`NAME#sN`): the gain over majority voting with intervals over problems and
+over problems and seeds, and the rows ranked with them (docs/payoff.md, "Training seeds")."""
 
 from __future__ import annotations
 
@@ -65,8 +47,8 @@ def _groups(read: Sequence[dict[str, Any]]) -> dict[str, dict[int, str]]:
 
 def joint_interval(blocks: Sequence[np.ndarray], signs: Sequence[float], n_boot: int = 1000, seed: int = 0
                    ) -> tuple[float, float]:
-    """95% interval of sum_g sign_g * mean(blocks[g]) (each block (seeds, problems), the problems shared), resampling
-    the problems once for all blocks and each block's seeds on its own."""
+    """95% interval of sum_g sign_g * mean(blocks[g]) (each block (seeds, problems), the problems shared): a two-way
+    bootstrap resampling the problems once for all blocks and each block's seeds on its own."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, blocks[0].shape[1], size=(n_boot, blocks[0].shape[1]))  # (B, P)
     stats = np.zeros(n_boot)
@@ -86,9 +68,9 @@ def _cell(d: np.ndarray, n_boot: int, seed: int) -> dict[str, Any]:
 
 def seed_report(read: Sequence[dict[str, Any]], values: dict[tuple[str, int], np.ndarray], ks: Sequence[int],
                 n_boot: int = 1000, seed: int = 0) -> dict[str, Any] | None:
-    """The gain over majority voting at each K >= 2 with both intervals of each row trained with several seeds, and
-    of each untrained row (`payoff score`: no seed to vary), and their ranking at the largest K (the module doc);
-    None when no row has two seeds. `values`: `bok_report`'s per-problem accuracies."""
+    """Per row of several seeds and per untrained row, the gain over majority voting at each K >= 2 (the mean over seeds
+    and problems: d = [[0, 1], [1, 1]] gives 0.75) with both intervals, and the rows ranked at the largest K; None
+    when no row has two seeds. `values`: `bok_report`'s per-problem accuracies."""
     groups = _groups(read)
     if all(len(s) < 2 for s in groups.values()):
         return None
@@ -112,8 +94,8 @@ def seed_report(read: Sequence[dict[str, Any]], values: dict[tuple[str, int], np
 
 
 def seed_summary(seeds: dict[str, Any] | None, read: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A summary row per (row of several seeds, K): best-of-K and weighted voting minus majority voting, mean over
-    seeds [point, lo, hi] over problems, and `..._over_seeds` with the interval over problems and seeds."""
+    """A summary row per (row of several seeds, K): best-of-K and weighted voting minus majority voting [point, lo, hi]
+    over problems, and `..._over_seeds` over problems and seeds."""
     if not seeds:
         return []
     first = {row_group(r["name"]): r for r in reversed(read)}

@@ -1,24 +1,5 @@
-"""`prmkit sft`: a short supervised warm start of a policy on right bench traces (TRL's `SFTTrainer`), so that its
-own samples on the step-label bench are right often enough for rollout labelers (Math-Shepherd, OmegaPRM, PUM) to
-see a signal; the papers' policies are fine-tuned before their rollouts label anything.
-
-    run_sft(SFTRunConfig(output="runs/sft", problems=960, levels="1,2,3,4,5,6"))
-    # then: prmkit bench --policy runs/sft --output runs/bench_sft
-
-The data (`prmkit.experiments.sft_data`): bench problems drawn with a seed other than the bench's, each the prompt the
-bench samples the policy with and its right trace as the completion; the loss is on the completion only.
-
-Written into OUTPUT:
-
-- `sft_settings.json`: the run's settings (a re-run with other settings is refused);
-- `sft_data.jsonl`: the training rows (prompt, completion, problem id, question, level), rewritten whole;
-- `checkpoint-N/`: TRL's checkpoints every `save_steps` and at the end; a re-run continues from the last one
-  (`--no-resume`: an output with checkpoints is an error), so a crash loses only the steps since it;
-- the policy itself (config.json, weights, tokenizer; LoRA merged), moved into place with config.json last, so
-  the directory is a model for `prmkit bench --policy` (and any `--model`) only once it is whole;
-- `sft_run.json`: train loss (per logged step and mean), tokens trained, wall time, peak memory; updated at each
-  checkpoint, `"done": true` at the end. A re-run of a finished run returns it without training again.
-"""
+"""`prmkit sft`: a short supervised warm start of the bench's policy on right bench traces (TRL's `SFTTrainer`), so
+that rollout labelers see a signal in its samples (docs/bench.md, "A warm-started policy")."""
 
 from __future__ import annotations
 
@@ -47,13 +28,11 @@ __all__ = ["DATA_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft", "trained_questi
 
 DATA_FILE = "sft_data.jsonl"
 SFT_RECORD = "sft_run.json"
-# settings that may change when a run is continued: how it is carried out, not what it learns
 
 
 @dataclass
 class SFTRunConfig(TrainRunConfig):
-    """A supervised warm start of the bench's policy on right traces of bench problems (TRL SFTTrainer); the run's
-    fields are `TrainRunConfig`'s, with a warm start's defaults."""
+    """A warm start of the bench's policy on right bench traces (TRL SFTTrainer): `TrainRunConfig` with its defaults."""
 
     output: str | None = field(default=None, metadata=_help("run directory (required): checkpoints, the policy, "
                                                             "sft_run.json; a re-run continues.", resume="may-change"))
@@ -151,9 +130,7 @@ def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
 
 
 def _no_checkpointing(config_class: type) -> dict[str, Any]:
-    """Gradient checkpointing off, by the name the installed transformers gives it: `activation_checkpointing`
-    (with `gradient_checkpointing` its deprecated alias, left unset) where it exists, else `gradient_checkpointing`
-    (transformers 5.17 and before)."""
+    """Gradient checkpointing off, under the name the installed transformers uses."""
     from dataclasses import fields
 
     if "activation_checkpointing" in {f.name for f in fields(config_class)}:
@@ -209,7 +186,7 @@ def _callback(record: _Record) -> Any:
 
 
 def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Warm-start the policy (module doc); returns the run's record (also OUTPUT/sft_run.json)."""
+    """Warm-start the policy into `config.output`; returns the run's record (also OUTPUT/sft_run.json)."""
     if not config.output:
         raise ValueError("set --output (the run directory)")
     from prmkit.models.loading import resolve_model
@@ -276,8 +253,7 @@ def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log:
 
 
 def _check_max_length(rows: list[dict[str, Any]], tokenizer: Any, max_length: int) -> None:
-    """Refuse a `max_length` that leaves some example no completion token to learn from: its prompt alone is
-    that long (TRL would cut every completion token and then find nothing to train on)."""
+    """Refuse a `max_length` that the longest prompt alone reaches: its completion would be cut whole."""
     longest, row = max(((len(tokenizer(r["prompt"]).input_ids), r) for r in rows), key=lambda x: x[0])
     if longest >= max_length:
         raise ValueError(f"--max-length {max_length} is not above the prompt's length: the longest prompt "

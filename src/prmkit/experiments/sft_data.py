@@ -1,26 +1,5 @@
-"""The data of the policy's supervised warm start (`prmkit sft`): bench problems (`prmkit.data.bench`) with their
-right constructed trace, as the prompt the bench samples the policy with and the completion it should write.
-
-- **Problems** are drawn with a seed of their own, never the bench's, leaving out (`warm_start_problems`) what
-  `prmkit bench --seed BENCH_SEED` evaluates and the questions of other evaluation sets; the questions are kept
-  in the output (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them (`overlap`).
-- **Prompt**: the domain's few-shot prompt (`build_prompt`) in the policy's chat template (`in_chat_template`),
-  exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders; or another template's
-  (`template`, e.g. `generate_math_0shot`: the instruction and the question alone, a sixth of the tokens a step,
-  for a policy that is then sampled with the same template: `prmkit rl grpo --template`).
-- **Completion**: the right trace's steps (one computation each, then "The answer is $N$.") joined by
-  ` [STEP] ` as in the few-shot answers, after the prompt as a rollout's partial answer follows it
-  (`prmkit.generate.rollout.partial_answer`): a space between them unless the prompt ends with whitespace. A chat
-  prompt ends on the assistant turn's newline, and so does a prompt left as raw text (a model without a chat
-  template, Gemma-3-270M; `chat` off): every built-in template ends on "Answer:" and a newline. A student
-  warm-started so reads, after a prefix, the text it was trained on ("Answer:\n3 * 4 = 12. [STEP]", not
-  "Answer:\n 3 * 4 ..."). TRL appends the tokenizer's end-of-sequence token (`<|im_end|>`, the end of a chat turn,
-  for SmolLM2; `<eos>` for Gemma-3).
-
-    >>> rows = sft_rows(warm_start_problems(2, seed=1, levels=(1,)), tokenizer=None)
-    >>> rows[0]["completion"].endswith("The answer is $" + rows[0]["answer"] + "$.")
-    True
-"""
+"""The data of `prmkit sft`: bench problems drawn with a seed of their own, each the prompt the bench samples the
+policy with and its right constructed trace as the completion (docs/bench.md, "A warm-started policy")."""
 
 from __future__ import annotations
 
@@ -37,8 +16,7 @@ __all__ = ["held_out_questions", "overlap", "sft_rows", "warm_start_problems"]
 
 
 def held_out_questions(bench_seed: int, holdout: int, levels: tuple[int, ...], size: str) -> set[str]:
-    """The questions of the bench's first `holdout` problems at `bench_seed` (what it evaluates with these levels
-    and size and at most that many problems)."""
+    """The questions of the bench's first `holdout` problems at `bench_seed`."""
     return {p.question for p in bench_problems(holdout, bench_seed, levels, size)} if holdout else set()
 
 
@@ -62,9 +40,9 @@ def warm_start_problems(n: int, seed: int, levels: tuple[int, ...], size: str = 
 
 def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, seed: int = 0,
              template: str | None = None) -> list[dict[str, Any]]:
-    """One {prompt, completion} row per problem (module doc), with its id, question, level and answer.
-    `tokenizer`: the policy's (its chat template renders the prompt); None: raw few-shot text. `template`: the
-    prompt template text (None: the domain's few-shot one)."""
+    """One {prompt, completion} row per problem, with its id, question, level and answer. The prompt is `build_prompt`'s
+    in the policy's chat template (`tokenizer` None: raw text); the completion is the right trace's steps joined by
+    ` [STEP] `, after a space unless the prompt ends with whitespace (as a rollout's partial answer follows it)."""
     rng = random.Random(f"sft-{seed}")
     out = []
     for p in problems:

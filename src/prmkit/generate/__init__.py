@@ -1,7 +1,5 @@
-"""Generation of step-delimited CoT pools (MCNIG paper, sec. 3.1 and 4.2): prompts, backends, filtering; and
-rollouts, K validated continuations after step prefixes (Math-Shepherd, OmegaPRM, PUM prefix gain); executors that
-run per-item work here or on Ray actors (`distributed`, used by generate, rollout and label). How each kind of
-problem is prompted, read and checked is its domain's (`prmkit.domains`)."""
+"""Generation of step-delimited CoT pools (MCNIG paper sec 3.1, 4.2) and rollouts after step prefixes; executors
+that run the work here or on Ray."""
 
 from prmkit.generate.backends import (
     BACKENDS,

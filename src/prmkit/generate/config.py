@@ -1,15 +1,6 @@
-"""The sampling settings of prmkit, declared once, and the configs of `prmkit generate` and `prmkit rollout`.
-
-`DecodingConfig` (how each sample is decoded) <- `SamplerBackendConfig` (+ K and the backend) <- `SamplerConfig`
-(+ the model). Every verb that samples inherits them, overriding a default where its method's paper differs:
-generate and rollout (here), the rollout labelers (`label.rollout_labeling.RolloutLabelConfig`), PUM
-(`label.pum.PumConfig`, its students a `SamplerBackendConfig`), search (`search.BeamConfig`) and GRPO (`rl.RLConfig`:
-decoding only, TRL samples).
-
-Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
-filtering that keeps up to eight traces per problem (sec 3.1); PUM (appendix, gain estimation) samples at T = 0.7.
-Creating a config loads no model and touches no network; `make_backend()` loads the model.
-"""
+"""The sampling settings declared once (`DecodingConfig` <- `SamplerBackendConfig` <- `SamplerConfig`, inherited by
+every verb that samples) and the configs of `prmkit generate` and `prmkit rollout`. Defaults: MCNIG paper sec 3.1
+and 4.2 (K = 8, T = 1.0, top-p 0.95, eight traces kept per problem)."""
 
 from __future__ import annotations
 
@@ -48,8 +39,7 @@ class DecodingConfig:
 
 @dataclass
 class SamplerBackendConfig(DecodingConfig):
-    """K samples per prompt on a prmkit backend; the model is the subclass's (`SamplerConfig.model`, PUM's
-    students)."""
+    """K samples per prompt on a prmkit backend; the model is the subclass's."""
 
     k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix)."))
     backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
@@ -70,8 +60,7 @@ class SamplerBackendConfig(DecodingConfig):
 
 @dataclass
 class SamplerConfig(SamplerBackendConfig):
-    """How to sample: the backend, the model and the sampling settings (generate, rollout, search, the rollout
-    labelers)."""
+    """How to sample: the backend, the model and the sampling settings."""
 
     model: str = field(default=DEFAULT_MODEL, metadata=_help("embedded name, local HF dir, or served model name."))
     dtype: str | None = field(default=None, metadata=_help("weights dtype (None: transformers float32 on a CPU, "

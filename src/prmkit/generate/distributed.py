@@ -1,20 +1,5 @@
-"""Executors of per-item work: in this process, or scaled out on Ray (Ray Data `map_batches` over an actor pool).
-
-The recipes of `prmkit generate`, `rollout` and `label` each cut their job into items not yet done and a picklable
-callable `work(item) -> result`. An executor maps the work over the items and yields `(index, result)` as results
-come back; the recipe is the only writer of the output and appends each result as it arrives, so resuming and the
-output lock are the same whichever executor ran the work.
-
-- `LocalExecutor`: one worker, here, in item order.
-- `RayExecutor`: each of its n actors unpickles `work` once, so a model is loaded once per actor (`Resident`), then
-  serves items one at a time; results stream back in completion order. The driver may be killed at any time: what
-  it appended is kept, what was in flight is redone by the next run.
-
-    executor = make_executor(ScaleConfig(ray="local", ray_actors=2))
-    for i, result in executor.map(work, items): ...
-
-`ray` is an optional dependency (`pip install prmkit[ray]`); it is imported only by `RayExecutor`.
-"""
+"""Executors of per-item work, here (`LocalExecutor`) or on Ray actors (`RayExecutor`), yielding (index, result) as
+results come back; the calling recipe stays the only writer of its output (docs/scale_out.md)."""
 
 from __future__ import annotations
 
@@ -57,12 +42,8 @@ class Executor(Protocol):
 
 
 class Resident(Generic[T]):
-    """An object (a model, a backend, labelers) built once where the work runs. Pickled, only `build` travels:
-    each Ray actor builds its own on first use; here, `value` (when given) is used as it is.
-
-    >>> r = Resident(list, value=[1]); r.get(), pickle.loads(pickle.dumps(r)).get()
-    ([1], [])
-    """
+    """An object (a model, a backend, labelers) built once where the work runs: pickled, only `build` travels; here,
+    `value` (when given) is used as it is."""
 
     def __init__(self, build: Callable[[], T], value: T | None = None):
         self.build, self._value = build, value

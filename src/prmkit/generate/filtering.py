@@ -1,13 +1,4 @@
-"""Filtering and subsampling of generated pools (MCNIG paper, sec. 3.1, "Filtering and Subsampling").
-
-1. remove traces whose final answer could not be extracted;
-2. remove problems the model solves every time (no contrast between correct and incorrect paths);
-3. subsample up to eight traces per problem: at least one correct when one exists, the rest incorrect
-   (topped up with further correct traces when there are too few incorrect ones).
-
-The answer sets C_q and W_q are kept in full, whatever is filtered: they are stored at generation time in
-`problem.meta["correct_answers"]` / `["incorrect_answers"]` and read by the MCNIG labeler.
-"""
+"""Filtering and subsampling of generated pools (MCNIG paper sec 3.1, "Filtering and Subsampling")."""
 
 from __future__ import annotations
 
@@ -49,7 +40,8 @@ def subsample(pool: Pool, max_traces: int, rng: random.Random) -> Pool:
 def filter_pools(
     pools: Iterable[Pool], max_traces: int = 8, seed: int = 0
 ) -> tuple[list[Pool], FilterReport]:
-    """Apply the three stages; returns the kept pools and the counts at every stage."""
+    """MCNIG sec 3.1's three stages: drop traces without an answer, drop problems solved every time, `subsample`;
+    returns the kept pools and the counts at every stage. C_q and W_q stay whole in `problem.meta`."""
     report = FilterReport()
     pools = list(pools)
     report.add("generated", pools)

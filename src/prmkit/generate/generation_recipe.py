@@ -1,8 +1,4 @@
-"""The `generate` recipe: load problems, sample, validate, filter; returns a report of what it did.
-
-    report = run_generation(GenerateConfig(data="demo", limit=5, k=4), "runs/demo/pools.jsonl")
-    print("\\n".join(report.lines()))
-"""
+"""The `generate` recipe: load problems, sample, validate, filter; returns a report of what it did."""
 
 from __future__ import annotations
 

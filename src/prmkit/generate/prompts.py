@@ -1,9 +1,5 @@
-"""Few-shot prompts with the `[STEP]` delimiter and each domain's final-answer format (MCNIG paper, sec. 3.1).
-
-Templates are files in `prmkit/templates/generate_<domain>.txt` with `{question}` (and, for SQL, `{schema}`)
-placeholders, filled by plain replacement so that braces in code and LaTeX need no escaping. Each domain's template,
-stop strings and question text are fields of its `Domain` (`prmkit.domains`).
-"""
+"""Few-shot prompts with the `[STEP]` delimiter and each domain's answer format (MCNIG paper sec 3.1), filled by
+plain replacement so that braces in code and LaTeX need no escaping."""
 
 from __future__ import annotations
 
@@ -46,12 +42,8 @@ _SHOT = re.compile(r"Question: (.*?)\nAnswer:(.*?)(?=\n\nQuestion: |\Z)", re.S)
 
 
 def chat_messages(prompt: str) -> list[dict[str, str]] | None:
-    """A `Question:/Answer:` few-shot prompt as chat turns (instruction -> system, shots -> user/assistant).
-
-    Instruct models follow the few-shot format far better in their own chat format (SmolLM2-135M-Instruct:
-    `[STEP]` and `$...$` are used in most samples in chat form, rarely in raw text). Returns None for prompts
-    of another shape (code, SQL), which stay raw text.
-    """
+    """A `Question:/Answer:` few-shot prompt as chat turns (instruction -> system, shots -> user/assistant), which
+    instruct models follow far better than raw text; None for prompts of another shape (code, SQL)."""
     head, sep, _ = prompt.partition("Question: ")
     shots = _SHOT.findall(prompt)
     if not sep or not shots or shots[-1][1].strip():

@@ -62,8 +62,7 @@ def _reverify(path: str | Path, output: str | Path | None, show: int, reextract:
                 pool.traces[k] = replace(t, answer=answer)
         log(f"re-extracted answers: {moved} changed")
     pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
-    # The full answer sets C_q, W_q (all K samples, stored before filtering) are re-validated too, so that a
-    # filtered file keeps the answers of traces it no longer holds.
+    # the stored answer sets (all K samples, before filtering) too: a filtered file keeps them whole
     kept = [_stored_answers(p) for p in pools]
     stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
     verdicts = verify_answers(pairs + stored)

@@ -1,21 +1,6 @@
-"""Rollouts: K sampled continuations after a step prefix of a trace, each validated (the primitive behind
-Math-Shepherd, OmegaPRM, PUM prefix gain, beam search and GRPO).
-
-How a prefix is rendered: the generation prompt of its problem (`prompts.build_prompt`: the domain's few-shot one,
-or the sampling's `template`; in the model's chat template when chat is on: `backend.render`), then the assistant's
-partial answer: the prefix steps joined with " [STEP] " and followed by " [STEP]", so the model goes on with the
-next step. A space separates prompt and partial answer unless the prompt ends with whitespace. Zero steps is the
-no-prefix baseline q(x, ∅) of PUM (sec 3.1): the generation prompt alone. With the math template and chat off,
-prefix ["3 * 4 = 12."] reads
-
-    ...Question: Tom has 3 boxes...\\nAnswer: 3 * 4 = 12. [STEP]
-
-The continuation's answer is extracted from the continuation alone (the prefix's own numbers are not answers) and
-checked with the problem's validator. Continuation k of a prefix is seeded from (seed, prefix id, k), never from its
-batch position. Prefixes of many problems share one generation call (`prefixes_per_batch` x K rows). Records are
-appended one line per prefix, keyed on the prefix id (a re-run skips prefixes already written), by this process as
-the batches come back from the executor (`distributed`).
-"""
+"""Rollouts: K validated continuations after a step prefix of a trace (the primitive of Math-Shepherd, OmegaPRM, PUM
+prefix gain, beam search and GRPO; docs/generate_verify.md). A continuation's answer is read from it alone, and
+continuation k is seeded from (seed, prefix id, k), never from its batch position."""
 
 from __future__ import annotations
 
@@ -63,11 +48,8 @@ class RolloutStats:
 
 
 def partial_answer(rendered_prompt: str, steps: Sequence[str]) -> str:
-    """The prompt followed by the assistant's partial answer (see the module doc).
-
-    >>> partial_answer("Answer:", ["a = 1.", "b = 2."])
-    'Answer: a = 1. [STEP] b = 2. [STEP]'
-    """
+    """The prompt, then the steps joined by " [STEP] " and a final " [STEP]" (a space first unless the prompt ends in
+    whitespace): "Answer:", ["a = 1.", "b = 2."] -> "Answer: a = 1. [STEP] b = 2. [STEP]"."""
     if not steps:
         return rendered_prompt
     sep = "" if rendered_prompt[-1:].isspace() else " "
@@ -140,8 +122,7 @@ def _records(batch: Sequence[PrefixRequest], outs: list[list[Completion]], token
 
 def _rollout_batch(backend: Resident[PromptBackend], cfg: SamplingConfig, one_step: bool,
                    batch: Sequence[tuple[PrefixRequest, str, int]]) -> tuple[list[Rollout], float]:
-    """The work on one batch of (request, rendered text, tokens read): K continuations each, validated, as
-    records, and the sampling seconds; the backend is built once where it runs."""
+    """K validated continuations of each (request, rendered text, tokens read) as records, and the sampling seconds."""
     requests = [r for r, _, _ in batch]
     stop = cfg.stop or tuple(dict.fromkeys(s for r in requests for s in STOP.get(r.problem.domain, ())))
     stop = (*stop, STEP) if one_step and STEP not in stop else stop
@@ -169,14 +150,9 @@ def rollout_prefixes(
     executor: Executor | None = None,
     one_step: bool = False,
 ) -> RolloutStats:
-    """cfg.n continuations after each prefix not yet in `output` (all of them without an output file).
-
-    Every request is checked before anything is generated or written (here: a `Resident` backend is built here
-    too). `cfg.stop` defaults to the domain's stops. The batches run through `executor` (default: here).
-    `one_step`: each continuation also stops at the next `[STEP]` (one-step expansions for beam search); one that
-    stopped there has `stopped_at == "[STEP]"`, one that ended otherwise (an answer, end of sequence, the token
-    limit) finished its trace.
-    """
+    """cfg.n continuations after each prefix not yet in `output` (all of them without one), every request checked
+    first; `cfg.stop` defaults to the domain's stops. `one_step`: also stop at the next `[STEP]` (`stopped_at ==
+    "[STEP]"`: the trace goes on; any other end finished it)."""
     resident = backend if isinstance(backend, Resident) else Resident(lambda: backend, backend)
     backend = resident.get()
     rendered = dict(zip((r.prefix_id for r in requests), check_requests(requests, backend, cfg.template), strict=True))

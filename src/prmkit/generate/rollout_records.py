@@ -1,11 +1,4 @@
-"""The rollout record: one JSON line per prefix with its K validated continuations (written by `prmkit rollout`).
-
-    {"prefix_id": "demo-0-0/t1@1", "problem_id": "demo-0-0", "prefix_steps": 1, "seed": 2874134621,
-     "tokens_read": 402,
-     "continuations": [{"text": " 12 - 2 = 10. [STEP] The answer is $10$.", "steps": ["12 - 2 = 10.",
-                        "The answer is $10$."], "answer": "10", "correct": true, "reason": "equal",
-                        "tokens_generated": 17, "stopped_at": null}, ...]}
-"""
+"""The rollout record: one JSON line per prefix with its K validated continuations (docs/generate_verify.md)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Generate K step-delimited CoTs per problem, extract and validate their answers, write one Pool per problem.
-
-MCNIG paper, sec. 3.1: few-shot prompt with `[STEP]` -> K samples (T = 1.0, top-p 0.95, sec. 4.2) -> answers
-y_1..y_K -> V_q(y) -> answer sets C_q, W_q (kept in full in `problem.meta`) -> filtering (`filtering.py`).
-
-Writing is append-only with one fsynced line per problem (`AppendOnlyWriter`), so a run killed at any point
-(even `kill -9`) resumes where it stopped: problems already in the file are skipped. The batches run through an
-executor (`distributed`: here, or on Ray actors); this process appends each batch's pools as they come back.
-"""
+"""Sample K step-delimited CoTs per problem, validate their answers and append one Pool per problem (MCNIG paper
+sec 3.1; the answer sets C_q, W_q kept in full in `problem.meta`)."""
 
 from __future__ import annotations
 
@@ -63,8 +56,7 @@ def _seed(base: int, problems: Sequence[Problem]) -> int:
 
 def _sample_batch(backend: Resident[Backend], cfg: SamplingConfig, source: str,
                   batch: Sequence[Problem]) -> tuple[list[Pool], list[int], float]:
-    """The work on one batch of problems (sample, parse, validate; the backend is built once where it runs): the
-    batch's pools (a trace per sample), the tokens generated for each, and the sampling seconds."""
+    """Sample, parse and validate one batch: its pools, the tokens generated for each, the sampling seconds."""
     built = backend.get()
     stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
     start = time.perf_counter()

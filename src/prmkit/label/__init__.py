@@ -1,19 +1,5 @@
-"""Step labels for process supervision: labelers (IG, MCNIG, ...) behind one interface, run by one recipe.
-
-    from prmkit.data.formats import read_pools
-    from prmkit.label import InformationConfig, LabelConfig, label_pools
-
-    reports = label_pools(read_pools("demo"), LabelConfig(method="ig,mcnig"), "runs/{method}.jsonl",
-                          [InformationConfig(model="smollm2-135m")])
-
-`LABELERS` maps method names to labeler classes (`Labeler` in `prmkit.label.base`); `label_pools` /
-`run_labelers` is the recipe (resume, settings check, threshold, report); `threshold_files` /
-`apply_threshold` the engine of `prmkit threshold`; `export_labels` / `to_dataset` of `prmkit export`.
-The paper formulas have their own modules: `information_gain`, `mcnig`, `threshold`, `complexity`; the rollout
-labelers `math_shepherd` and `omegaprm` (Math-Shepherd, OmegaPRM) are `rollout_labeling`'s subclasses, their
-prefixes rolled out through `rollout_batches` (shared within a pool, batched across pools). PUM (pum_paper) is its
-own pipeline in the subpackage `pum` (pairs, not step labels).
-"""
+"""Step labels for process supervision: labelers behind one interface (`LABELERS`), run by one recipe
+(`label_pools`); thresholds and export."""
 
 from prmkit.label.base import LabelCost, Labeled, Labeler, LabelerBase
 from prmkit.label.complexity import information_tokens, omegaprm_tokens, shepherd_tokens

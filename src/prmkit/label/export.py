@@ -1,14 +1,5 @@
-"""Step labels -> TRL stepwise supervision (`{prompt, completions, labels}`): JSONL, parquet, or a
-`datasets.Dataset` in memory. The engine of `prmkit export`.
-
-Formats (`EXPORT_FORMATS`): `trl` writes the 0/1 labels; `trl-soft` writes soft labels in [0, 1],
-sigmoid(score - tau) for IG/MCNIG (`prmkit.label.threshold.soft_labels`, what `prmkit train --soft` trains on),
-and keeps the raw scores (nats) under `scores` with `threshold`; `parquet` / `parquet-soft` are the same columns
-in a parquet file. Example `trl-soft` line, tau = 1:
-
-    {"prompt": "q?", "completions": ["a", "b"], "labels": [0.5, 0.881], "id": "p/0", "scores": [1.0, 3.0],
-     "threshold": 1.0}
-"""
+"""Step labels -> TRL stepwise supervision (`{prompt, completions, labels}`) as JSONL, parquet or a
+`datasets.Dataset`: `prmkit export` (formats: docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -38,8 +29,7 @@ def hard_values(lab: StepLabels) -> list[int]:
 
 
 def soft_values(lab: StepLabels) -> list[float]:
-    """sigmoid(score - tau) with the record's threshold; scores already in [0, 1] (MC values, TRL files) as they
-    are; anything else (raw nats without a tau) is an error."""
+    """sigmoid(score - tau) with the record's threshold; scores in [0, 1] as they are; raw nats without tau raise."""
     if lab.threshold is not None:
         return soft_labels(lab.scores, lab.threshold)
     if all(0.0 <= s <= 1.0 for s in lab.scores):
@@ -87,8 +77,8 @@ def trl_records(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os
 
 def to_dataset(pools: str | os.PathLike[str] | Iterable[Pool], labels: str | os.PathLike[str] | Iterable[StepLabels],
                soft: bool = False):
-    """A `datasets.Dataset` with TRL's stepwise columns `prompt, completions, labels` (and `id`; with `soft`,
-    soft labels plus `scores` and `threshold`), or `.to_parquet(path)` (which `prmkit train --labels` reads)."""
+    """A `datasets.Dataset` with TRL's stepwise columns (`prompt, completions, labels, id`; with `soft`, soft labels
+    plus `scores` and `threshold`)."""
     from datasets import Dataset
 
     records = list(trl_records(pools, labels, "trl-soft" if soft else "trl"))

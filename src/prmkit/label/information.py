@@ -1,11 +1,5 @@
-"""The information labeler: IG and MCNIG step scores (MCNIG paper, mcnig_paper.txt sec 3.2), one labeler for both.
-
-Per problem, one forward pass of `InformationScorer` reads I_i(y) for every step prefix i = 0..N of every
-pending trace and every answer y the methods need (I_0 shared); each method's formula then turns that
-table into step scores. With `--method ig,mcnig` both methods share the pass: IG needs y* only, which is the
-first of MCNIG's answers (`answer_sets`), so IG reads the first column of MCNIG's table.
-Each method is a plan (the answers to score, the indices of C_q / W_q) and a formula, by name in `METHODS`.
-"""
+"""The information labeler: IG and MCNIG step scores (MCNIG paper sec 3.2) from one forward pass per problem; IG
+reads y*, the first column of MCNIG's table."""
 
 from __future__ import annotations
 
@@ -31,8 +25,7 @@ __all__ = ["METHODS", "VARIANTS", "InformationConfig", "InformationLabeler", "ma
 
 @dataclass
 class InformationConfig(LabelerModelConfig):
-    """Settings of the IG / MCNIG labeler (`model`: the scorer, shared with the other labelers of the run). Defaults
-    are the MCNIG paper's (sec 3.2, appendix D: max, step 0)."""
+    """Settings of the IG / MCNIG labeler; defaults from the MCNIG paper (sec 3.2, appendix D: max, step 0)."""
 
     aggregation: str = field(default="max", metadata={"help": f"MCNIG: {' | '.join(ANSWER_SET_AGGREGATIONS)} "
                                                               "over each answer set"})
@@ -55,8 +48,7 @@ _RUNTIME_KEYS = ("max_step_tokens", "max_batch_tokens", "forward_tokens")
 
 
 def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> InformationScorer:
-    """The scorer of `config`'s templates and separator (built-in label_prompt.txt / answer_cue.txt by default).
-    `model` may be None until the first forward pass (the scorer's token counts need the tokenizer only)."""
+    """The scorer of `config`'s templates and separator; `model` may be None until the first forward pass."""
     from prmkit.label.information_scorer import InformationScorer
 
     scorer = InformationScorer(model, tokenizer, load_template("label_prompt", config.prompt_template),
@@ -66,8 +58,7 @@ def make_scorer(model: Any, tokenizer: Any, config: InformationConfig) -> Inform
 
 
 def paper_tokens(scorer: InformationScorer, question: str, steps: list[str], answers: list[str]) -> int:
-    """`information_tokens` (appendix A) for one CoT, counted with `scorer`'s tokenizer and templates:
-    |q| + sum|r_i| is the prompt and the steps with separators, T the answers' own token lengths."""
+    """`information_tokens` (MCNIG appendix A) for one CoT, counted with `scorer`'s tokenizer and templates."""
     seg = scorer.segments(question, steps, [], with_step0=True)
     return information_tokens(seg.prefix_len, len(steps), [len(scorer.answer_ids(a)) for a in answers])
 
@@ -87,8 +78,7 @@ def _plan_mcnig(pool: Pool) -> Plan | str:
     return (answers, correct, incorrect) if incorrect else "no incorrect answer"
 
 
-# MCNIG's variants of appendix D under names of their own, so that one forward pass labels them all
-# (`prmkit label --method mcnig,mcnig-mean,mcnig-previous,mcnig-mean-previous`): (aggregation, reference)
+# MCNIG's appendix-D variants, named so that one forward pass labels them all: (aggregation, reference)
 VARIANTS: dict[str, tuple[str, str]] = {"mcnig-mean": ("mean", "step0"), "mcnig-previous": ("max", "previous"),
                                         "mcnig-mean-previous": ("mean", "previous")}
 # method -> (plan of a pool, formula: (information table rows i = 0..N, plan, the method's params) -> step scores)
@@ -101,12 +91,8 @@ METHODS: dict[str, tuple[Callable[[Pool], Plan | str], Callable[[list[list[float
 
 
 class InformationLabeler(LabelerBase):
-    """IG and/or MCNIG labels, one forward pass per problem for all the methods it serves (`label_stream`: several
-    problems per forward pass).
-
-    `scorer` replaces loading `config.model` (e.g. a model already in memory). Otherwise only the tokenizer
-    is loaded here (for `unreadable`); the weights are loaded by the first `label` call.
-    """
+    """IG and/or MCNIG labels, one forward pass for all its methods. `scorer` replaces loading `config.model`;
+    otherwise the weights load on the first `label` call."""
 
     # MCNIG >= IG (MCNIG table 8 / fig. 2); MCNIG's labels near the rollout labelers' (MCNIG table 1)
     claims: ClassVar[dict[str, tuple[str, ...]]] = {"mcnig": ("ig", "math-shepherd", "omegaprm")}
@@ -132,8 +118,6 @@ class InformationLabeler(LabelerBase):
         return {"method": method} | {k: v for k, v in asdict(self.config).items() if k not in _RUNTIME_KEYS} | own
 
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
-        """{trace id: why} for the traces in `ids` whose step or packed sequence (prompt, steps, answer blocks)
-        exceeds `max_step_tokens` or the model's context; tokenizer only."""
         answers = max((plan[0] for m in self.methods if not isinstance(plan := METHODS[m][0](pool), str)),
                       key=len, default=[])
         limit = self.config.max_step_tokens or self.context
@@ -155,16 +139,12 @@ class InformationLabeler(LabelerBase):
         return plan if isinstance(plan, str) else None
 
     def _ledger(self, pool: Pool, steps: list[str], answers: list[str], paper: int) -> dict[str, Any]:
-        """A record's cost: the tokens of its own packed sequence (the I_0 pass, shared by the problem's traces,
-        is counted in the call's total only), nothing generated, and the paper's count for the method."""
+        """A record's cost: its own packed sequence's tokens (the shared I_0 pass only in the call's total)."""
         own = len(self.scorer.segments(pool.problem.question, steps, answers, with_step0=False).ids) if steps else 0
         return {"tokens_read": own, "tokens_generated": 0, "paper_tokens": paper, "steps": len(steps)}
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
-        """`label` of each (pool, todo), in order, the packed sequences of several problems in one forward pass:
-        problems are gathered while their sequences hold at most `max_batch_tokens` tokens (one problem at least).
-        A problem's scores do not depend on its neighbours (each sequence has its own block mask) beyond float
-        rounding; a problem a method cannot label is an error once the problems before it are yielded."""
+        """Problems gathered into forward passes of at most `max_batch_tokens` packed tokens (one at least)."""
         window: list[_Job] = []
         for pool, todo in items:
             try:
@@ -179,7 +159,6 @@ class InformationLabeler(LabelerBase):
         yield from self._run(window)
 
     def _prepare(self, pool: Pool, todo: Mapping[str, Set[str]]) -> _Job:
-        """The plans, answers, traces and packed sequences of one labeling call (no model run)."""
         plans: dict[str, Plan] = {}
         for m in todo:
             plan = METHODS[m][0](pool)
@@ -194,7 +173,6 @@ class InformationLabeler(LabelerBase):
         return _Job(pool, todo, plans, answers, traces, segs)
 
     def _run(self, jobs: list[_Job]) -> Iterator[Labeled]:
-        """The jobs' sequences in shared forward passes (`run_batched`), then each job's records, in order."""
         if not jobs:
             return
         if self.scorer.model is None:
@@ -224,7 +202,7 @@ class InformationLabeler(LabelerBase):
 
 @dataclass
 class _Job:
-    """One labeling call before its forward pass: what `_records` needs, and the packed sequences to run."""
+    """One labeling call before its forward pass."""
 
     pool: Pool
     todo: Mapping[str, Set[str]]

@@ -1,21 +1,5 @@
-"""The information I_i(y) of every answer y after every step prefix, in one forward pass per CoT.
-
-MCNIG paper (mcnig_paper.txt) sec 3.2.1 defines I_i(y) = sum_t log p(y_t | q, R_{1:i}, y_<t); sec 3.2.4 and
-appendix A make it O(N): encode q and the whole CoT once, then score only the answer tokens for each
-(step, answer) pair against that shared prefix. We do this in a single forward pass with a block
-attention mask (a small tree):
-
-    [prompt][r_1 sep][r_2 sep]...[r_N sep] | [cue]_1 [y_a]_1 [y_b]_1 ... | [cue]_2 [y_a]_2 ... | ...
-     causal shared prefix                    block i attends to prefix[:end_i] + its own cue + itself
-
-Position ids of block i continue from the end of step i, so each block sees exactly what the naive
-re-encoding of `prompt + r_1..r_i + cue + y` would. The cue (the answer template's text before the answer)
-is shared by all answers of a block, and the last answer token needs no input (only its log-prob), so an
-answer y costs |y| - 1 tokens. I_0 does not depend on the CoT: it is computed once per problem by the same
-code with no steps.
-
-Example: 1 step, answers ["4", "5"] -> `I == [[I_0("4"), I_0("5")], [I_1("4"), I_1("5")]]` (nats, <= 0).
-"""
+"""The information I_i(y) = sum_t log p(y_t | q, R_{1:i}, y_<t) of every answer y after every step prefix, in one
+forward pass per CoT through a block attention mask (MCNIG paper sec 3.2.1, 3.2.4, appendix A)."""
 
 from __future__ import annotations
 
@@ -30,8 +14,7 @@ from prmkit.models.stepwise import encode_steps, encode_text
 
 __all__ = ["CPU_FORWARD_TOKENS", "InformationScorer", "Segments", "build_segments", "pack_rows"]
 
-# padded tokens per forward pass on a CPU: on 2 cores, MCNIG labeling ran ~20% faster at 2,048 than at 16,384
-# (SmolLM2-135M shape, benchmarks/gpu_check.py's pools, quiet machine: 438-496 against 377-387 tok/s)
+# padded tokens per forward pass on a CPU: ~20% faster than 16,384 on 2 cores (SmolLM2-135M, benchmarks/gpu_check.py)
 CPU_FORWARD_TOKENS = 2048
 
 
@@ -50,10 +33,11 @@ class Segments:
 
 
 def build_segments(prefix_ids: list[int], ends: list[int], cue_ids: list[int], answers: list[list[int]]) -> Segments:
-    """Pack a prefix and, for each boundary in `ends`, a cue block and one block per answer.
+    """Pack a prefix and, for each boundary `ends[i]` (prefix length after step i), a cue block and one block per
+    answer y holding y_1..y_{T-1}, its position ids continuing from the boundary:
 
-    `ends[i]` is the prefix length after step i (as returned by `encode_steps`). The answer block of y holds
-    y_1..y_{T-1}; y_1 is predicted at the last cue token (or at ends[i]-1 when the cue is empty).
+        [prompt][r_1 sep]...[r_N sep] | [cue]_1 [y_a]_1 [y_b]_1 ... | [cue]_2 [y_a]_2 ... | ...
+        block i attends to prefix[:end_i] + its own cue + itself
     """
     seg = Segments(ids=list(prefix_ids), positions=list(range(len(prefix_ids))), prefix_len=len(prefix_ids))
     for end in ends:
@@ -79,8 +63,7 @@ def build_segments(prefix_ids: list[int], ends: list[int], cue_ids: list[int], a
 
 
 def pack_rows(lengths: list[int], capacity: int) -> list[list[int]]:
-    """Indices of sequences of these lengths in rows of at most `capacity` tokens (a longer one alone in its row):
-    first fit, longest first, so that short sequences fill a row beside each other instead of padding.
+    """Indices of sequences in rows of at most `capacity` tokens (a longer one alone), first fit, longest first.
     Example: lengths (5, 2, 3, 4), capacity 7 -> [[0, 1], [3, 2]]."""
     rows: list[list[int]] = []
     room: list[int] = []
@@ -108,13 +91,8 @@ def _block_mask(seg: Segments) -> torch.Tensor:
 
 
 class InformationScorer:
-    """Computes I_i(y) for a model, a prompt template and an answer-cue template.
-
-    prompt_template: text with `{question}` that precedes the CoT (tokenised with the BOS, if any).
-    cue_template: text with `{answer}` that follows a step prefix, e.g. "The answer is {answer}"; a space
-        before `{answer}` moves into the answer so that BPE tokenises " 42" as it would in running text.
-    sep: text appended (as its own tokens) after every step.
-    """
+    """Computes I_i(y) for a model, a `{question}` prompt template and an `{answer}` cue template; a space before
+    `{answer}` moves into the answer so that BPE tokenises " 42" as in running text."""
 
     def __init__(self, model: Any, tokenizer: Any, prompt_template: str, cue_template: str, sep: str = "\n"):
         if "{answer}" not in cue_template:
@@ -143,9 +121,8 @@ class InformationScorer:
 
     @torch.inference_mode()
     def run(self, segs: list[Segments], rows: list[list[int]] | None = None) -> list[list[list[float]]]:
-        """One batched forward pass over packed sequences; returns I[seq][boundary][answer]. `rows`: which
-        sequences share a row (indices into `segs`, each sequence in one row; default one a row): a row holds them
-        side by side, each under its own block mask, so they do not see each other (`pack_rows`)."""
+        """One batched forward pass; returns I[seq][boundary][answer]. `rows`: which sequences share a row (default
+        one a row), each under its own block mask."""
         rows = [[i] for i in range(len(segs))] if rows is None else rows
         lengths = [sum(len(segs[i].ids) for i in row) for row in rows]
         length = max(lengths)
@@ -177,10 +154,8 @@ class InformationScorer:
         return [[[float(sum(islice(logp, len(y)))) for y in row] for row in s.reads] for s in segs]
 
     def run_batched(self, segs: list[Segments]) -> list[list[list[float]]]:
-        """`run` over batches of at most `max_tokens` padded tokens (one row at least), the sequences first packed
-        into rows of up to `row_tokens` tokens or the longest sequence (`pack_rows`: short sequences share a row
-        instead of padding it; a row's attention grows with its length, so rows stay short), so that memory is
-        bounded by the longest sequence, not by the number of traces; results in input order."""
+        """`run` over batches of at most `max_tokens` padded tokens, sequences packed into rows of up to
+        `row_tokens` (or the longest); results in input order."""
         out: list[list[list[float]]] = [[] for _ in segs]
         lengths = [len(s.ids) for s in segs]
         cpu = self.model.device.type == "cpu"
@@ -195,8 +170,7 @@ class InformationScorer:
         return out
 
     def _attention_bias(self, allowed: torch.Tensor) -> torch.Tensor:
-        """The block mask in the form the model's attention takes: SDPA reads a boolean mask as is; eager
-        attention adds the mask to its scores, so it needs 0 where allowed and the dtype's minimum elsewhere."""
+        """The block mask as the attention takes it: boolean for SDPA, additive (0 / dtype min) for eager."""
         if getattr(self.model.config, "_attn_implementation", "sdpa") == "sdpa":
             return allowed
         dtype = self.model.dtype
@@ -204,8 +178,7 @@ class InformationScorer:
                                                                                           torch.finfo(dtype).min)
 
     def _token_logprobs(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """log p(target | hidden) for rows of final hidden states (R, H); the LM head runs in float64 so that
-        summing a few token log-probs adds no rounding beyond the model body's."""
+        """log p(target | hidden) for rows (R, H); the LM head runs in float64 to add no rounding to the sums."""
         head = self.model.get_output_embeddings()
         if self._head64 is None or self._head64[0] is not head.weight:
             bias = head.bias.double() if getattr(head, "bias", None) is not None else None
@@ -217,12 +190,12 @@ class InformationScorer:
         return logits.gather(1, targets[:, None])[:, 0] - logits.logsumexp(-1)
 
     def information(self, question: str, traces: list[list[str]], answers: list[str]) -> list[list[list[float]]]:
-        """I[c][i][a] for every trace c, every i = 0..N_c and every answer a; I_0 computed once and shared."""
+        """I[c][i][a] (nats, <= 0) for every trace c, i = 0..N_c and answer a; I_0 computed once and shared.
+        Example: 1 step, answers ["4", "5"] -> [[I_0("4"), I_0("5")], [I_1("4"), I_1("5")]]."""
         return self.tables(traces, self.run_batched(self.pool_segments(question, traces, answers)))
 
     def pool_segments(self, question: str, traces: list[list[str]], answers: list[str]) -> list[Segments]:
-        """The packed sequences of one problem: I_0's (no steps), then one per trace with steps. Several problems'
-        sequences may share `run_batched`'s forward passes; `tables` reads one problem's results back."""
+        """The packed sequences of one problem: I_0's (no steps), then one per trace with steps."""
         segs = [self.segments(question, [], answers, with_step0=True)]
         return segs + [self.segments(question, steps, answers, with_step0=False) for steps in traces if steps]
 
@@ -234,10 +207,7 @@ class InformationScorer:
 
     def naive_information(self, question: str, steps: list[str], answers: list[str],
                           batch_size: int = 1) -> list[list[float]]:
-        """Reference: re-encode prompt + r_1..r_i + cue + y from scratch for every (i, y), O(N^2) tokens.
-
-        `batch_size` > 1 right-pads that many re-encodings into one forward pass (a fairer baseline).
-        """
+        """Reference: re-encode prompt + r_1..r_i + cue + y for every (i, y), O(N^2) tokens, `batch_size` a pass."""
         ids, ends = encode_steps(self.tokenizer, self.prompt(question), steps, self.sep)
         ys = [self.answer_ids(a) for a in answers]
         jobs = [(ids[:end] + self.cue_ids + y, len(y)) for end in ends for y in ys]

@@ -1,13 +1,5 @@
-"""Math-Shepherd step labels (Wang et al., 2024, "Math-Shepherd", sec 3.3): M completions after every step.
-
-After step i of a CoT, M completions are sampled from the prefix r_1..r_i and validated. The hard estimate of
-step i is 1 when any completion reaches the right answer, the soft estimate the fraction that does. The last step
-needs no rollout: the CoT itself is its one completion, so its label is the CoT's own verdict. Methods
-`math-shepherd` (soft, floats in [0, 1]; they stay floats in `prmkit export --format trl-soft`) and
-`math-shepherd-hard` (0/1) share one labeler and so one set of rollouts per problem; the recipe then chooses tau
-on either by balanced accuracy as for IG/MCNIG. Cost: M rollouts after N - 1 prefixes, O(N^2) tokens per CoT
-(MCNIG paper appendix A, `prmkit.label.complexity.shepherd_tokens`).
-"""
+"""Math-Shepherd step labels (Wang et al., 2024, sec 3.3): M completions after every step prefix; the last step's
+label is the CoT's own verdict."""
 
 from __future__ import annotations
 
@@ -26,11 +18,9 @@ __all__ = ["ESTIMATES", "MathShepherdLabeler", "mc_estimates"]
 
 
 def mc_estimates(verdicts: Sequence[Sequence[bool]]) -> tuple[list[float], list[float]]:
-    """(hard, soft) Monte Carlo estimates per step from the verdicts of each step's completions (Math-Shepherd
-    sec 3.3, eqs 3-4): hard_i = 1 if any completion after step i is correct, soft_i = the fraction correct.
-
-    Example: verdicts [[T, F, F, F], [F, F, F, F], [T, T, T, T]] -> hard [1, 0, 1], soft [0.25, 0, 1].
-    """
+    """(hard, soft) estimates per step (Math-Shepherd sec 3.3, eqs 3-4): hard_i = 1 if any completion after step i
+    is correct, soft_i = the fraction correct.
+    Example: [[T, F, F, F], [F, F, F, F], [T, T, T, T]] -> hard [1, 0, 1], soft [0.25, 0, 1]."""
     if any(len(v) == 0 for v in verdicts):
         raise ValueError("every step needs at least one completion verdict")
     hard = [1.0 if any(v) else 0.0 for v in verdicts]
@@ -43,8 +33,7 @@ ESTIMATES: dict[str, int] = {"math-shepherd": 1, "math-shepherd-hard": 0}
 
 
 class MathShepherdLabeler(RolloutLabeler):
-    """Math-Shepherd labels: M rollouts after each proper step prefix of every pending trace, in one round per
-    problem, soft and/or hard estimates. `backend` replaces loading `config.model`."""
+    """Math-Shepherd soft and/or hard labels from one round of rollouts per problem."""
 
     NAME = "Math-Shepherd"
     METHODS = tuple(ESTIMATES)

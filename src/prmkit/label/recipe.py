@@ -1,15 +1,5 @@
-"""The labeling recipe behind `prmkit label`, one for every labeler (`prmkit.label.base.Labeler`).
-
-For each pool, each labeler labels the traces its methods still owe; records are appended (`AppendOnlyWriter`, one
-method a file), so `kill -9` loses at most the problem in flight and a re-run resumes where it stopped. The labeler
-calls run here or, with `ray` set, on Ray actors that each build the labelers once (`prmkit.generate.distributed`);
-this process stays the only writer either way (the lines may come in another order). Here, a labeler with
-`label_stream` is handed all its pools at once and batches the work of many pools together (rollouts up to
-`batch_size` rows, forward passes up to `max_batch_tokens`), yielding each pool's records, the same as `label`'s, in
-order as soon as they are done.
-
-    reports = label_pools(read_pools("demo"), LabelConfig(method="ig,mcnig"), "runs/{method}.jsonl")
-"""
+"""The labeling recipe behind `prmkit label`, one for every labeler: resumable append-only output, the settings
+check, the threshold and the report."""
 
 from __future__ import annotations
 
@@ -47,8 +37,7 @@ _SCORE_NEUTRAL_KEYS = ("exclude_final",)
 
 @dataclass
 class LabelConfig(ScaleConfig):
-    """Settings of the labeling recipe (`prmkit label`; `ray`, `ray_actors`: where the labelers run); each
-    labeler has its own settings dataclass."""
+    """Settings of the labeling recipe; each labeler has its own settings dataclass."""
 
     method: str = field(default="mcnig", metadata={"help": lambda: f"labeling method(s), comma-separated, of: "
                                                            f"{', '.join(LABELERS)}; methods of one labeler share "
@@ -73,9 +62,8 @@ class LabelConfig(ScaleConfig):
 
 @dataclass
 class LabelReport:
-    """What one method's run did. Tokens (measured) and `labeler_seconds` are its labeler's, shared by the methods of
-    that labeler; `seconds` is the wall time of the whole run, `labeler_seconds` the sum of the labeler's own calls
-    (with several workers more than the wall time)."""
+    """What one method's run did. Tokens and `labeler_seconds` (sum of its labeler's calls) are shared by the
+    methods of one labeler; `seconds` is the run's wall time."""
 
     method: str = ""
     output: str = ""
@@ -99,8 +87,7 @@ class LabelReport:
 
 
 def method_list(methods: str | Sequence[str]) -> list[str]:
-    """"ig, mcnig" or ["ig", "mcnig"] -> ["ig", "mcnig"]; each must be a name in LABELERS. A method named twice
-    is labeled once ("mcnig,ig,mcnig" -> ["mcnig", "ig"])."""
+    """"mcnig,ig,mcnig" or a list -> ["mcnig", "ig"]: names in LABELERS, duplicates dropped; raises ValueError."""
     names = list(dict.fromkeys(comma_list(methods)))
     if unknown := [m for m in names if m not in LABELERS]:
         raise ValueError(f"unknown method {unknown}; choose from {sorted(LABELERS)}")
@@ -110,8 +97,7 @@ def method_list(methods: str | Sequence[str]) -> list[str]:
 
 
 def output_paths(output: str | os.PathLike[str] | Mapping[str, str], methods: Sequence[str]) -> dict[str, str]:
-    """One output file per method: `output` with `{method}` filled in ("runs/{method}.jsonl"), a single path
-    when one method is asked for, or an explicit {method: path}."""
+    """{method: path} from "runs/{method}.jsonl", a single path (one method) or an explicit mapping."""
     if isinstance(output, Mapping):
         if set(output) != set(methods):
             raise ValueError(f"need one output per method {list(methods)}, got {sorted(output)}")
@@ -123,8 +109,7 @@ def output_paths(output: str | os.PathLike[str] | Mapping[str, str], methods: Se
 
 
 def build_labelers(methods: Sequence[str], settings: Sequence[Any] = ()) -> list[Labeler]:
-    """One labeler per registered class, serving all the `methods` that map to it. `settings` holds labeler
-    config instances; a labeler whose config class is not among them gets its defaults."""
+    """One labeler per registered class, serving its `methods`; a config missing from `settings` is defaulted."""
     by_class = {type(s): s for s in settings}
     groups: dict[type, list[str]] = {}
     for m in methods:
@@ -136,11 +121,8 @@ def build_labelers(methods: Sequence[str], settings: Sequence[Any] = ()) -> list
 def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLike[str] | Mapping[str, str],
                 settings: Sequence[Any] = (), progress: bool = True,
                 clock: str | os.PathLike[str] | None = None) -> dict[str, LabelReport]:
-    """Label all traces of `pools` with `cfg.method` (append-only, resumable), then apply the threshold.
-
-    `output` names one file per method (see `output_paths`); `settings` the labelers' configs (e.g.
-    `InformationConfig(model=...)`); `clock` a seconds ledger (`run_labelers`). Returns a report per method.
-    """
+    """Label all traces of `pools` with `cfg.method` (append-only, resumable), then apply the threshold; `settings`
+    holds the labelers' configs. Returns a report per method."""
     methods = method_list(cfg.method)
     outputs = output_paths(output, methods)
     if cfg.tau is not None and cfg.tau_from:
@@ -177,21 +159,19 @@ def run_label(cfg: LabelConfig, *settings: Any, progress: bool = True) -> dict[s
 
 
 def _check_resume(path: str, params: dict[str, Any]) -> None:
-    """A re-run may only extend a file made with the same settings: mixed records would be meaningless."""
+    """Raise if `path` holds records labeled with other settings."""
     first = next((obj for _, obj in iter_json(path)), None) if Path(path).is_file() else None
     if first is not None and (diff := settings_diff(first.get("params", {}), params, skip=_SCORE_NEUTRAL_KEYS)):
         raise ValueError(f"{path} was labeled with other settings ({', '.join(diff)}); use a new output to relabel")
 
 
 def _label_work(labelers: Resident[list[Labeler]], task: tuple[Pool, int, dict[str, set[str]]]) -> Labeled:
-    """The work on one pool: `labelers[k].label(pool, owed)`; the labelers are built once where it runs."""
     pool, k, owed = task
     labeler = labelers.get()[k]
     return _timed(functools.partial(labeler.label, pool, owed))
 
 
 def _timed(call: Callable[[], Labeled]) -> Labeled:
-    """`call()` with its seconds in its cost: this labeler's own time, apart from the others of a run."""
     start = time.perf_counter()
     done = call()
     done.cost.seconds = time.perf_counter() - start
@@ -200,8 +180,7 @@ def _timed(call: Callable[[], Labeled]) -> Labeled:
 
 def _streamed(tasks: Sequence[tuple[Pool, int, dict[str, set[str]]]],
               labelers: Sequence[Labeler]) -> Iterator[tuple[int, Labeled]]:
-    """The labeler calls of `tasks`, here, in order: each labeler's pools go to its `label_stream`, and each
-    pool's result comes back with the seconds the labeler spent on it since the last."""
+    """The labeler calls of `tasks`, in this process and in order, each pool's result timed."""
     streams: dict[int, Iterator[Labeled]] = {}
     for k, lab in enumerate(labelers):
         mine = [(pool, owed) for pool, j, owed in tasks if j == k]
@@ -215,17 +194,9 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
                  progress: bool = True, skip_too_long: bool = False,
                  executor: Executor | None = None, clock: str | os.PathLike[str] | None = None
                  ) -> dict[str, LabelReport]:
-    """The recipe: label what `outputs` still lack (through `executor`, default here), then threshold each file
-    (at `tau`, or the best one). On Ray, a `Resident` is rebuilt by each actor; plain labelers are pickled.
-
-    Every output's lock is held from the resume check to the threshold rewrite. All inputs are checked
-    (`_owed`) before the first labeler call: a trace too long for a labeler is an error naming its file:line,
-    or, with `skip_too_long`, skipped and counted.
-
-    `clock`: a JSONL ledger to which each labeler call appends `{"methods", "traces", "seconds"}` right after its
-    records, so a resumed run's labels cost the sum over every run that wrote them (the records stay free of
-    wall-clock noise); a method whose output does not exist yet starts with `{"methods", "reset": true}`, so the
-    seconds of a file since deleted are not counted again."""
+    """Label what `outputs` still lack (through `executor`, default here), then threshold each file at `tau` or
+    the best one. `clock`: a JSONL seconds ledger, one `{"methods", "traces", "seconds"}` line per labeler call and
+    `{"methods", "reset": true}` when a method's output starts afresh (read by `read_clock`)."""
     if not isinstance(labelers, Resident):
         labelers = Resident(functools.partial(list, labelers), list(labelers))
     work, labelers = functools.partial(_label_work, labelers), labelers.get()
@@ -271,14 +242,12 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
 
 
 def _nothing_labeled(report: LabelReport) -> str:
-    """The warning of a method that labeled no trace (e.g. MCNIG on pools with no wrong answer), with the counts."""
     skips = ", ".join(f"{why} ({n})" for why, n in report.skipped.items()) or "none"
     return (f"{report.output}: {report.method} labeled no trace (skipped: {skips}), so no tau is chosen and the file "
             "is empty")
 
 
 def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:
-    """One labeler call's seconds and the traces it labeled, appended to the seconds ledger and flushed."""
     traces = list(dict.fromkeys(r.trace_id for records in done.records.values() for r in records))
     file.write(json.dumps({"methods": list(labeler.methods), "traces": traces,
                            "seconds": round(done.cost.seconds, 3)}) + "\n")
@@ -286,9 +255,8 @@ def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:
 
 
 def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
-    """{method: {trace id: seconds}} from a seconds ledger (`run_labelers`'s `clock`): each call's seconds shared
-    evenly by the traces it labeled, summed over runs since the method's last reset; a torn line (a crash while
-    writing) is skipped."""
+    """{method: {trace id: seconds}} from a seconds ledger: each call's seconds shared evenly by its traces, summed
+    since the method's last reset; a torn line is skipped."""
     out: dict[str, dict[str, float]] = {}
     for entry in read_ledger(path):
         if entry.get("reset"):
@@ -312,9 +280,7 @@ def _count(report: LabelReport, reason: str, n: int = 1) -> None:
 def _owed(pools: Sequence[Pool], labelers: Sequence[Labeler], writers: Mapping[str, AppendOnlyWriter],
           reports: dict[str, LabelReport], skip_too_long: bool = False
           ) -> list[tuple[Pool, dict[int, dict[str, set[str]]]]]:
-    """Per pool, per labeler (by index), per method: the trace ids not yet written. Skips are counted here
-    (problems by the labeler's reason; "pools without traces"; "traces without steps"; "traces too long"),
-    and so are problems already done (`resumed`)."""
+    """Per pool, per labeler index, per method: the trace ids not yet written; skips and resumed problems counted."""
     todo = []
     for pool in pools:
         work: dict[int, dict[str, set[str]]] = {}
@@ -355,7 +321,6 @@ def _drop_unreadable(pool: Pool, lab: Labeler, work: dict[str, set[str]], report
 
 def _record(done: Labeled, labeler: Labeler, writers: Mapping[str, AppendOnlyWriter],
             reports: dict[str, LabelReport]) -> None:
-    """One labeler call's records, appended; its costs, counted."""
     for m in labeler.methods:  # the call's measured tokens and seconds serve all of this labeler's methods
         reports[m].tokens_read += done.cost.tokens_read
         reports[m].tokens_generated += done.cost.tokens_generated

@@ -1,9 +1,4 @@
-"""The labelers by method name: `prmkit label --method NAME` picks `LABELERS[NAME]`.
-
-A labeler class may serve several names (IG and MCNIG are one `InformationLabeler`); methods asked for
-together that map to the same class are served by one instance, so they share its work per problem.
-A new labeler is one file (see `prmkit.label.base`) plus one line here.
-"""
+"""The labelers by method name (`prmkit label --method NAME`); methods of one class share one instance."""
 
 from __future__ import annotations
 
@@ -38,14 +33,12 @@ def labeler_configs() -> list[type]:
 
 
 def shared_configs(shared: Mapping[str, Any]) -> list[Any]:
-    """Each registered labeler's config with every field that `shared` also names taken from it (a recipe's model,
-    K, sampling settings, PUM's students), the others at their defaults."""
+    """Each registered labeler's config, the fields that `shared` names taken from it, the others defaulted."""
     return [cls(**{f.name: shared[f.name] for f in fields(cls) if f.name in shared}) for cls in labeler_configs()]
 
 
 def check_labelers(methods: Iterable[str], settings: Sequence[Any] = ()) -> None:
-    """The `check` of each labeler serving `methods` (those that have one) on its config among `settings`: errors
-    before a run writes anything."""
+    """Run the `check` of each labeler serving `methods` (those that have one) on its config among `settings`."""
     by_class = {type(s): s for s in settings}
     for cls in dict.fromkeys(LABELERS[m] for m in methods):
         if (check := getattr(cls, "check", None)) is not None:

@@ -1,31 +1,5 @@
-"""The rollouts of step prefixes for the rollout labelers (Math-Shepherd, OmegaPRM, PUM's students): shared within
-a pool, batched across pools, and each trace's cost ledger.
-
-A prefix of n steps is the rollout request `<t>@<n>`, t the pool's first trace whose first n steps it is (n < N),
-`<problem_id>@0` the empty prefix; its M continuations (`PrefixRoller`, over the rollout primitive
-`prmkit.generate.rollout`) are validated against the problem's answer. Traces of one pool that start alike (a right
-trace and its copy slipped at step k share their first k - 1 steps) ask for the same prefix: it is rolled out once
-per pool and shared (`PoolRollouts`), and its id, and so its seed, depend only on the pool's traces, never on which
-of them a call labels. The ledger of a trace counts, measured: `tokens_read` (prompt + prefix tokens, once per
-queried prefix, as the backend prefills them for its M continuations), `tokens_generated` (all continuation
-tokens), both with a shared prefix's tokens divided among the traces of the call that asked for it (so the ledgers
-sum to what was spent); `prefixes`, `prefixes_shared` (of those, how many another trace also asked for) and
-`rollouts`; and `tokens_read_cached`: the prompt and the longest queried prefix once, what an engine with a prefix
-cache reads (the paper's KV-caching assumption, appendix A). `step_tokens` is the trace's mean tokens per step, the
-s of the paper's formulas.
-
-A rollout labeler labels one pool by a plan: a generator that yields the (trace, n) prefixes it needs in a round
-(Math-Shepherd: one round; OmegaPRM: one per step of its binary searches; PUM: one per student), is sent their
-rollouts, and returns the pool's `Labeled` (PUM: one student's part of it). Pool by pool, a generation batch holds
-one problem's prefixes (a dozen rows on a bench problem), which leaves a GPU mostly idle, so `label_stream` runs the
-plans of many pools at once: the pending prefixes of the pools in flight, oldest pool first, fill each batch up to
-`batch_size` rows, and each pool is yielded, in input order, as soon as its plan returns.
-
-Nothing a record holds depends on the batching: a prefix's continuations are seeded from (seed, prefix id) alone
-(`prmkit.generate.rollout.prefix_seed`), and its id and ledger are its pool's. Bad input (a step holding [STEP]) is
-raised when its pool's turn comes, after the pools before it are yielded, as pool by pool. A batch holds pools of
-one set of stop strings (one domain).
-"""
+"""The rollouts of step prefixes for the rollout labelers: identical prefixes of a pool rolled out once and shared,
+prefixes of many pools batched together, and each trace's cost ledger (fields: docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -45,10 +19,7 @@ __all__ = ["Plan", "PoolRollouts", "PrefixRoller", "label_stream"]
 
 
 class PrefixRoller:
-    """M validated continuations after step prefixes, with the per-trace ledger (see the module doc).
-
-    `backend` replaces building one from `config` (e.g. a model already in memory).
-    """
+    """M validated continuations after step prefixes; `backend` replaces building one from `config`."""
 
     def __init__(self, config: SamplerConfig, backend: PromptBackend | None = None):
         if config.k < 1:
@@ -57,12 +28,10 @@ class PrefixRoller:
         self.sampling = config.sampling()
 
     def for_pool(self, pool: Pool) -> PoolRollouts:
-        """The rollouts of one pool's labeling: identical prefixes rolled out once and shared (module doc)."""
         return PoolRollouts(self, pool)
 
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
-        """{trace id: why} for the traces in `ids` whose longest rolled-out prefix (prompt + every step but the
-        last) leaves no room to generate in the model's context; tokenizer only."""
+        """{trace id: why} for the traces in `ids` whose longest prefix leaves no room to generate; tokenizer only."""
         context = self.backend.context_length()
         if not context:
             return {}
@@ -86,9 +55,8 @@ class PrefixRoller:
 
 
 class PoolRollouts:
-    """The rollouts of one labeling call on one pool: `ask` for (trace, n) prefixes, in one or several rounds
-    (OmegaPRM's binary searches); a prefix already rolled out in this call, or asked for twice, is sampled once.
-    `ledger` then splits each rollout's tokens among the traces that asked for it."""
+    """The rollouts of one labeling call on one pool, each prefix sampled once. Its request id `<trace>@<n>` names
+    the pool's first trace holding it (`<problem>@0`: empty), so its seed depends on the pool alone."""
 
     def __init__(self, roller: PrefixRoller, pool: Pool):
         self.roller, self.pool = roller, pool
@@ -104,8 +72,7 @@ class PoolRollouts:
         return self.owner.get(tuple(trace.steps[:n]), f"{trace.id}@{n}")
 
     def ask(self, prefixes: Sequence[tuple[Trace, int]]) -> tuple[dict[tuple[str, int], str], list[PrefixRequest]]:
-        """The request id of each (trace, n) asked for, and the requests not rolled out yet (each once); the
-        askers are noted for the ledger. `answers(ids)` reads the rollouts once `done` holds them all."""
+        """The request id of each (trace, n) asked for, and the requests not rolled out yet (each once)."""
         ids = {(t.id, n): self.request_id(t, n) for t, n in prefixes}
         new: dict[str, PrefixRequest] = {}
         for t, n in prefixes:
@@ -119,7 +86,7 @@ class PoolRollouts:
         return {key: self.done[rid] for key, rid in ids.items()}
 
     def ledger(self, trace: Trace, rollouts: Sequence[Rollout]) -> dict[str, Any]:
-        """The measured cost of `trace`'s queried prefixes (module doc; paper_tokens is added by the labeler)."""
+        """The measured cost of `trace`'s queried prefixes, a shared prefix's tokens split among its askers."""
         order = {t.id: k for k, t in enumerate(self.pool.traces)}
 
         def share(tokens: int, r: Rollout) -> int:  # an integer split: the ledgers of the askers sum to `tokens`
@@ -150,7 +117,6 @@ PlanOf = Callable[[Pool, Mapping[str, Set[str]], PoolRollouts], Plan[R]]
 
 
 class _Job:
-    """One pool in flight: its plan, the requests of its round not yet sent, and how many are out."""
 
     def __init__(self, roller: PrefixRoller, plan_of: PlanOf[Any], pool: Pool, todo: Mapping[str, Set[str]]):
         self.roller, self.rolls = roller, roller.for_pool(pool)
@@ -176,7 +142,7 @@ class _Job:
                 answers = self.rolls.answers(self.ids)
         except StopIteration as stop:
             self.result, self.returned = stop.value, True
-        except ValueError as err:  # bad input: raised when this pool's turn comes (module doc)
+        except ValueError as err:  # bad input: raised when this pool's turn comes
             self.error = err
 
     def take(self, record: Rollout) -> None:
@@ -192,9 +158,8 @@ class _Job:
 
 def label_stream(roller: PrefixRoller, plan_of: PlanOf[R],
                  items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[R]:
-    """What the plan returns (a `Labeled`) for each (pool, todo) of `items`, in order, their plans' prefixes rolled
-    out in batches across pools (module doc). Pools are taken from `items` only while the pools in flight cannot
-    fill a batch."""
+    """What the plan returns for each (pool, todo) of `items`, in order, the prefixes of the pools in flight
+    (oldest first, one domain's stop strings a batch) filling batches of `batch_size` rows."""
     size, items = max(1, roller.config.batch_size // roller.config.k), iter(items)  # batch_size rows, K a prefix
     jobs: deque[_Job] = deque()
     more = True

@@ -1,8 +1,5 @@
-"""What the rollout labelers (Math-Shepherd, OmegaPRM, PUM) share: their settings (`RolloutLabelConfig`), the
-check that a pool can be rolled out, and `RolloutLabeler`, the base whose subclasses write one pool's labeling as a
-plan of rounds of step prefixes; the prefixes' rollouts, shared within a pool and batched across pools, and each
-trace's cost ledger are `prmkit.label.rollout_batches`'.
-"""
+"""What the rollout labelers (Math-Shepherd, OmegaPRM, PUM) share: settings, skips, and the base class whose
+subclasses write one pool's labeling as a plan of rounds of step prefixes."""
 
 from __future__ import annotations
 
@@ -26,15 +23,13 @@ _SCOPE = "Math-Shepherd/OmegaPRM: "  # `prmkit label` has the flags of every lab
 
 
 def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
-    """`SamplerConfig`'s field `name` with its default, and the help `text` naming the labelers it serves."""
     return field(default=SamplerConfig.__dataclass_fields__[name].default, metadata={"help": _SCOPE + text, **metadata})
 
 
 @dataclass
 class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
-    """Settings of the rollout labelers: `SamplerConfig`'s, at its defaults and with its help (MCNIG sec 4.2), with K
-    the number M of rollouts per prefix, 8 as in the MCNIG paper's comparison (appendix A) and Math-Shepherd (Wang et
-    al. 2024, N = 8 completions). `rollouts` is K's key in the records' `params`."""
+    """Settings of the rollout labelers: `SamplerConfig`'s, K = M rollouts per prefix, 8 as in the MCNIG paper's
+    comparison (appendix A) and Math-Shepherd (Wang et al. 2024)."""
 
     k: int = _sampler_field("k", "completions M per prefix")
     dtype: str | None = _sampler_field("dtype", "weights dtype of the rollout model (transformers: float32 on a "
@@ -47,7 +42,7 @@ class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
 
 
 def rollout_skip_reason(pool: Pool) -> str | None:
-    """Rollout labels need the reference answer and each trace's own verdict (the final step's label)."""
+    """Why a pool cannot be rolled out (no reference answer, a trace without a verdict), or None."""
     if not pool.problem.answer.strip():
         return "no reference answer"
     if any(t.correct is None for t in pool.traces):
@@ -56,8 +51,7 @@ def rollout_skip_reason(pool: Pool) -> str | None:
 
 
 class RolloutMethods(LabelerBase):
-    """What every rollout labeler (Math-Shepherd, OmegaPRM, PUM) answers alike: the methods it serves, the params
-    of its records, the pools it skips and the traces a call still owes."""
+    """Methods, params, skips and pending traces, alike for every rollout labeler."""
 
     config_class: ClassVar[type] = RolloutLabelConfig
     NAME: ClassVar[str] = ""
@@ -82,8 +76,7 @@ class RolloutMethods(LabelerBase):
 
     def labeled(self, pool: Pool, todo: Mapping[str, Set[str]],
                 rows: Iterable[tuple[Trace, Mapping[str, list[float]], dict[str, Any]]]) -> Labeled:
-        """The records of the traces `todo` asks for, from (trace, its scores by method, its ledger with
-        `paper_tokens`), and the call's cost: the ledgers' tokens summed, the paper's rounded record by record."""
+        """The records of the traces `todo` asks for, from (trace, scores by method, ledger), and the call's cost."""
         cost, records = LabelCost(), {m: [] for m in todo}
         for t, scores, ledger in rows:
             cost.tokens_read += ledger["tokens_read"]
@@ -97,10 +90,8 @@ class RolloutMethods(LabelerBase):
 
 
 class RolloutLabeler(RolloutMethods):
-    """The rollout labelers of one model: a `PrefixRoller` and the recipe's questions (params, traces too long,
-    skips). A subclass sets `NAME` and `METHODS` and writes `plan`: one pool's labeling, as rounds of prefixes
-    (`prmkit.label.rollout_batches`); `label` runs it on one pool, `label_stream` on many, their prefixes in shared
-    batches, with the same records."""
+    """A rollout labeler of one model: a subclass sets `NAME` and `METHODS` and writes `plan`, one pool's labeling
+    as rounds of prefixes."""
 
     @classmethod
     def check(cls, config: RolloutLabelConfig) -> None:
@@ -118,5 +109,4 @@ class RolloutLabeler(RolloutMethods):
         raise NotImplementedError
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
-        """`label` of each (pool, todo), in order, the prefixes of many pools in each generation batch."""
         return label_stream(self.roller, self.plan, items)

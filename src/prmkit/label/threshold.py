@@ -1,13 +1,4 @@
-"""Choosing the label threshold tau by balanced accuracy (MCNIG paper, mcnig_paper.txt sec 3.2.3 and 4.3).
-
-A step is labeled 1 when its score > tau. A CoT is predicted correct when all its step labels are 1,
-excluding the final step by default (sec 4.3: the final step states the answer and would turn the
-check into an outcome signal). tau maximises balanced accuracy = (TPR + TNR) / 2 against the validator.
-Choosing tau on the data you report on gives an upper bound; choose it on held-out data to report.
-
-Example: scores [[1, 5], [-2, 0.5]], correct [True, False], final excluded: the CoT scores are the
-minimum over all-but-last steps, [1, -2]; any tau in [-2, 1) separates them: balanced accuracy 1.0.
-"""
+"""Choosing the label threshold tau by balanced accuracy (MCNIG paper sec 3.2.3 and 4.3); soft and 3-class labels."""
 
 from __future__ import annotations
 
@@ -23,7 +14,8 @@ __all__ = ["Sweep", "balanced_accuracy", "cot_scores", "missing_classes", "plot_
 
 
 def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) -> np.ndarray:
-    """The CoT-level score: min over the considered steps (all labels 1 <=> min > tau); +inf if none."""
+    """The CoT-level score: min over the steps, the final one excluded by default (MCNIG sec 4.3: it states the
+    answer); all labels 1 <=> min > tau; +inf if none. Example: [[1, 5], [-2, 0.5]] -> [1, -2]."""
     return np.asarray([min(s[:-1] if exclude_final else s, default=np.inf) for s in scores], dtype=float)
 
 
@@ -56,7 +48,8 @@ class Sweep:
 
 def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
                     exclude_final: bool = True) -> Sweep:
-    """Try every tau between consecutive distinct CoT scores; return the sweep and the best tau."""
+    """Try every tau between consecutive distinct CoT scores; the best maximises balanced accuracy against
+    `correct` (MCNIG sec 3.2.3)."""
     cs = cot_scores(scores, exclude_final)
     truth = np.asarray(correct, dtype=bool)
     finite = np.unique(cs[np.isfinite(cs)])
@@ -84,21 +77,15 @@ def plot_sweep(sweeps: dict[str, Sweep], path: str, title: str = "") -> None:
 
 
 def three_class_labels(scores: Sequence[float], tau: float, band: float) -> list[int]:
-    """Step labels -1/0/+1 for a 3-class PRM (PSPO paper, "Step Labelling Criteria") from automatic scores.
-
-    PSPO's labels are human judgements: +1 a correct step that helps, 0 a correct step that does not help
-    (neutral), -1 a wrong step. prmkit's automatic stand-in (not in the papers) reads a step whose score lies
-    within `band` of tau as neutral: +1 if score > tau + band, -1 if score < tau - band, else 0.
-
-    Example: tau = 0, band = 0.5: scores [2, 0.2, -0.4, -3] -> [1, 0, 0, -1].
-    """
+    """Step labels -1/0/+1 for a 3-class PRM (PSPO paper, "Step Labelling Criteria"; the band is prmkit's stand-in
+    for its human labels): +1 if score > tau + band, -1 if < tau - band, else 0.
+    Example: tau = 0, band = 0.5: [2, 0.2, -0.4, -3] -> [1, 0, 0, -1]."""
     if band < 0:
         raise ValueError(f"the neutral band must be >= 0, got {band}")
     return [1 if s > tau + band else -1 if s < tau - band else 0 for s in scores]
 
 
 def soft_labels(scores: Sequence[float], tau: float) -> list[float]:
-    """Soft targets p(step is good) = sigmoid(score - tau) for scores in nats thresholded at tau (IG, MCNIG):
-    0.5 at the threshold, towards 1 (0) as the step gains (loses) information. Not in the papers, which train
-    on the thresholded 0/1 labels; prmkit's `--soft` option. Example: tau = 1: [1, 3] -> [0.5, 0.881]."""
+    """Soft targets sigmoid(score - tau) (prmkit's `--soft`, not in the papers). Example: tau = 1: [1, 3] ->
+    [0.5, 0.881]."""
     return [float(1.0 / (1.0 + np.exp(-(s - tau)))) for s in scores]

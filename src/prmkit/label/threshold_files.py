@@ -1,7 +1,5 @@
-"""Thresholding label files: choose tau by balanced accuracy on one StepLabels file, write the labels into it
-and into others. The engine of `prmkit threshold` and the last step of `prmkit label`; the formulas (CoT score,
-balanced accuracy, the sweep) are in `prmkit.label.threshold`.
-"""
+"""Thresholding label files (`prmkit threshold`): choose tau on one StepLabels file, write the labels into it and
+others."""
 
 from __future__ import annotations
 
@@ -44,7 +42,6 @@ class ThresholdConfig:
 
 
 def _first_record(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The first record of a StepLabels file ({} when it has none); a line that is not JSON names `file:line`."""
     return next((obj for _, obj in iter_json(path)), {})
 
 
@@ -69,8 +66,8 @@ def read_settings(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def check_same_settings(source: str | os.PathLike[str], target: dict[str, Any], where: str,
                         force: bool = False, flag: str = "force") -> str | None:
-    """A tau chosen on `source` means something only for scores made the same way (an IG tau is not an MCNIG
-    tau). Raise naming the differences unless `force`; with `force`, warn and return the warning."""
+    """Raise if `source`'s scores were made with other settings than `target`'s (a tau does not transfer); with
+    `force`, warn and return the warning."""
     have = read_settings(source)
     diff = [f"method {have['method']!r} vs {target.get('method')!r}"] if have["method"] != target.get("method") else []
     diff += settings_diff(have["params"] or {}, target.get("params") or {}, skip=("exclude_final", "method"),
@@ -85,7 +82,6 @@ def check_same_settings(source: str | os.PathLike[str], target: dict[str, Any], 
 
 
 def _class_warnings(path: str | os.PathLike[str], truth: np.ndarray) -> list[str]:
-    """A warning per class absent from `path`'s judged CoTs (its rate counts 0.5 in the balanced accuracy)."""
     return [warn(f"{path}: no {name} CoT among its {truth.size} judged traces: the balanced accuracy counts the "
                  f"{name} class as 0.5 (chance) and measures only the other class")
             for name in missing_classes(truth)]
@@ -93,13 +89,9 @@ def _class_warnings(path: str | os.PathLike[str], truth: np.ndarray) -> list[str
 
 def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, exclude_final: bool = True,
                     plot: bool = True, records: list[StepLabels] | None = None) -> dict[str, dict[str, float]]:
-    """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep;
-    `records`: the file's records when the caller has read them.
-
-    Returns {"final_excluded": {...}, "final_included": {...}} with the best tau and balanced accuracy of each
-    on this file (an upper bound), {"applied": {tau, balanced_accuracy}} at the tau written into it, and
-    {"warnings": [...]} (e.g. a class absent from the file, which makes its balanced accuracy read high).
-    """
+    """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep. Returns
+    {"final_excluded", "final_included"}: the best tau and balanced accuracy on this file (upper bounds);
+    {"applied"}: those at the tau written; {"warnings"}."""
     records = list(read_records(path, StepLabels.from_dict)) if records is None else records
     if not records:  # nothing labeled (every problem skipped, which the labeling run reports): no tau to choose
         return {"applied": {"tau": 0.0 if tau is None else tau}, "warnings": []}
@@ -126,15 +118,11 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
 
 
 def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:
-    """Choose tau on `cfg.choose_on` (or take `cfg.tau`) and write it into that file and every `cfg.apply_to`.
-
-    Returns one summary per file: {"choose_on": path, ...} then {"apply_to": path, ...}, each with
-    `apply_threshold`'s figures; for the apply_to files "applied" is the honest held-out balanced accuracy.
-    """
+    """Choose tau on `cfg.choose_on` (or take `cfg.tau`) and write it into that file and every `cfg.apply_to`;
+    one `apply_threshold` summary per file (for apply_to files, "applied" is the held-out figure)."""
     if not cfg.choose_on:
         raise ValueError("threshold: choose_on (the file to choose tau on) is required")
-    # the files named by --choose-on and --apply-to are rewritten in place (atomically), as those flags say; each
-    # once, by this run alone
+    # --choose-on and --apply-to files are rewritten in place, each once, by this run alone
     claimed = {"--choose-on": cfg.choose_on, f"sweep plot of {cfg.choose_on}": str(sweep_path(cfg.choose_on))}
     claimed |= {f"--apply-to {path}": path for path in cfg.apply_to}
     with claim_outputs(claimed):

@@ -1,10 +1,5 @@
-"""Models: loading base LMs (the embedded default and local HF directories), reward models with their heads,
-the `StepScorer` interface with its registry and loader (`SCORERS`, `load_scorer`) and the step-score
-aggregations (`AGGREGATIONS`, PSPO-WRS's among them).
-
-The torch-backed modules (`heads`, `losses`, `reward`, `step_inputs`, `hf_export`) are imported from themselves, so
-`prmkit.models.loading` and the aggregations stay cheap to import.
-"""
+"""Models: loading base LMs, reward models and their heads, step scorers (`SCORERS`, `load_scorer`) and step-score
+aggregations (`AGGREGATIONS`). Torch-backed modules are imported from themselves, so this package stays cheap."""
 
 from prmkit.models.aggregate import AGGREGATIONS, aggregate, geometric_mean
 from prmkit.models.loading import DEFAULT_MODEL, ModelNotFound, load_model, resolve_model

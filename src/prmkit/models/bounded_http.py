@@ -1,11 +1,5 @@
-"""One bounded HTTP call: POST a JSON body, read a JSON reply, within a connect timeout, a read timeout for the
-whole reply, and a cap on its size; a transient failure (a connection reset, HTTP 502/503/504) is tried again a
-few times with a growing pause; any other failure is a `ScorerError` of one line saying where, what happened, and
-what to do. Every route of a scorer served elsewhere (`pooling_client`) goes through `post_json`.
-
-    post_json("http://127.0.0.1:8000/pooling", {"input": [[1, 2]]}, HttpLimits(read=30), "openai-pooling")
-    # ScorerError: openai-pooling http://127.0.0.1:8000/pooling: connection refused; is the server running ...
-"""
+"""One bounded HTTP call: POST JSON, read a JSON reply within timeouts and a size cap, transient failures retried;
+any other failure is a one-line `ScorerError`."""
 
 from __future__ import annotations
 
@@ -30,8 +24,7 @@ HINTS = {400: "the server refused the request: check the spec's options (model, 
 
 @dataclass(frozen=True)
 class HttpLimits:
-    """How long and how much one call may take (a scorer spec's options `connect_timeout`, `timeout`,
-    `max_reply_mb`, `retries`)."""
+    """How long and how much one call may take (options `connect_timeout`, `timeout`, `max_reply_mb`, `retries`)."""
 
     connect: float = 10.0  # seconds to open the connection
     read: float = 60.0  # seconds for the whole reply, from the request sent
@@ -51,7 +44,7 @@ def excerpt(data: bytes | str, limit: int = 120) -> str:
 
 
 def post_json(url: str, body: dict[str, Any], limits: HttpLimits, who: str) -> Any:
-    """The decoded JSON reply of POST `body` to `url`; `who` names the caller in errors (module doc)."""
+    """The decoded JSON reply of POST `body` to `url`; `who` names the caller in errors."""
     data = json.dumps(body).encode("utf-8")
     for attempt in range(limits.retries + 1):
         try:

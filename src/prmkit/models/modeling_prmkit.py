@@ -1,14 +1,6 @@
-"""The model class of a `prmkit export-hf` export whose head is an MLP: PUM's `bt` value head (appendix C,
-Linear(H, H)-GELU-Linear(H, 1)) as the `score` of the decoder's `<Arch>ForTokenClassification`.
-
-No standard transformers head is an MLP, so `export-hf` writes this file beside the weights as `modeling_prmkit.py`
-(with `BASE` set to the decoder's token-classification class) and points config.json's `auto_map` at it; then
-
-    AutoModelForTokenClassification.from_pretrained(dir, trust_remote_code=True)
-
-loads the export with nothing missing, and `logits[0, i, 0]` at the i-th step separator is prmkit's utility U.
-Self-contained on purpose: it imports only torch and transformers, never prmkit.
-"""
+"""The model class of a `prmkit export-hf` export whose head is PUM's MLP value head (appendix C): load it with
+`AutoModelForTokenClassification.from_pretrained(dir, trust_remote_code=True)`; `logits[0, i, 0]` at the i-th step
+separator is the utility U. Imports only torch and transformers: it is copied into each export."""
 
 import torch
 import transformers

@@ -1,35 +1,5 @@
-"""`openai-pooling`: a PRM served by vLLM, scored through its `/pooling` endpoint (task `token_classify`), so a
-PRM on a GPU scores from a CPU client (`prmkit score`, `search`, `bench`, RL rewards alike).
-
-The server runs the model with the STEP pooler, e.g.
-
-    vllm serve Qwen/Qwen2.5-Math-PRM-7B --runner pooling --trust-remote-code
-    vllm serve runs/prm_hf --runner pooling --convert classify \\
-        --pooler-config '{"pooling_type": "STEP", "step_tag_id": 256}'       # prmkit export-hf prints this line
-
-and the client sends token ids, built as every local scorer builds them (prompt, then each step tokenised on its own
-followed by the separator's ids; `models.stepwise`):
-
-    POST URL/pooling  {"model": M, "input": [[ids of trace 1], [ids of trace 2]], "task": "token_classify"}
-    ->  {"data": [{"index": 0, "object": "pooling", "data": [[p_0, p_1], ...]}, ...], ...}
-
-one row of class probabilities per separator (the STEP pooler keeps the rows at `step_tag_id`; a server pooling
-every token returns a row per token, of which the separators' are kept). The step score is row[positive].
-
-The ids come from a local tokenizer (option `tokenizer`: a directory; a `prmkit export-hf` output also gives the
-prompt, separator and positive class from its config.json) or, without one, from the server's `/tokenize`
-endpoint (each text on its own). Options: `model` (the served name; default: none sent), `tokenizer`, `sep` /
-`sep_id`, `positive` (default: 0 for a prmkit export or a one-value row, else 1: Qwen2.5-Math-PRM's class; 0 for
-Math-Shepherd served with `returned_token_ids` [good, bad]), `prompt`, `system`, `max_batch` (traces a request),
-`request` (a JSON object merged into every request, e.g. {"use_activation": false} for a one-label model's raw
-logit). Requests go only to `URL`, each bounded (`bounded_http`): `connect_timeout` (seconds, default 10),
-`timeout` (seconds for a whole reply, default 60), `max_reply_mb` (default 64), `retries` (after a reset or HTTP
-502/503/504, default 2), e.g. `openai-pooling:http://127.0.0.1:8000,timeout=300`.
-
-Loading sends one one-step trace to /pooling, so a server that is down, another route, or a reply of another shape
-is an error before any long work. Every reply is checked: one result a trace, one row a step (or a token), rows
-long enough for the positive class, finite numbers; a failure is a `ScorerError` of one line naming the URL.
-"""
+"""`openai-pooling`: a PRM served by vLLM (STEP pooler), scored through its `/pooling` endpoint (task
+`token_classify`) from prmkit's own step-wise token ids; options in docs/reward_models.md."""
 
 from __future__ import annotations
 
@@ -51,8 +21,8 @@ OPTIONS = ("model", "tokenizer", "sep", "sep_id", "positive", "prompt", "system"
 
 
 class PoolingScorer(LayoutScorer):
-    """A `BatchStepScorer` whose step scores come from a vLLM `/pooling` endpoint (module doc); its ids come from
-    the server's `/tokenize` (`tokenize`) unless `load` gives it a local tokenizer."""
+    """Step scores = row[positive] of a vLLM `/pooling` reply, one row per separator (or per token: the
+    separators' kept); ids from the server's `/tokenize` unless `load` gives it a local tokenizer."""
 
     def __init__(self, url: str, positive: int | None = None, model: str | None = None, max_batch: int = 32,
                  limits: HttpLimits | None = None, request: dict[str, Any] | None = None):
@@ -155,8 +125,7 @@ def _local_tokenizer(scorer: PoolingScorer, options: dict[str, Any], positive: A
 
 
 def load(url: str, **options: Any) -> PoolingScorer:
-    """The scorer of the vLLM server at `url` (http://host:port; module doc for the options), checked with one
-    one-step trace."""
+    """The scorer of the vLLM server at `url` (http://host:port), checked with one one-step trace."""
     check_options(KIND, options, OPTIONS)
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"{KIND}: '{url}' is not an http(s) URL of a vLLM server")

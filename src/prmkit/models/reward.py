@@ -1,18 +1,5 @@
-"""A reward model on a causal LM: a `Head` (models/heads.py) over the decoder's hidden states at the step
-delimiters; the class-token heads read the logits of reserved class tokens (MCNIG sec 3.3).
-
-Input: q, r_1, <sep>, r_2, <sep>, ..., r_N, <sep>; each step tokenised on its own with the separator id
-appended (`stepwise.StepLayout`). At every <sep> the softmax over the <pos>/<neg> logits (or <pos>/<neu>/<neg> for
-the 3-class PSPO head) gives p(step correct). Only the class rows of the LM head are computed, at the delimiter
-positions only, so scoring costs one forward pass of the decoder body.
-
-A checkpoint is an ordinary HF directory (weights + tokenizer, LoRA merged) plus `prmkit_reward.json`
-(and `prmkit_head.pt` for a head with parameters of its own). `RewardModel` is a `StepScorer`.
-
-    >>> rm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))  # doctest: +SKIP
-    >>> rm.score_steps("2+3*4?", [["3*4 = 12", "2 + 12 = 14"], ["2+3 = 5"]])     # doctest: +SKIP
-    [[0.61, 0.58], [0.55]]
-"""
+"""A reward model on a causal LM (MCNIG sec 3.3): a `Head` over the decoder's hidden states at the step delimiters
+of q, r_1, <sep>, ..., r_N, <sep>; its checkpoints; a `StepScorer`."""
 
 from __future__ import annotations
 
@@ -43,8 +30,7 @@ TRAIN_LOG = "train_log.json"  # the finished run's record (its model_config.kind
 
 
 def _check_declared_head(path: Path, config: RewardModelConfig) -> None:
-    """The head the checkpoint's config declares must be the one its training run trained (a config copied onto
-    other weights, e.g. orm over prm weights, would score silently with the wrong reading)."""
+    """Raise if the head `config` declares is not the one the checkpoint's training run trained."""
     for name, read in ((RUN_RECORD, lambda d: d.get("kind")), (TRAIN_LOG, lambda d: d["model_config"]["kind"])):
         try:
             trained = read(json.loads((path / name).read_text(encoding="utf-8")))
@@ -57,10 +43,8 @@ def _check_declared_head(path: Path, config: RewardModelConfig) -> None:
 
 @dataclass
 class RewardModelConfig:
-    """What `RewardModel.from_pretrained` needs beyond the HF weights; written as `prmkit_reward.json`.
-
-    Defaults follow the MCNIG paper (sec 3.3-3.5) and the PSPO paper for the 3-class head.
-    """
+    """`prmkit_reward.json`: what a checkpoint needs beyond the HF weights; defaults from the MCNIG paper (sec
+    3.3-3.5) and the PSPO paper (3-class head)."""
 
     kind: str = field(default="prm", metadata={"help": "head, one of " + ", ".join(
         f"{k} ({h.help})" for k, h in HEADS.items()) + "."})
@@ -100,8 +84,7 @@ def _add_rows(model: Any, size: int) -> None:
 
 
 class RewardModel(LocalStepScorer):
-    """(model, tokenizer, config) with the delimiter/class token ids resolved and checked, and the head of
-    `config.kind`; a `LocalStepScorer` (its batches of `score_steps`) with `encode` and `values` of its own."""
+    """(model, tokenizer, config) with the reserved token ids checked and the head of `config.kind`."""
 
     def __init__(self, model: Any, tokenizer: Any, config: RewardModelConfig):
         self.tokenizer, self.config = tokenizer, config
@@ -124,9 +107,7 @@ class RewardModel(LocalStepScorer):
         self.max_tokens, self.max_batch = max_tokens, max_batch
 
     def check_fits(self, pools: list[Any]) -> None:
-        """A ValueError naming `file:line` and the trace whose input has more tokens than the model's context (the
-        character guard lets through what may fit; only a trace with more characters than the context is
-        encoded)."""
+        """Raise ValueError naming `file:line` and the first trace with more tokens than the model's context."""
         context = getattr(self.model.config, "max_position_embeddings", None)
         if not context:
             return
@@ -167,13 +148,7 @@ class RewardModel(LocalStepScorer):
 
     def neutral_head(self, spread: float = 0.1) -> None:
         """Pull the class-token rows of the LM head towards their mean (deviations x `spread`): every step starts
-        near p = 1/C (loss ~ln C).
-
-        Random rows would start each target at a random, often confident, class (an initial loss of ~3 nats on
-        SmolLM2), which a few hundred CPU-budget steps spend undoing. Exactly equal rows would be worse: the
-        hidden states' gradient is then zero up to rounding, and Adam scales that rounding noise into full-size
-        steps. The rows train in every mode: full fine-tuning, LoRA (`trainable_token_indices`) and
-        `freeze_layers` (their rows stay unfrozen)."""
+        near p = 1/C (loss ~ln C). Not exactly equal: the hidden states' gradient would then be rounding noise."""
         head = self.model.get_output_embeddings()
         with torch.no_grad():
             rows = head.weight[self.class_ids]  # (C, H)
@@ -182,8 +157,7 @@ class RewardModel(LocalStepScorer):
                 head.bias[self.class_ids] = 0.0
 
     def truncate_layers(self, keep: int) -> None:
-        """Keep the lowest `keep` decoder layers (a smaller, cheaper backbone); the config follows. A model with
-        `keep` layers or fewer keeps them all (a recipe's `keep_layers` applies to any base model)."""
+        """Keep the lowest `keep` decoder layers (all of them when it has no more); the config follows."""
         body, cfg = self.model.get_decoder(), self.model.config
         if keep <= 0:
             raise ValueError(f"keep_layers must be at least 1, got {keep}")
@@ -195,8 +169,7 @@ class RewardModel(LocalStepScorer):
             cfg.layer_types = cfg.layer_types[:keep]
 
     def save_pretrained(self, directory: str | os.PathLike[str]) -> None:
-        """Write HF weights + tokenizer (LoRA adapters merged into a plain copy) and the prmkit config, into a
-        temporary directory renamed onto `directory` when complete (a failure leaves the old checkpoint)."""
+        """Write HF weights + tokenizer (LoRA merged into a copy), the prmkit config and head weights, atomically."""
         model = self.model
         if hasattr(model, "merge_and_unload"):  # a peft model: save plain merged weights, keep training copy
             import copy
@@ -278,14 +251,13 @@ class RewardModel(LocalStepScorer):
         return self._scores([self.encode(q, steps) for q, steps in items])
 
     def values(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor) -> list[float]:
-        """`LocalStepScorer`: the head's score at each target (row, token): p(positive class), a `bt` head's U."""
+        """The head's score at each target (row, token): p(positive class), a `bt` head's U."""
         self.train(False)
         return self.target_head.scores(self.head(self.hidden(input_ids, attention_mask), positions))
 
 
 def load(path: str, **options: Any) -> RewardModel:
-    """The `reward-model` scorer (`prmkit.models.scorer.SCORERS`): a `prmkit train` checkpoint directory, any head
-    (prm, orm, prm3, bt for a PUM value model); it takes no options, its checkpoint holds its step format."""
+    """The `reward-model` scorer: a `prmkit train` checkpoint directory of any head; it takes no options."""
     if options:
         raise ValueError(f"scorer 'reward-model' takes no options (got {', '.join(options)}): its checkpoint holds "
                          "its step format")

@@ -1,11 +1,5 @@
-"""A step scorer's step scores as StepLabels records (method = the scorer's name, `scores` its step scores, no
-labels, an empty cost ledger): the records a labeler writes, so the bench (`prmkit bench --scorers`) and
-`prmkit evaluate processbench --scorers` judge any PRM as they judge a labeler. A record's `params` holds the spec.
-
-    {"trace_id": "bench-L2-0003/arithmetic", "method": "qwen", "scores": [0.93, 0.12], "labels": [],
-     "threshold": null, "params": {"scorer": "token-classification:runs/qwen_prm"}, "correct": false,
-     "problem_id": "bench-L2-0003"}
-"""
+"""A step scorer's step scores as StepLabels records (method = the scorer's name, no labels, `params` {"scorer":
+spec}), so the bench and ProcessBench judge any PRM as they judge a labeler."""
 
 from __future__ import annotations
 
@@ -48,9 +42,7 @@ def scorer_labels(scorer: StepScorer, traces: list[ScoredTrace], method: str, sp
 def scorer_labels_file(spec: str, traces: list[ScoredTrace], path: str | os.PathLike[str], method: str,
                        score: bool = True) -> dict[str, StepLabels]:
     """{trace id: StepLabels} of `traces` scored by the scorer of `spec`, kept in `path` (append-only: a re-run
-    scores only the traces not there, and loads the scorer only when one is missing; `score=False` scores none).
-    A file written by another scorer is refused by `keep_scorer_file` (the scorer resolved: `prm=runs/prm/` and
-    `prm=runs/prm` are one); a file from before that rule is judged by the spec its records hold."""
+    scores only the missing traces; `score=False` scores none); a file of another scorer is refused."""
     from prmkit.models.scorer_spec import keep_scorer_file, load_scorer_spec, scorer_identity
 
     file = Path(path)

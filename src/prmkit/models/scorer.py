@@ -1,20 +1,5 @@
-"""`StepScorer`: the one interface best-of-K, beam search and RL rewards accept, and the one way to load one.
-
-A step scorer maps candidate traces of one question to per-step scores (an ORM: one score a trace, as a
-one-element list). `RewardModel` implements it; so can anything else with `score_steps` (a judge, a lookup). A
-scorer that a loader returns subclasses `StepScorer` and so has its optional members, with their defaults: `kind`,
-`default_aggregation`, `scored_tokens`, `limit_batches` and `check_fits` (`prmkit score` calls them all).
-
-`SCORERS` maps a scorer kind to its loader, which takes the path and its options as keywords (`load_scorer(path,
-kind, options)`, what `prmkit score`, `search --scorer` and the RL rewards call; `models.scorer_spec` reads them
-from a spec `KIND:PATH,KEY=VALUE`). Adding a kind is one loader plus one line `SCORERS["name"] = loader`.
-
-    >>> class Lengths:  # a toy scorer: longer steps score higher
-    ...     def score_steps(self, question, step_lists):
-    ...         return [[len(s) / 10 for s in steps] for steps in step_lists]
-    >>> score_traces(Lengths(), "q", [["ab", "abcde"], ["abcd"]], "min")
-    [0.2, 0.4]
-"""
+"""`StepScorer`: the one interface best-of-K, beam search and RL rewards accept (an ORM: one score a trace), and
+`SCORERS` / `load_scorer`, the one way to load one."""
 
 from __future__ import annotations
 
@@ -34,8 +19,7 @@ __all__ = ["SCORERS", "BatchStepScorer", "ScorerError", "StepScorer", "check_sco
 
 
 class ScorerError(RuntimeError):
-    """A scorer that gives no scores, or wrong ones: a server that fails, answers wrongly or not at all, a model
-    whose head is missing. One line: the scorer, where, what happened, what to do (`prmkit` prints it as an error)."""
+    """A scorer that gives no scores, or wrong ones; one line: the scorer, where, what happened, what to do."""
 
 
 @runtime_checkable
@@ -83,12 +67,12 @@ def score_items(scorer: StepScorer, items: list[tuple[str, list[str]]]) -> Itera
 
 def score_traces(scorer: StepScorer, question: str, step_lists: list[list[str]],
                  aggregation: str = "prod") -> list[float]:
-    """One score per trace: the step scores aggregated by `AGGREGATIONS[aggregation]` (empty trace -> 0)."""
+    """One score per trace: the step scores aggregated by `AGGREGATIONS[aggregation]` (empty trace -> 0).
+    Example: step scores [[0.2, 0.5], [0.4]], "min" -> [0.2, 0.4]."""
     return [aggregate(scores, aggregation) for scores in scorer.score_steps(question, step_lists)]
 
 
 def _lazy(module: str) -> Callable[..., StepScorer]:
-    """The `load` of `prmkit.models.<module>`, imported on first call (torch and transformers load only then)."""
     def load(path: str, **options: Any) -> StepScorer:
         return import_module(f"prmkit.models.{module}").load(path, **options)
 
@@ -114,8 +98,7 @@ def check_scorer_kind(kind: str) -> None:
 
 def load_scorer(path: str | os.PathLike[str], kind: str = "reward-model",
                 options: dict[str, Any] | None = None) -> StepScorer:
-    """The step scorer of kind `kind` (a name in `SCORERS`) loaded from `path`, given `options` (keywords of its
-    loader)."""
+    """The step scorer of kind `kind` (a name in `SCORERS`) loaded from `path` with its loader's `options`."""
     check_scorer_kind(kind)
     scorer = SCORERS[kind](os.fspath(path), **(options or {}))
     if not isinstance(scorer, StepScorer):

@@ -1,19 +1,4 @@
-"""Scorer specs: one string that names a step scorer's kind, where it is, and its options.
-
-    [KIND:]PATH[,KEY=VALUE]...
-
-`KIND` is a name in `models.SCORERS` (omitted: `reward-model`, a `prmkit train` checkpoint); `PATH` is what that
-kind loads from (a model directory, a server URL); each `KEY=VALUE` is an option of the loader, its value read as
-JSON when it parses (numbers, true/false) and as text otherwise. Options may also come as one JSON object
-(`--scorer-options '{"sep": "<extra_0>"}'`, or the path of a .json file holding one); an option in the spec wins.
-
-    >>> parse_scorer_spec("token-classification:runs/qwen_prm,sep=<extra_0>,positive=1")
-    ('token-classification', 'runs/qwen_prm', {'sep': '<extra_0>', 'positive': 1})
-    >>> parse_scorer_spec("runs/prm")
-    ('reward-model', 'runs/prm', {})
-    >>> parse_named_specs(["qwen=openai-pooling:http://127.0.0.1:8000"])
-    {'qwen': 'openai-pooling:http://127.0.0.1:8000'}
-"""
+"""Scorer specs `[KIND:]PATH[,KEY=VALUE]...`: one string naming a step scorer's kind, where it is, and its options."""
 
 from __future__ import annotations
 
@@ -41,8 +26,9 @@ def _value(text: str) -> Any:
 
 
 def parse_scorer_spec(spec: str, kind: str | None = None) -> tuple[str, str, dict[str, Any]]:
-    """(kind, path, options) of `spec`; `kind` is the kind of a spec that names none (default `reward-model`). A
-    spec that names a kind other than a `kind` given is an error."""
+    """(kind, path, options) of `spec`, each value read as JSON when it parses; `kind`: for a spec that names none
+    (default `reward-model`). Example: "token-classification:runs/q,sep=<extra_0>,positive=1" ->
+    ("token-classification", "runs/q", {"sep": "<extra_0>", "positive": 1})."""
     head, colon, rest = spec.partition(":")
     named = head if colon and head in SCORERS else None
     if colon and not named and re.fullmatch(r"[A-Za-z][\w-]+", head) and not Path(spec).exists():
@@ -63,8 +49,8 @@ def parse_scorer_spec(spec: str, kind: str | None = None) -> tuple[str, str, dic
 
 
 def scorer_identity(spec: str, kind: str | None = None) -> dict[str, Any]:
-    """What names the scorer of `spec` in a resumable output's settings: its kind, its place (a local path
-    resolved: `runs/prm/` and `runs/prm` are one checkpoint) and the spec's options."""
+    """What names the scorer of `spec` in an output's settings: its kind, its place (a local path resolved) and
+    its options."""
     kind, path, options = parse_scorer_spec(spec, kind)
     return {"scorer": kind, "model": str(Path(path).resolve()) if Path(path).exists() else path, "options": options}
 
@@ -72,9 +58,8 @@ def scorer_identity(spec: str, kind: str | None = None) -> dict[str, Any]:
 def keep_scorer_file(output: str | os.PathLike[str], spec: str | os.PathLike[str] | None, kind: str | None,
                      settings: Mapping[str, Any], made: str = "scored",
                      hint: str = "use a new --output to score again, or the same settings to resume") -> None:
-    """The one rule of every file a scorer's output goes to (`prmkit score`, `prmkit search`, `prmkit bench
-    --scorers`): the settings beside it (`keep_file_settings`) name the scorer by `scorer_identity` under "prm"
-    (None: no scorer), with `settings`; a re-run with the same resolved scorer resumes, another is refused."""
+    """Keep the scorer's identity (under "prm") and `settings` beside `output`; a re-run with another scorer is
+    refused."""
     prm = scorer_identity(os.fspath(spec), kind) if spec else None
     keep_file_settings(output, {"prm": prm} | dict(settings), made, hint)
 
@@ -98,8 +83,7 @@ def parse_options(text: str | Mapping[str, Any] | None) -> dict[str, Any]:
 
 def load_scorer_spec(spec: str | os.PathLike[str], kind: str | None = None,
                      options: str | Mapping[str, Any] | None = None) -> StepScorer:
-    """The step scorer that `spec` names (`kind`: for a spec that names no kind; `options`: a JSON object, its
-    keys overridden by the spec's own)."""
+    """The step scorer that `spec` names; `options` (a JSON object) are overridden by the spec's own."""
     name, path, inline = parse_scorer_spec(os.fspath(spec), kind)
     return load_scorer(path, name, parse_options(options) | inline)
 

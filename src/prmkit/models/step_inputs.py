@@ -1,6 +1,5 @@
-"""The inputs of a PRM trained elsewhere, which reads its step scores at a separator token (a
-`models.stepwise.StepLayout` built from the scorer's options), and the batched forward pass shared by the local
-ones (`token_classification`, `step_tag`, `reward.RewardModel`)."""
+"""Step inputs of a PRM read at a separator token (a `StepLayout` from the scorer's options), and the batched
+forward pass the local scorers share."""
 
 from __future__ import annotations
 
@@ -26,8 +25,8 @@ def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) ->
 
 
 def local_dir(kind: str, path: str, what: str = "model", config: bool = True) -> str:
-    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError
-    saying what it is: prmkit loads local models only, so a name that is no directory is never looked up on a hub."""
+    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError:
+    never a hub lookup."""
     where = Path(path).expanduser()
     if not where.exists():
         raise ValueError(f"{kind}: no such directory {path} (prmkit loads local {what}s only; download a hub "
@@ -41,9 +40,8 @@ def local_dir(kind: str, path: str, what: str = "model", config: bool = True) ->
 
 
 def load_local(auto: Any, kind: str, path: str, tokenizer: Any, missing_hint: str, **kwargs: Any) -> Any:
-    """`auto.from_pretrained(path)` from local files only, refused when the checkpoint lacks weights the model
-    needs (transformers would draw them at random: every score noise) or the tokenizer has more tokens than the
-    model's embeddings (ids past them would fail, or read another token's row)."""
+    """`auto.from_pretrained(path)` from local files only; ValueError when weights are missing (they would be
+    random) or the tokenizer has more tokens than the embeddings."""
     model, info = auto.from_pretrained(path, local_files_only=True, output_loading_info=True, **kwargs)
     if missing := list(info.get("missing_keys") or []):
         names = ", ".join(sorted(missing)[:4]) + (f" (+{len(missing) - 4} more)" if len(missing) > 4 else "")
@@ -76,8 +74,7 @@ def layout_for(tokenizer: Any, prompt: str, sep_ids: list[int], system: str | No
 
 
 def options_layout(tokenizer: Any, options: dict[str, Any], export: dict[str, Any]) -> StepLayout:
-    """The layout a scorer's `options` give (`sep` / `sep_id`, `prompt`, `system`), else a `prmkit export-hf`
-    export's (`export`: config.json's `prmkit`), else the chat template when the tokenizer has one, else
+    """The layout of a scorer's `options`, else of an export's config.json `prmkit`, else the chat template, else
     `{question}\\n`."""
     sep_id = options.get("sep_id", None if "sep" in options else export.get("sep_token_id"))
     sep = separator_ids(tokenizer, options.get("sep"), sep_id)
@@ -86,8 +83,7 @@ def options_layout(tokenizer: Any, options: dict[str, Any], export: dict[str, An
 
 
 def separator_ids(tokenizer: Any, token: str | None, token_id: int | None) -> list[int]:
-    """The ids appended after each step: [`token_id`] when given, else the ids of `token` (one id for a special
-    token such as `<extra_0>`)."""
+    """The ids appended after each step: [`token_id`] when given, else the ids of `token`."""
     if token_id is not None:
         return [int(token_id)]
     if not token:
@@ -112,8 +108,7 @@ def length_batches(lengths: list[int], max_tokens: int, max_batch: int) -> Itera
 
 
 class LayoutScorer(StepScorer):
-    """A `BatchStepScorer` whose traces are encoded by `layout` with `_encode` (a tokenizer's or a server's); a
-    subclass gives `score_many`."""
+    """A `BatchStepScorer` whose traces are encoded by `layout` with `_encode`; a subclass gives `score_many`."""
 
     layout: StepLayout
     _encode: Encoder
@@ -122,13 +117,11 @@ class LayoutScorer(StepScorer):
         return self.layout.encode(self._encode, question, steps)
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
-        """`StepScorer`: one question's traces as items of `score_many`, in input order."""
         return [scores for _, scores in sorted(self.score_many([(question, steps) for steps in step_lists]))]
 
 
 class LocalStepScorer(LayoutScorer):
-    """A `LayoutScorer` over a local model: batched by length (`max_tokens` padded tokens, `max_batch` rows),
-    right-padded; a subclass gives `values` (the outputs at the separators -> scores)."""
+    """A `LayoutScorer` over a local model, batched by length and right-padded; a subclass gives `values`."""
 
     def __init__(self, model: Any, tokenizer: Any, layout: StepLayout, max_tokens: int = 4096, max_batch: int = 64):
         self.model, self.tokenizer, self.layout = model.eval(), tokenizer, layout
@@ -141,8 +134,7 @@ class LocalStepScorer(LayoutScorer):
         return self.model.get_decoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
     def collate(self, encoded: list[tuple[list[int], list[int]]]) -> dict[str, Any]:
-        """Right-padded `input_ids` and `attention_mask` (B, T) of (ids, positions) items, and `positions`: every
-        position as a (row, token) pair (P, 2), in input order."""
+        """Right-padded `input_ids`, `attention_mask` (B, T) and `positions` (P, 2) as (row, token) pairs."""
         import torch
 
         width = max(len(ids) for ids, _ in encoded)
@@ -158,8 +150,7 @@ class LocalStepScorer(LayoutScorer):
         raise NotImplementedError
 
     def score_many(self, items: list[tuple[str, list[str]]]) -> Iterator[tuple[int, list[float]]]:
-        """`BatchStepScorer`: (index, step scores) of (question, steps) items of any questions, batched by length
-        across questions (at most `max_tokens` padded tokens, shortest first), yielded as each batch is done."""
+        """(index, step scores) of (question, steps) items, batched by length across questions, as each is done."""
         encoded = [self.encode(q, steps) for q, steps in items]
         for batch in length_batches([len(ids) for ids, _ in encoded], self.max_tokens, self.max_batch):
             scores = self._scores([encoded[i] for i in batch])

@@ -1,17 +1,5 @@
-"""`step-tag`: a causal LM PRM that scores a step tag by the probability of a "good" token against a "bad" one.
-
-Math-Shepherd's PRM (Wang et al., 2024, sec 3.3 and its model card): the question, a space, then each step followed
-by the step tag `ки`; the score of a step is softmax([logit(+), logit(-)])[0] of the next-token logits at its tag.
-
-    p(good) = exp(l_good) / (exp(l_good) + exp(l_bad))      e.g. l_good = 2, l_bad = 0 -> 0.881
-
-Options (`KEY=VALUE` in the spec, `--scorer-options`, or a JSON object in `prmkit_step_tag.json` beside the model;
-the spec's win): `tag`, `good`, `bad` (tokens; default `ки`, `+`, `-`; each is the last id of its own encoding, as
-the model card's `tokenizer.encode(...)[-1]`), or `tag_id`, `good_id`, `bad_id`; `prompt` (a format string with
-`{question}`, or `chat`; default `{question} `), `system`, `dtype`, `max_tokens`, `max_batch`.
-
-The logits are the LM head applied to the decoder's last hidden states at the tags only (no (B, T, V) tensor).
-"""
+"""`step-tag`: a causal LM PRM scored by a "good" against a "bad" next token at each step tag (Math-Shepherd's PRM,
+Wang et al., 2024, sec 3.3); options in docs/reward_models.md."""
 
 from __future__ import annotations
 
@@ -31,7 +19,8 @@ OPTIONS = ("tag", "good", "bad", "tag_id", "good_id", "bad_id", "prompt", "syste
 
 
 class StepTagScorer(LocalStepScorer):
-    """Step score = softmax over the [good, bad] logits of the next token at the step's tag."""
+    """Step score = softmax over the [good, bad] logits of the next token at the step's tag, the LM head applied at
+    the tags only. Example: l_good = 2, l_bad = 0 -> 0.881."""
 
     def __init__(self, model: Any, tokenizer: Any, layout: StepLayout, good_id: int, bad_id: int, **batching: int):
         super().__init__(model, tokenizer, layout, **batching)
@@ -53,7 +42,7 @@ def _token_id(tokenizer: Any, settings: dict[str, Any], name: str) -> int:
 
 
 def load(path: str, **options: Any) -> StepTagScorer:
-    """The scorer of the causal LM directory `path` (module doc for the options)."""
+    """The scorer of the causal LM directory `path`; options also from `prmkit_step_tag.json` (the spec's win)."""
     check_options("step-tag", options, OPTIONS)
     path = local_dir("step-tag", path)  # before torch and transformers are imported: at once
     import torch

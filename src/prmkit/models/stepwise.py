@@ -1,15 +1,5 @@
-"""Step-wise tokenisation: a trace's ids are the prompt's (the question in a format string, or in the tokenizer's
-chat template), then each step tokenised on its own followed by the separator's ids; the score of step i is read at
-the last id of its separator.
-
-Never `sep.join(steps)` as a string: BPE merges tokens across the boundary and shifts every step's end position
-(this cost ProcessBench about 4 F1 in public PRM code). For Qwen2.5-Math-PRM, whose separator `<extra_0>` is a
-special token, these are exactly the ids of its model card's joined string.
-
-    >>> layout = StepLayout("Q: {question}\\n", (9,))
-    >>> layout.encode(lambda text, special: [len(text)], "2+2?", ["a", "bb"])   # a toy tokenizer: one id a text
-    ([8, 1, 9, 2, 9], [2, 4])
-"""
+"""Step-wise tokenisation: the prompt's ids, then each step tokenised on its own followed by the separator's ids.
+Never `sep.join(steps)`: BPE merges across the boundary and shifts every step's end position."""
 
 from __future__ import annotations
 
@@ -33,7 +23,8 @@ class StepLayout:
     special: bool = True
 
     def encode(self, encode: Encoder, question: str, steps: list[str]) -> tuple[list[int], list[int]]:
-        """(ids, the position of each step's separator (its last id))."""
+        """(ids, the position of each step's separator (its last id)). Example, a toy tokenizer of one id a text:
+        StepLayout("Q: {question}\\n", (9,)).encode(..., "2+2?", ["a", "bb"]) -> ([8, 1, 9, 2, 9], [2, 4])."""
         ids = list(encode(self.prompt.format(question=question), self.special))
         positions = []
         for step in steps:
@@ -53,12 +44,8 @@ def _cached(tokenizer: Any, text: str, special: bool) -> tuple[int, ...]:
 
 
 def encode_steps(tokenizer: Any, prefix: str, steps: list[str], sep: str) -> tuple[list[int], list[int]]:
-    """ids = enc(prefix) + enc(r_1) + enc(sep) + ... + enc(r_N) + enc(sep): a `StepLayout` whose whole prompt is
-    the text `prefix`.
-
-    Returns (ids, ends) where ends[i] is the length of the prefix after step i; ends[0] = len(enc(prefix)).
-    A step's separator belongs to the step, so ends[i] - 1 is the position of step i's last separator token.
-    """
+    """(ids, ends): ids = enc(prefix) + enc(r_1) + enc(sep) + ... + enc(r_N) + enc(sep), ends[i] the length after
+    step i (its separator included); ends[0] = len(enc(prefix))."""
     layout = StepLayout("{question}", tuple(encode_text(tokenizer, sep)))
     ids, positions = layout.encode(partial(encode_text, tokenizer), prefix, steps)
     return ids, [len(encode_text(tokenizer, prefix, special=True)), *(p + 1 for p in positions)]

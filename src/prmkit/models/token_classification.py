@@ -1,22 +1,5 @@
-"""`token-classification`: any `AutoModelForTokenClassification` PRM that scores a separator token.
-
-The step score is the softmax of the head's logits at the step's separator, at the positive class (a one-label head:
-its logit, prmkit's utility U). Two layouts in use:
-
-- prmkit's own `prmkit export-hf` output: config.json's `prmkit` gives the prompt, the separator id, and the
-  positive class (index 0); an orm export is read at the last separator only. Its scores equal `prmkit score`'s of
-  the checkpoint it was exported from.
-- Qwen2.5-Math-PRM (`Qwen2ForProcessRewardModel`, loaded through its own code: `trust_remote_code=true`): the
-  question in the chat template (with its system turn), `<extra_0>` after each step, class 1 of a 2-class head:
-
-      prmkit score --model token-classification:Qwen/Qwen2.5-Math-PRM-7B,sep=<extra_0>,trust_remote_code=true,\\
-          system="Please reason step by step, and put your final answer within \\\\boxed{}." ...
-
-Options (`KEY=VALUE` in the spec, or `--scorer-options`): `sep` / `sep_id` (default: the export's separator),
-`positive` (default: 0 for a prmkit export, else the last class: 1 of 2), `prompt` (a format string with
-`{question}`, or `chat`; default: the export's prompt, else `chat` when the tokenizer has a chat template, else
-`{question}\\n`), `system` (the chat's system turn), `trust_remote_code`, `dtype`, `max_tokens`, `max_batch`.
-"""
+"""`token-classification`: any `AutoModelForTokenClassification` PRM read at a separator token (a `prmkit
+export-hf` output, Qwen2.5-Math-PRM); options in docs/reward_models.md."""
 
 from __future__ import annotations
 
@@ -63,7 +46,7 @@ def _model_class(config: Any, trust_remote_code: bool) -> Any:
 
 
 def load(path: str, **options: Any) -> TokenClassificationScorer:
-    """The scorer of the token-classification model directory `path` (module doc for the options)."""
+    """The scorer of the token-classification model directory `path`; an orm export is read at its last separator."""
     check_options("token-classification", options, OPTIONS)
     path = local_dir("token-classification", path)  # before torch and transformers are imported: at once
     import torch

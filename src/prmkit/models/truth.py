@@ -1,22 +1,4 @@
-"""`truth`: the bench's exact step checker as a step scorer, the oracle a trained PRM is measured against.
-
-Each question is looked up among bench problems (`prmkit data bench`'s Problem file, or any pool file holding them:
-the spec `truth:runs/bench/problems.jsonl`, several files joined by `:` as in a PATH, `truth:a.jsonl:b.jsonl`), and
-each trace is judged against that problem's computation graph by `prmkit.data.bench_checker`. The step scores are
-the bench's truth labels (Math-Shepherd's convention): 1 before the first wrong step, 0 from it on.
-
-A step the checker cannot decide (a number off the solution path stated outside any computation) counts as wrong,
-as in the bench's truth labels (`first_wrong`): the oracle and the labels a PRM is trained on follow one rule.
-
-    >>> from prmkit.data.bench import bench_problems
-    >>> p = bench_problems(1, seed=0, levels=(2,))[0]  # 15 - 6 = 9, then 9 + 12 = 21
-    >>> TruthScorer([p]).score_steps(p.question, [["15 - 6 = 9.", "9 + 12 = 21.", "The answer is 21."],
-    ...                                           ["15 - 6 = 9.", "9 + 12 = 20.", "The answer is 21."]])
-    [[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]]
-
-A question that is not a bench problem of the files (absent, or without `meta["graph"]`) is a ValueError naming it
-and the files: the oracle knows the truth of bench problems only.
-"""
+"""`truth`: the bench's exact step checker as a step scorer, the oracle a trained PRM is measured against."""
 
 from __future__ import annotations
 
@@ -34,12 +16,14 @@ __all__ = ["TruthScorer", "load", "truth_scores"]
 
 
 def truth_scores(problem: Problem, steps: list[str]) -> list[float]:
-    """1.0 for each step before the checker's first wrong (or undecided) step, 0.0 from it on."""
+    """1.0 for each step before the checker's first wrong (or undecided) step, 0.0 from it on.
+    Example: ["15 - 6 = 9.", "9 + 12 = 20.", "The answer is 21."] where 9 + 12 = 21 is right -> [1, 0, 0]."""
     return [float(x) for x in truth_labels(len(steps), first_wrong(check_steps(problem, steps)))]
 
 
 class TruthScorer(StepScorer):
-    """The exact checker's truth of each trace of a bench problem, found by its question text."""
+    """The exact checker's truth of each trace of a bench problem, found by its question text (ValueError for a
+    question that is not a bench problem of the files)."""
 
     def __init__(self, problems: Iterable[Problem], source: str = "the given problems"):
         self.source = source

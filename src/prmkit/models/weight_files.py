@@ -1,12 +1,4 @@
-"""Weight files checked before a model loads: a `.safetensors` file cut short (a copy stopped partway, a full disk)
-is a one-line error naming it, not the loader's traceback.
-
-A safetensors file is an 8-byte little-endian header length N, N bytes of JSON header, then the tensor data; each
-header entry gives its tensor's `data_offsets` [begin, end) into the data. So the whole file is exactly
-8 + N + max(end) bytes, and that is checked from the first 8 + N bytes alone (no tensor is read).
-
-    check_weight_files("runs/prm")   # ValueError: runs/prm/model.safetensors: truncated or damaged (...)
-"""
+"""Weight files checked before a model loads: a `.safetensors` file cut short is a one-line error naming it."""
 
 from __future__ import annotations
 
@@ -21,8 +13,8 @@ _MAX_HEADER = 100_000_000  # safetensors' own limit on the JSON header
 
 
 def safetensors_size(path: str | os.PathLike[str]) -> int:
-    """The size in bytes that the header of the safetensors file `path` describes; ValueError when the header
-    itself is cut short or is not a safetensors header."""
+    """8 + N + max(data end): the size the safetensors header (length N) of `path` describes; ValueError when the
+    header is cut short or not a safetensors header."""
     with open(path, "rb") as fh:
         head = fh.read(8)
         if len(head) < 8:

@@ -1,10 +1,5 @@
-"""Rewards for RL and reranking: formulas on step scores (PSPO-WRS) and TRL-style reward functions over them.
-
-The PSPO-WRS formulas live in `prmkit.models.pspo` (they are also the `pspo_wrs` step-score aggregation of
-`models.aggregate.AGGREGATIONS`); this package re-exports them.
-Reward functions (`f(prompts, completions, completion_ids, **columns)`, TRL's GRPO form) are built from a spec
-string by `build_rewards("outcome+pspo_wrs:runs/prm")`; see `rewards.spec`.
-"""
+"""Rewards for RL and reranking: TRL-form reward functions built from a spec (`build_rewards`), and the PSPO-WRS
+formulas of `prmkit.models.pspo`, re-exported."""
 
 from prmkit.models.pspo import WEIBULL_C, WEIBULL_K, WEIBULL_LAMBDA, adjusted_weibull, pspo_wrs
 from prmkit.rewards.completions import completion_steps, completion_text, problem_column, read_problem

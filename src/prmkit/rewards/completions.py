@@ -1,14 +1,5 @@
-"""What a reward function reads from one TRL completion: its text, its steps, its problem.
-
-TRL passes completions as strings (standard prompts) or as message lists (conversational prompts); both become the
-completion text, cut at the domain's stop strings (where `prmkit generate` would have stopped: the model starting
-the next few-shot item). Steps are split on `[STEP]` by `prmkit.domains.split_steps`, the rule the labels and
-reward models were made with. The problem travels in the dataset column `problem` as the JSON of a `Problem`
-record (gold answer, domain, validator settings in `meta`), so that every validator works unchanged.
-
-    >>> completion_steps("2 + 2 = 4. [STEP] The answer is $4$.\\nQuestion: next", "math")
-    ['2 + 2 = 4.', 'The answer is $4$.']
-"""
+"""What a reward function reads from one TRL completion: its text cut at the domain's stop strings, its `[STEP]`
+steps, and its problem (a `Problem`'s JSON in the dataset column `problem`)."""
 
 from __future__ import annotations
 

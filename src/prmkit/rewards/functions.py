@@ -1,15 +1,8 @@
-"""Reward functions in TRL's form, `f(prompts, completions, completion_ids, **columns) -> list[float | None]`.
+"""Reward functions in TRL's form, `f(prompts, completions, completion_ids, **columns) -> list[float | None]`; a
+completion without steps gets 0, never None, so GRPO's group baseline sees every sample.
 
-Each is a thin adapter: a validator (`outcome`) or a `StepScorer` plus a formula over its step scores. The columns
-they read: `problem` (JSON of a `Problem`, see `rewards.completions`), and TRL's `log_metric` when present.
-A completion without steps gets the formula's value for an empty trace (0), never None, so that GRPO's group
-baseline sees every sample.
-
-Worked example (the ShortSteps scorer of the tests, each step scores 1 / (1 + its length)): the completion
-"ab [STEP] abcd" has steps ("ab", "abcd") with scores (1/3, 1/5):
-    prm_prod 1/15 = 0.0667, prm_min 0.2, prm_geomean sqrt(1/15) = 0.2582,
-    pspo_wrs 0.2582 * h(2) = 0.2582 * 0.8882 = 0.2293, pum (terminal utility U(x, p_N)) 0.2.
-"""
+Worked example, step scores (1/3, 1/5): prm_prod 1/15 = 0.0667, prm_min 0.2, prm_geomean sqrt(1/15) = 0.2582,
+pspo_wrs 0.2582 * h(2) = 0.2582 * 0.8882 = 0.2293, pum (terminal utility U(x, p_N)) 0.2."""
 
 from __future__ import annotations
 
@@ -27,10 +20,8 @@ __all__ = ["OutcomeReward", "StepScoreReward", "terminal_utility"]
 
 
 class OutcomeReward:
-    """V_q(y) of the problem's validator on the completion's extracted answer: 1.0 correct, 0.0 otherwise.
-
-    Logs `accuracy` (the batch's fraction correct) and `reasoning_steps` (mean steps per completion) through TRL's
-    `log_metric` when the trainer passes it."""
+    """V_q(y) of the problem's validator on the completion's answer: 1.0 correct, else 0.0; logs `accuracy` and
+    `reasoning_steps` through TRL's `log_metric` when given."""
 
     __name__ = "outcome"
 
@@ -56,10 +47,8 @@ def terminal_utility(step_scores: list[float]) -> float:
 
 
 class StepScoreReward:
-    """`formula(step scores)` of each completion's steps, scored by a `StepScorer` against the problem's question.
-
-    All completions of a batch go to the scorer at once (`score_items`: one call per question, or batched across
-    questions by a `BatchStepScorer`); completions without steps get 0 without a scorer call."""
+    """`formula(step scores)` of each completion, all of a batch scored at once (`score_items`) against the problem's
+    question; completions without steps get 0."""
 
     def __init__(self, name: str, scorer: StepScorer, formula: Callable[[list[float]], float]):
         self.__name__, self.scorer, self.formula = name, scorer, formula

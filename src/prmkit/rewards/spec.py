@@ -1,12 +1,5 @@
-"""Reward specs: `outcome`, `outcome+pspo_wrs:runs/prm`, `outcome+0.5*pum:runs/pum` -> TRL reward functions.
-
-A spec is terms joined by `+`; a term is `[weight*]name[:model]`. `name` is a key of `REWARDS`; `model` is a
-reward-model checkpoint (any `StepScorer`: a PRM, an ORM, a PUM value model) for the names that score steps.
-Each model path is loaded once per `Scorers` cache, so a reward and the process advantages can share it.
-
-    >>> [(t.name, t.model, t.weight) for t in parse_reward_spec("outcome+0.5*pspo_wrs:runs/prm")]
-    [('outcome', None, 1.0), ('pspo_wrs', 'runs/prm', 0.5)]
-"""
+"""Reward specs -> TRL reward functions: terms `[weight*]name[:model]` joined by `+`, `name` a key of `REWARDS`,
+`model` a step scorer's checkpoint (`outcome+0.5*pspo_wrs:runs/prm`)."""
 
 from __future__ import annotations
 
@@ -74,7 +67,7 @@ def parse_term(text: str, known: dict[str, Any] | None = None) -> RewardTerm:
 
 
 def parse_reward_spec(spec: str) -> list[RewardTerm]:
-    """The terms of a spec `term+term+...` (see module doc); an empty spec is an error."""
+    """The terms of a spec `term+term+...`; an empty spec is an error."""
     terms = [parse_term(t) for t in spec.split("+") if t.strip()]
     if not terms:
         raise ValueError("empty reward spec; e.g. 'outcome' or 'outcome+pspo_wrs:runs/prm'")

@@ -1,28 +1,5 @@
-"""Two-level credit assignment for GRPO (PUM paper, sec 4.4 and appendix D.4), as pure functions over lists.
-
-The outcome level is GRPO's group advantage of each whole completion (Shao et al., 2024; TRL's formula):
-
-    A_GRPO(i) = (r_i - mean(r_group)) / (std(r_group) + 1e-4)        std with Bessel's correction
-
-    rewards (1, 0, 0, 0) -> mean 0.25, std 0.5 -> (1.4997, -0.4999, -0.4999, -0.4999)
-
-The process level is one advantage per reasoning segment t (a group of consecutive steps, at most 8 per response),
-from the evaluator's value of the prefix p_t that ends with that segment (D.4):
-
-    PUM (nested prefix-utility difference):  A_t = U(x, p_t) - U(x, p_{t-1})
-        U(p_1..p_3) = (0.2, 0.5, 0.4), U(p_0) = 0.3 -> (-0.1, 0.3, -0.1)
-    PRM (step score shifted by one half):      A_t = s_t - 0.5
-        s = (0.9, 0.4) -> (0.4, -0.1)
-
-U(x, p_0), the utility of the bare question, is not a step score; we estimate it by the group mean of U(x, p_1)
-over the G completions of the prompt (the value of the empty prefix under the policy). Each token of segment t then
-gets (outcome-anchored setting; coefficient 0.5, no delta normalisation, D.4):
-
-    A(token) = A_GRPO(i) + 0.5 * A_t
-
-`PROCESS_ADVANTAGES` names every credit assignment `--process` can choose: PUM's two above, and min-form credit
-(PURE) and progress (PAV) from `rl.credit`.
-"""
+"""Two-level credit assignment for GRPO (PUM paper, sec 4.4 and appendix D.4), as pure functions over lists: GRPO's
+outcome advantage plus a per-segment process advantage; `PROCESS_ADVANTAGES` names every credit assignment."""
 
 from __future__ import annotations
 
@@ -41,7 +18,8 @@ MAX_SEGMENTS = 8  # D.4: each response is split into at most 8 reasoning segment
 
 
 def group_advantages(rewards: list[float], group_size: int, eps: float = 1e-4) -> list[float]:
-    """GRPO's advantage of each reward within its group of `group_size` consecutive samples (see module doc)."""
+    """GRPO's advantage within each group of `group_size` consecutive rewards (Shao et al., 2024; TRL's formula):
+    A = (r - mean) / (std + 1e-4), std with Bessel's correction. (1, 0, 0, 0) -> (1.4997, -0.4999, -0.4999, -0.4999)."""
     if group_size < 1 or len(rewards) % group_size:
         raise ValueError(f"{len(rewards)} rewards do not split into groups of {group_size}")
     out = []
@@ -67,16 +45,18 @@ def segment_ends(segments: list[int]) -> list[int]:
 
 
 def prefix_utility_advantages(values: list[float], baseline: float) -> list[float]:
-    """PUM D.4: A_t = U(p_t) - U(p_{t-1}) for prefix utilities U(p_1..p_n), with U(p_0) = `baseline`."""
+    """PUM D.4: A_t = U(p_t) - U(p_{t-1}) for prefix utilities U(p_1..p_n), with U(p_0) = `baseline`.
+    U = (0.2, 0.5, 0.4), U(p_0) = 0.3 -> (-0.1, 0.3, -0.1)."""
     return [v - prev for prev, v in zip([baseline, *values], values, strict=False)]
 
 
 def prm_step_advantages(scores: list[float], shift: float = 0.5) -> list[float]:
-    """PRM variant of D.4: each segment's step score minus 0.5 (a correct-looking step pushes up, a wrong one down)."""
+    """PRM variant of PUM D.4: A_t = s_t - 0.5. (0.9, 0.4) -> (0.4, -0.1)."""
     return [s - shift for s in scores]
 
 
 def _pum_group(group: list[list[float]]) -> list[list[float]]:
+    """PUM D.4 over a group; U(p_0), which no scorer gives, is the group mean of U(p_1)."""
     firsts = [values[0] for values in group if values]
     baseline = sum(firsts) / len(firsts) if firsts else 0.0
     return [prefix_utility_advantages(values, baseline) for values in group]
@@ -92,9 +72,8 @@ def _last(scores: list[float]) -> float:
 
 @dataclass(frozen=True)
 class Credit:
-    """A credit assignment: `group` maps the segment values of each completion of one prompt's group to their
-    per-segment advantages (calling the Credit calls it); `segment` is a segment's value from its steps' scores (the
-    prefix value at its last step, or for min-form the lowest step reward in it); `summary` is its help line."""
+    """A credit assignment: `group` maps the segment values of each completion of one prompt's group to per-segment
+    advantages (calling it calls `group`); `segment` is a segment's value from its steps' scores; `summary` its help."""
 
     group: Callable[[list[list[float]]], list[list[float]]]
     summary: str
@@ -126,10 +105,8 @@ def describe_credit() -> str:
 
 def token_advantages(grpo: list[float], token_segments: list[list[int]], process: list[list[float]],
                      coef: float = PROCESS_COEF) -> list[list[float]]:
-    """A(token) = A_GRPO(i) + coef * A_process(i, segment of the token); a token of segment -1 (padding, or a
-    completion without steps) gets A_GRPO(i) alone.
-
-    Example: grpo (1.5, -0.5), token segments ([0, 0, 1], [0, -1]), process ([0.4, -0.1], [0.2])
+    """PUM D.4: A(token) = A_GRPO(i) + coef * A_process(i, segment of the token); segment -1 (padding, no steps):
+    A_GRPO(i) alone. grpo (1.5, -0.5), token segments ([0, 0, 1], [0, -1]), process ([0.4, -0.1], [0.2])
     -> [[1.7, 1.7, 1.45], [-0.4, -0.5]]."""
     return [[a + (coef * adv[s] if s >= 0 else 0.0) for s in segs]
             for a, segs, adv in zip(grpo, token_segments, process, strict=True)]

@@ -1,24 +1,5 @@
-"""`prmkit rl compare`: RL runs of several reward settings, several seeds each, side by side on their held-out curves.
-
-    prmkit rl compare outcome=runs/rl/outcome_s0,runs/rl/outcome_s1 pum=runs/rl/pum_s0,runs/rl/pum_s1 \\
-        --output runs/rl/compare
-
-Each run is a `prmkit rl grpo` output with a held-out curve (`heldout.jsonl`, written with `--heldout-steps`; all runs
-on the same held-out problems). Per setting, at the last step every run reached: its accuracy (mean over seeds, the
-lowest and highest seed) and greedy accuracy, and its difference from the first setting (the baseline) with two 95%
-intervals: over problems (a bootstrap of the held-out problems, paired: each problem's right fraction, averaged over
-a setting's seeds, minus the baseline's) and over seeds (the seed as the unit, `compare_stats.seed_interval`: paired
-by seed when both ran the same seeds, else Welch's); its gain over training (last step minus step 0, paired by
-problem); the steps and generated tokens it takes to reach the baseline's final accuracy (`steps_to_reach`, PAV's
-sample-efficiency measure); its generated training tokens, training and CPU seconds and peak RSS (`report.json`).
-The reward-hacking checks stand beside accuracy: held-out answer rate, steps per completion and tokens per
-completion before and after, and, from `metrics.jsonl`, the training completions' length and each scorer reward's
-mean (`rewards/<name>/mean`, every term but `outcome`) against the true accuracy of the same samples: a setting
-whose scorer rises while accuracy does not is optimising its reward, not the task.
-
-Writes `compare.json`, `compare.md` (the table), `compare.png` (accuracy against the optimiser step and against
-generated tokens: mean and lowest-highest seed band per setting) and `hacking.png` (`compare_plots`).
-"""
+"""`prmkit rl compare`: RL runs of several settings, several seeds each, side by side on their held-out curves, each
+setting against the first (docs/rl.md, "The held-out curve, and runs side by side")."""
 
 from __future__ import annotations
 
@@ -106,7 +87,7 @@ def _run(path: str) -> dict[str, Any]:
 
 def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[str] | None = None,
                  bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Compare the runs of each setting (module doc); writes the outputs when `output` is given."""
+    """Compare the runs of each setting (the first is the baseline); writes the outputs into `output` when given."""
     runs = {name: [_run(d) for d in dirs] for name, dirs in groups.items()}
     every = [r for rs in runs.values() for r in rs]
     sizes = {len(row["right"]) for r in every for row in r["curve"].values()}
@@ -136,7 +117,6 @@ def compare_runs(groups: Mapping[str, Sequence[str]], output: str | os.PathLike[
 
 def _row(name: str, rs: list[dict[str, Any]], base: list[dict[str, Any]], curve: list[dict[str, Any]],
          common: list[int], target: float, bootstrap: int, seed: int) -> dict[str, Any]:
-    """One setting's line of the table (module doc)."""
     first, last = common[0], common[-1]
     start, final = _at(curve, first), _at(curve, last)
     gain = _fractions(rs, last) - _fractions(rs, first)
@@ -204,6 +184,5 @@ def _training(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
-    """The mean of the values that are there (None without any)."""
     there = [v for v in values if v is not None]
     return float(np.mean(there)) if there else None

@@ -1,11 +1,4 @@
-"""The figures of `prmkit rl compare`.
-
-- `compare.png`: held-out accuracy (sampled) against the optimiser step and against the generated training tokens;
-  per setting a line (mean over seeds) and a band from its lowest to its highest seed;
-- `hacking.png`: the reward-hacking checks: held-out answer rate and steps per completion against the step (mean
-  and band), and over training (mean over seeds per step) the completions' length and, for each setting with a
-  scorer reward, the scorer's mean (solid) against the true accuracy of the same samples (dashed).
-"""
+"""The figures of `prmkit rl compare`: compare.png (held-out accuracy) and hacking.png (the reward-hacking checks)."""
 
 from __future__ import annotations
 
@@ -34,7 +27,7 @@ def _finish(fig: Any, axes: Any, titles: list[str], xlabels: list[str], path: Pa
 
 
 def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
-    """compare.png (module doc); a setting without a training log has no tokens line."""
+    """Held-out accuracy against the step and against generated tokens: mean and seed band per setting."""
     from prmkit.data.outputs import pyplot
 
     fig, axes = pyplot().subplots(1, 2, figsize=(8, 3.2))
@@ -47,7 +40,7 @@ def plot_compare(curves: dict[str, list[dict[str, Any]]], path: Path) -> None:
 
 
 def plot_hacking(curves: dict[str, list[dict[str, Any]]], training: dict[str, dict[str, Any]], path: Path) -> None:
-    """hacking.png (module doc)."""
+    """Held-out answer rate and steps; training completion length and scorer means against true accuracy."""
     from prmkit.data.outputs import pyplot
 
     fig, axes = pyplot().subplots(1, 4, figsize=(13, 3.2))

@@ -1,12 +1,4 @@
-"""The table of `prmkit rl compare` (`compare.md`, and what the verb prints): one line per setting.
-
-Columns: seeds; held-out accuracy before -> after (mean over seeds, [lowest, highest seed]); greedy accuracy before
--> after; gain over training and the difference from the baseline with its 95% interval over problems (paired
-bootstrap) and over seeds (t interval, paired by seed or Welch's: the cell says which); the steps (and generated
-tokens) to reach the baseline's final accuracy; generated training tokens, training and CPU seconds (means over
-seeds) and the highest peak RSS; the reward-hacking checks (held-out answer rate, steps and tokens per completion
-before -> after; training completion length and each scorer's mean against the true accuracy, first -> last steps).
-"""
+"""The table of `prmkit rl compare` (`compare.md`, and what the verb prints): one line per setting."""
 
 from __future__ import annotations
 

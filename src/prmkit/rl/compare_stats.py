@@ -1,14 +1,5 @@
-"""The two per-setting figures of `prmkit rl compare` that are not a bootstrap: the difference from the baseline with
-the seed as the unit, and the steps (or tokens) a setting takes to reach the baseline's final accuracy.
-
-- `seed_interval`: each run's held-out accuracy is one number per seed. When both settings ran the same seeds, the
-  runs of one seed share their held-out draw (the samples are drawn with the run's seed) and their step-0 policy,
-  so the differences are paired by seed: a t interval of the per-seed differences, n - 1 degrees of freedom. With
-  other seeds, Welch's interval of the two settings' per-seed accuracies.
-- `steps_to_reach`: PAV's sample-efficiency measure (Setlur et al., ICLR 2025, sec 5: the steps a method needs to
-  reach the outcome reward's final accuracy): the first held-out point at which a setting's mean accuracy over its
-  seeds reaches the target, interpolated linearly between that point and the one before it.
-"""
+"""The per-setting figures of `prmkit rl compare` that are not a bootstrap: the difference from the baseline with the
+seed as the unit, and the steps to reach the baseline's final accuracy."""
 
 from __future__ import annotations
 
@@ -22,10 +13,10 @@ __all__ = ["seed_interval", "steps_to_reach"]
 
 def seed_interval(accuracy: Sequence[float], seeds: Sequence[int | None], base_accuracy: Sequence[float],
                   base_seeds: Sequence[int | None]) -> dict[str, Any]:
-    """{"mean", "low", "high", "method"}: mean(setting) - mean(baseline) with a 95% t interval, the seed as the unit
-    (module doc). Paired when both ran the same distinct, known seeds. Example: accuracies 0.50, 0.46, 0.52 against
-    0.45, 0.44, 0.43 at seeds 0, 1, 2: differences 0.05, 0.02, 0.09, mean 0.0533, sd 0.0351, half-width
-    4.303 x 0.0351 / sqrt(3) = 0.0872 -> [-0.0339, 0.1405], "paired by seed (t, 2 df)"."""
+    """{"mean", "low", "high", "method"}: mean(setting) - mean(baseline) with a 95% t interval, the seed as the unit:
+    paired by seed when both ran the same distinct, known seeds (they share held-out draws), else Welch's. Example:
+    0.50, 0.46, 0.52 against 0.45, 0.44, 0.43 at seeds 0, 1, 2: differences 0.05, 0.02, 0.09 -> 0.0533
+    [-0.0339, 0.1405], "paired by seed (t, 2 df)"."""
     known = None not in seeds and None not in base_seeds and len(set(seeds)) == len(seeds)
     if known and sorted(seeds) == sorted(base_seeds) and len(seeds) == len(base_seeds):
         by_seed = dict(zip(base_seeds, base_accuracy, strict=True))
@@ -36,9 +27,9 @@ def seed_interval(accuracy: Sequence[float], seeds: Sequence[int | None], base_a
 
 
 def steps_to_reach(steps: Sequence[float], accuracy: Sequence[float], target: float) -> float | None:
-    """The step (x value) at which the curve (`steps`, `accuracy`), read left to right, first reaches `target`,
-    interpolated linearly from the point before; None when it never does. Example: steps 0, 20, 40, accuracy
-    0.40, 0.44, 0.50, target 0.47: reached between 20 and 40, at 20 + (0.47 - 0.44) / (0.50 - 0.44) x 20 = 30."""
+    """PAV's sample-efficiency measure (Setlur et al., ICLR 2025, sec 5): the step (x value) at which the curve first
+    reaches `target`, interpolated linearly from the point before; None when it never does. Example: steps 0, 20, 40,
+    accuracy 0.40, 0.44, 0.50, target 0.47 -> 20 + (0.47 - 0.44) / (0.50 - 0.44) x 20 = 30."""
     for i, (x, a) in enumerate(zip(steps, accuracy, strict=True)):
         if a >= target:
             if i == 0:

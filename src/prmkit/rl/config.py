@@ -1,10 +1,4 @@
-"""The config of `prmkit rl grpo`: policy, rewards, process advantages, problems, and GRPO's settings.
-
-Defaults: PUM appendix D.4 for GRPO (temperature 1.0, top-p 1.0, 8 samples a prompt, KL coefficient 0.001,
-process coefficient 0.5, at most 8 segments), PSPO for LoRA (lr 1.41e-5). CPU-sized where the papers' settings
-cannot run on a CPU (group size 4, 2 prompts a step, 30 steps, 192 new tokens; the helps say so). Creating a config
-touches neither disk nor network.
-"""
+"""The config of `prmkit rl grpo`: policy, rewards, process advantages, problems and GRPO's settings."""
 
 from __future__ import annotations
 
@@ -24,9 +18,9 @@ SETTINGS = "settings.json"  # a run's settings, in its output (`prmkit.rl.run`)
 
 @dataclass
 class RLConfig(DecodingConfig, TrainRunConfig):
-    """GRPO with outcome and process rewards (TRL's GRPOTrainer; PUM sec 4.4 / appendix D.4, PSPO eq. 9-11). The
-    run's fields are `train.config.TrainRunConfig`'s and the sampling's `generate.config.DecodingConfig`'s (TRL
-    samples), with GRPO's defaults and helps."""
+    """GRPO with outcome and process rewards (TRL's GRPOTrainer; PUM sec 4.4 / appendix D.4, PSPO eq. 9-11): the fields
+    of `TrainRunConfig` and `DecodingConfig`. Defaults: PUM D.4 (temperature, top-p, KL and process coefficients,
+    segments), PSPO (LoRA, lr); CPU-sized where the papers' cannot run on a CPU (the helps say so)."""
 
     model: str = field(default=DEFAULT_MODEL, metadata=_help("policy: embedded name or local HF directory."))
     reward: str = field(default="outcome", metadata=_help(

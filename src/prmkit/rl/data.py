@@ -1,13 +1,4 @@
-"""Problems -> the GRPO dataset: one row per problem with the prompt the policy sees and the problem itself.
-
-A literal row (the prompt shortened):
-
-    {"prompt": "<|im_start|>system\\nSolve the problem step by step ...<|im_start|>assistant\\n",
-     "problem": "{\\"id\\": \\"demo-0-3\\", \\"question\\": \\"Mia has 4 boxes ...\\", \\"answer\\": \\"23\\", ...}"}
-
-The prompt is `prmkit generate`'s few-shot prompt in the policy's chat template (`in_chat_template`), as a plain
-string, so TRL samples exactly what `generate` would; `problem` is the JSON that reward functions read.
-"""
+"""Problems -> the GRPO dataset: one row per problem with the prompt the policy sees and the problem itself."""
 
 from __future__ import annotations
 
@@ -32,6 +23,9 @@ def select_problems(data: str, range_text: str | None) -> list[Problem]:
 
 def grpo_rows(problems: list[Problem], tokenizer: Any, chat: bool = True,
               template: str | None = None) -> list[dict[str, str]]:
-    """Dataset rows {prompt, problem} (see module doc); `template`: a template text (None: the domain's)."""
+    """Dataset rows {prompt, problem}: `prmkit generate`'s prompt in the policy's chat template, and the Problem's JSON
+    that reward functions read; `template`: a template text (None: the domain's). A row, shortened:
+    {"prompt": "<|im_start|>system\\nSolve the problem step by step ...<|im_start|>assistant\\n",
+     "problem": "{\\"id\\": \\"demo-0-3\\", \\"question\\": \\"Mia has 4 boxes ...\\", \\"answer\\": \\"23\\", ...}"}"""
     return [{"prompt": in_chat_template(tokenizer, build_prompt(p, template), chat), "problem": problem_column(p)}
             for p in problems]

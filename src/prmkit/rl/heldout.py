@@ -1,15 +1,5 @@
-"""Held-out accuracy of a policy: `samples` completions per problem at the training temperature and one greedy
-completion, each validated.
-
-Sampling goes through `prmkit.generate`'s transformers backend (same prompts and stop strings as `prmkit generate`),
-on the in-memory policy (a peft model works as is); the problems of one domain go through the backend together, so
-the few-shot prompt they share is prefilled once a batch. `accuracy` is the mean over all sampled completions (a
-pass@1 estimate at the training temperature), `greedy_accuracy` the fraction of problems whose greedy completion is
-right; `steps` and `answered` (the reward-hacking checks: steps per completion, completions with an extractable
-answer) are over the sampled completions. `right` and `greedy_right` give each problem's count of right sampled
-completions and its greedy verdict, in the order of `problems`, so that two policies can be compared problem by
-problem (a paired bootstrap).
-"""
+"""Held-out accuracy of a policy: sampled completions at the training temperature and one greedy completion per
+problem, each validated, through `prmkit.generate`'s transformers backend."""
 
 from __future__ import annotations
 
@@ -31,8 +21,9 @@ _GREEDY_T = 1e-6  # the samplers take the argmax at this temperature
 def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], samples: int, temperature: float,
                      top_p: float, max_new_tokens: int, seed: int = 0, chat: bool = True,
                      template: str | None = None, batch_size: int = 32) -> dict[str, float]:
-    """{"accuracy", "greedy_accuracy", "steps", "answered", "samples", "tokens" (sampled and greedy), "seconds",
-    "right", "greedy_right"} (module doc); `template`: the prompt template text (None: the domain's)."""
+    """{"accuracy" (mean over the sampled completions), "greedy_accuracy" (share of problems), "steps", "answered" (per
+    sampled completion), "samples", "tokens" (sampled and greedy), "seconds", "right" (each problem's right samples),
+    "greedy_right"}, per-problem lists in the order of `problems`; `template`: the prompt text (None: the domain's)."""
     start = time.perf_counter()
     was_training = model.training
     model.eval()

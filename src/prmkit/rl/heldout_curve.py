@@ -1,17 +1,5 @@
-"""The held-out curve of an RL run: the policy measured on held-out problems before training, every `heldout_steps`
-optimiser steps, and after (`prmkit.rl.heldout.heldout_accuracy`: sampled and greedy accuracy, steps per
-completion, answer rate, tokens).
-
-Each measurement is a line of `<output>/heldout.jsonl`, {"step": 10, "accuracy": 0.41, "greedy_accuracy": 0.45,
-...}, and the curve is redrawn into `heldout.png` after it; `heldout.json` keeps {"before": ..., "after": ...} (the
-step-0 and the last line). A resumed run measures no step twice: the steps already in the file are kept, and the
-measurements use the same seed at every step, so two points differ by the policy, not by the draw. Each line
-carries `heldout_sha256`, a fingerprint of the held-out problems (`problems_fingerprint`).
-
-The step-0 point is the same for every run of one policy at one seed (same problems, samples, sampling, template,
-seed), whatever its reward: `--heldout-before RUN` copies it from that run's heldout.jsonl (`reused_before`) after
-checking the settings that fix it (`BEFORE_SETTINGS` and the fingerprint), and refuses naming any that differ.
-"""
+"""The held-out curve of an RL run: the policy measured before training, every `heldout_steps` optimiser steps and
+after, one line of heldout.jsonl each (docs/rl.md, "The held-out curve, and runs side by side")."""
 
 from __future__ import annotations
 
@@ -44,8 +32,8 @@ HELDOUT_CURVES: dict[str, tuple[str, ...]] = {
 
 
 class HeldoutCurve(TrainerCallback):
-    """Measure the policy on `problems` at step 0 (`before`), every `config.heldout_steps` steps and at the end
-    (`after`); see the module doc. With no problems it measures nothing."""
+    """Measure the policy on `problems` at step 0, every `config.heldout_steps` steps and at the end, into
+    heldout.jsonl, heldout.json and heldout.png; a step the file holds is not measured again (no problems: none)."""
 
     def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, output: Path,
                  log: Callable[[str], None]):

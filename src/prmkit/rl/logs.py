@@ -1,10 +1,4 @@
-"""Training logs of an RL run: every Trainer log line appended to `<output>/metrics.jsonl`, and the curve PNG.
-
-A line: {"step": 3, "reward": 0.25, "kl": 0.0004, "rewards/outcome/mean": 0.25, "accuracy": 0.25,
-"reasoning_steps": 4.1, "adv/grpo_abs": 0.31, "adv/process_abs": 0.12, "adv/segment_1": 0.02, ...}
-(TRL's metrics plus prmkit's, and "seconds": the run's training seconds so far, `prmkit.train.trainer.RunClock`).
-After a resume the steps redone since the last checkpoint appear again; the last line of a step wins.
-"""
+"""Training logs of an RL run: every Trainer log line appended to `<output>/metrics.jsonl`, and the curve PNG."""
 
 from __future__ import annotations
 

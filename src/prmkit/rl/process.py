@@ -1,11 +1,5 @@
-"""Per-token process advantages of a batch of completions from a `StepScorer` (PUM appendix D.4).
-
-For each completion: split it into steps (`[STEP]`, as labeling does), group the steps into at most
-`max_segments` segments, score every step prefix with the scorer, keep one value per segment (the credit
-assignment's `segment`: the value at the segment's last step, i.e. of the prefix p_t, or for min-form the lowest
-of its steps), turn the values of each prompt's group into per-segment advantages with `PROCESS_ADVANTAGES[name]`,
-and spread them over the tokens of their segment (`rl.spans`).
-"""
+"""Per-token process advantages of a batch of completions from a `StepScorer` (PUM appendix D.4): steps, segments,
+one scorer value per segment, the credit assignment's advantages, spread over each segment's tokens."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
-"""Q of each step prefix from Monte Carlo rollouts of a prover policy: the value PAV's progress needs, measured.
-
-    --process progress:rollouts:PROVER[,k=4,template=generate_math_0shot,max_new_tokens=96,temperature=0.7]
-
-`RolloutValues` is a `StepScorer` whose score of step t is the fraction of k completions of the prover, sampled from
-the prefix that ends with step t, whose answer the problem's validator accepts: Math-Shepherd's soft estimate
-(`label.math_shepherd`, whose labeler it runs), i.e. Q^mu(p_t) of PAV (Setlur et al., arXiv 2410.08146, sec 3) with
-mu the prover. The last step needs no rollout: the completion's own verdict. It needs each question's problem (the
-gold answer), so the RL run builds it from its training problems (`PROVERS`); it is no scorer kind of `models.SCORERS`,
-which cannot sample. Cost: k rollouts after each of the n - 1 proper prefixes of every completion, each step.
-"""
+"""Q of each step prefix from k rollouts of a prover policy (Math-Shepherd's soft estimate), the value PAV's progress
+needs (Setlur et al., arXiv 2410.08146, sec 3): `--process progress:rollouts:PROVER[,k=4,...]`."""
 
 from __future__ import annotations
 
@@ -27,8 +18,9 @@ METHOD = "math-shepherd"  # the soft estimate: the fraction of rollouts that rea
 
 
 class RolloutValues(StepScorer):
-    """`RolloutValues(prover, problems, k=4, **settings)`: `settings` are `RolloutLabelConfig` fields (template,
-    temperature, max_new_tokens, seed, chat, ...); `problems` give each question's gold answer and domain."""
+    """A `StepScorer` whose score of step t is the fraction of k prover rollouts from the prefix ending at t that the
+    validator accepts (the last step: the completion's own verdict). `settings` are `RolloutLabelConfig` fields;
+    `problems` give each question's gold answer and domain."""
 
     def __init__(self, prover: str, problems: Sequence[Problem], k: int = 4, **settings: Any) -> None:
         self.problems = {p.question: p for p in problems}

@@ -1,13 +1,4 @@
-"""`prmkit rl grpo`: the wiring of one GRPO run (the components are in rewards/ and rl/).
-
-    run_grpo(RLConfig(reward="outcome+pspo_wrs:runs/prm", steps=30, output="runs/rl_pspo"))
-
-Writes into `output`: `checkpoint-N/` (Trainer's, resumable), `metrics.jsonl` and `curves.png` (rl.logs),
-`heldout.jsonl`, `heldout.png` and `heldout.json` (held-out accuracy before, every `heldout_steps` and after:
-rl.heldout_curve), `final/` (the policy, LoRA merged), `report.json` (with this process's CPU seconds and peak
-RSS) and `settings.json` (the run's settings: a run with others into the same output is refused, as its curve and
-metrics would be continued).
-"""
+"""`prmkit rl grpo`: the wiring of one GRPO run (the components are in rewards/ and rl/; outputs: docs/rl.md)."""
 
 from __future__ import annotations
 
@@ -52,9 +43,7 @@ def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: li
         max_completion_length=config.max_new_tokens, reward_weights=weights, seed=config.seed, logging_steps=1,
         save_strategy="steps", save_steps=config.save_steps, save_total_limit=config.save_total_limit or None,
         report_to=[], remove_unused_columns=False, dataloader_pin_memory=False, use_cpu=not gpu,
-        # TRL's GRPOConfig turns bf16 and gradient checkpointing on by default; on a CPU without native bf16 that
-        # autocasts every matmul to torch's generic bf16 gemm (py-spy: `cpublas`), and checkpointing recomputes
-        # the forward: both only on a GPU
+        # TRL turns bf16 and gradient checkpointing on; on a CPU without native bf16 both only cost time
         bf16=gpu, gradient_checkpointing=gpu,
     )
     return GRPOConfig(**(kwargs | trainer_overrides(config.trainer_args)))
@@ -70,8 +59,8 @@ def _rewards(config: RLConfig, scorers: Scorers) -> tuple[list[Any], list[float]
 
 
 def _process(config: RLConfig, scorers: Scorers, train: list[Problem]) -> ProcessAdvantage | None:
-    """The process advantages of `--process NAME:SCORER`; a SCORER `rollouts:PROVER[,KEY=VALUE]` samples the prover
-    from each prefix of the training problems (`rl.rollout_values`), any other is a scorer spec."""
+    """The process advantages of `--process NAME:SCORER`; SCORER `rollouts:PROVER[,KEY=VALUE]` samples the prover from
+    each prefix (`rl.rollout_values`), any other is a scorer spec."""
     if not config.process:
         return None
     term = parse_term(config.process, PROCESS_ADVANTAGES)
@@ -87,8 +76,7 @@ def _process(config: RLConfig, scorers: Scorers, train: list[Problem]) -> Proces
 
 
 def _usage() -> dict[str, float]:
-    """This process's CPU seconds (user + system, itself and its children: loading, held-out points, training) and
-    its peak resident memory in GB (the larger of its own and its largest child's)."""
+    """This process's CPU seconds (user + system, itself and its children) and peak resident memory in GB."""
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return {"cpu_seconds_this_run": round(sum(u.ru_utime + u.ru_stime for u in usage), 1),
             "peak_rss_gb": round(max(u.ru_maxrss for u in usage) / 2**20, 2)}  # ru_maxrss: KiB on Linux
@@ -130,8 +118,7 @@ def _run_grpo(config: RLConfig, output: str | os.PathLike[str], scorers: Scorers
     if not resume and last_checkpoint(out):
         raise ValueError(f"{out} has checkpoints already: pass --resume to continue, or choose a new output")
     out.mkdir(parents=True, exist_ok=True)
-    # the held-out curve and the metrics of a run in this output are kept and continued (no step measured twice):
-    # only by the same run
+    # the held-out curve and metrics in this output are continued: only by the same run
     keep_settings(out / SETTINGS, fixed_settings(config), "an RL run", skip=may_change(config))
     held = HeldoutCurve(config, heldout, tokenizer, template, out, log)
     held.measure(0, model)

@@ -1,12 +1,4 @@
-"""Which step each completion token belongs to, so that a step's advantage lands on that step's tokens.
-
-The completion text is split on `[STEP]` the way `prmkit.domains.split_steps` splits it: a step is a non-empty
-piece between delimiters, and the delimiter belongs to the step it closes. A piece that is only whitespace joins
-the step before it (the first real step when it comes first). A token belongs to the piece that holds its last
-character; `token_ends[k]` is the length of the decoded text up to and including token k.
-
-    text "a [STEP] bc [STEP]", token ends (1, 8, 11, 18)  ->  steps [0, 0, 1, 1]
-"""
+"""Which step each completion token belongs to, so that a step's advantage lands on that step's tokens."""
 
 from __future__ import annotations
 
@@ -31,8 +23,10 @@ def piece_steps(text: str, sep: str = STEP) -> list[tuple[int, int]]:
 
 
 def token_steps(token_end: list[int], text: str, sep: str = STEP) -> list[int]:
-    """The step of each token (see module doc); -1 for every token when the text has no step. Tokens past the
-    end of `text` (e.g. a continuation cut off at a stop string) belong to the last step."""
+    """The step of each token, split as `prmkit.domains.split_steps` splits: the delimiter belongs to the step it
+    closes, a whitespace-only piece joins its neighbour, a token belongs to the piece holding its last character
+    (`token_end`: decoded length up to each token); -1 for every token of a text without steps; the last step past
+    its end. Text "a [STEP] bc [STEP]", token ends (1, 8, 11, 18) -> steps [0, 0, 1, 1]."""
     pieces = piece_steps(text, sep)
     if not pieces:
         return [-1] * len(token_end)
@@ -46,6 +40,5 @@ def token_steps(token_end: list[int], text: str, sep: str = STEP) -> list[int]:
 
 
 def token_ends(tokenizer: Any, ids: list[int]) -> list[int]:
-    """Length of the decoded text after each token (special tokens skipped, as TRL decodes completions); one decode
-    per prefix, which is cheap at completion lengths of a few hundred tokens."""
+    """Length of the decoded text after each token (special tokens skipped, as TRL decodes completions)."""
     return [len(tokenizer.decode(ids[: k + 1], skip_special_tokens=True)) for k in range(len(ids))]

@@ -1,16 +1,4 @@
-"""`ProcessGRPOTrainer`: TRL's `GRPOTrainer` plus step-level process advantages on each step's tokens.
-
-TRL computes one group-normalised advantage per completion in `_generate_and_score_completions` and its loss
-accepts advantages of shape (B,) or (B, T) (`_compute_loss`: "to support subclasses that provide advantages with
-shape (B, T)"). This subclass lets TRL do everything (generation, rewards, the GRPO advantage A_GRPO, KL, the
-clipped loss) and only replaces the returned `advantages` (B,) by the (B, T) tensor
-
-    A[i, token] = A_GRPO[i] + coef * A_process[i, segment of the token]        (PUM appendix D.4)
-
-With `process=None` the advantages stay TRL's. Logged every step (TRL's metrics, averaged per logging step):
-`adv/grpo_abs` and `adv/process_abs` (mean |A_GRPO| and mean |A_process| over completion tokens, the latter
-without `coef`) and `adv/segment_<t>` (mean process advantage of the t-th segment, t = 1, 2, ...).
-"""
+"""`ProcessGRPOTrainer`: TRL's `GRPOTrainer` plus step-level process advantages on each step's tokens."""
 
 from __future__ import annotations
 
@@ -28,9 +16,9 @@ __all__ = ["ProcessGRPOTrainer"]
 
 
 class ProcessGRPOTrainer(RunClock, GRPOTrainer):
-    """`GRPOTrainer(..., process=ProcessAdvantage(...))`; every other argument is GRPOTrainer's. The dataset needs
-    the column `problem` (JSON of a prmkit `Problem`: its question is what the scorer reads). Its log lines carry the
-    run's training seconds (`RunClock`)."""
+    """`GRPOTrainer(..., process=ProcessAdvantage(...))`: TRL does generation, rewards, A_GRPO, KL and the loss, and its
+    (B,) advantages become (B, T): A[i, token] = A_GRPO[i] + coef * A_process[i, segment of the token] (PUM appendix
+    D.4); `process=None` keeps TRL's. The dataset needs the column `problem` (a prmkit `Problem`'s JSON)."""
 
     def __init__(self, *args: Any, process: ProcessAdvantage | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -57,6 +45,8 @@ class ProcessGRPOTrainer(RunClock, GRPOTrainer):
 
     def _log_process(self, grpo: torch.Tensor, mask: torch.Tensor, segments: list[list[int]],
                      advantages: list[list[float]]) -> None:
+        """adv/grpo_abs, adv/process_abs: mean |A_GRPO| and |A_process| (without coef) per completion token;
+        adv/segment_<t>: the mean process advantage of segment t."""
         mode = "train" if self.model.training else "eval"
         process = torch.tensor([[adv[s] if s >= 0 else 0.0 for s in segs] for segs, adv in
                                 zip(segments, advantages, strict=True)], device=mask.device)  # (B, T)

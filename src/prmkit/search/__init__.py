@@ -1,5 +1,4 @@
-"""prmkit.search: test-time search guided by a step scorer: beam search (PUM sec 4.3) and best-of-N at about the
-same generated-token budget, both on the rollout primitive (`prmkit.generate.rollout_prefixes`)."""
+"""Test-time search guided by a step scorer: beam search (PUM sec 4.3) and best-of-N at about the same budget."""
 
 from prmkit.search.beam import beam_search, is_finished
 from prmkit.search.bon import best_of_n

@@ -1,22 +1,5 @@
-"""Beam search over reasoning steps guided by a step scorer (PUM sec 4.3 and appendix D.3).
-
-For each problem: sample N first steps; score every prefix with the scorer (a PRM: the `aggregation` of its step
-scores, `min` in PUM); set the finished ones aside and keep the b best unfinished ones; expand each kept prefix
-with N/b one-step continuations; repeat until no prefix is unfinished or `max_steps` stages have run (the prefixes
-left then end there). The answer is the best-scoring finished trace that has an answer (`choose`); when a
-continuation finishes its trace: `is_finished`.
-
-Batching: the live prefixes of ALL problems of a batch are expanded by ONE `rollout_prefixes` call per stage (one
-`generate_rendered` call: shared prefill per prefix, N/b rows each), and all new prefixes are scored in one
-`score_items` pass; search-and-learn instead searches one problem at a time (its issue #26). A problem with fewer
-than b unfinished prefixes expands only those (its stage uses fewer than N samples).
-
-Prefix ids are `<problem_id>#<k0>.<k1>...` (the sample index at each stage), so continuation k of a prefix is
-seeded from (seed, prefix id, k) and a problem's search does not depend on the other problems of its batch.
-
-Worked example, N = 4, b = 2, scores by min: stage 1 gives prefixes A (0.9), B (0.4), C (0.7), D (answer, 0.5):
-D is finished, A and C are kept; stage 2 expands A and C twice each, and so on.
-"""
+"""Beam search over reasoning steps guided by a step scorer (PUM sec 4.3, appendix D.3; docs/search.md). Prefix ids
+are `<problem_id>#<k0>.<k1>...`, so a problem's samples do not depend on the other problems of its batch."""
 
 from __future__ import annotations
 
@@ -59,15 +42,8 @@ class _Search:
 
 
 def is_finished(c: Continuation, max_new_tokens: int) -> bool:
-    """A one-step continuation ends its trace: it has an answer, it is empty, or it ended before the stage's token
-    limit other than at `[STEP]` (end of sequence, the next few-shot item). One cut by the token limit goes on (PUM
-    D.3: the per-stage limit ends a stage, not the trajectory).
-
-    >>> is_finished(Continuation(" 3 * 4 = 12. ", ["3 * 4 = 12."], None, False, "no answer", 9, "[STEP]"), 48)
-    False
-    >>> is_finished(Continuation(" 3 * 4 = 12.", ["3 * 4 = 12."], None, False, "no answer", 8, None), 48)
-    True
-    """
+    """A one-step continuation ends its trace: it has an answer, is empty, or stopped before the token limit other
+    than at `[STEP]`. One cut by the token limit goes on (PUM D.3: the limit ends a stage, not the trajectory)."""
     if c.answer is not None or not c.steps:
         return True
     return c.stopped_at != STEP and c.tokens_generated < max_new_tokens
@@ -99,8 +75,8 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
 def beam_search(problems: Sequence[Problem], backend: PromptBackend, scorer: StepScorer, sampling: SamplingConfig,
                 width: int, max_steps: int, aggregation: str = "min", stats: SearchStats | None = None,
                 on_result: Callable[[SearchResult], None] | None = None) -> list[SearchResult]:
-    """Beam search for every problem together (see the module doc); `sampling.n` is N. Each problem's result is
-    passed to `on_result` as soon as its search ends."""
+    """Beam search for every problem together (PUM D.3): the `width` best unfinished prefixes kept, each expanded
+    N/b times; `sampling.n` is N. Each result goes to `on_result` as soon as its search ends."""
     if width < 1 or sampling.n % width:
         raise ValueError(f"N = {sampling.n} must be a positive multiple of the beam width b = {width}")
     stats = stats if stats is not None else SearchStats()

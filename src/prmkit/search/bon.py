@@ -1,11 +1,5 @@
-"""Best-of-N, the baseline of beam search at about the same token budget: N full traces per problem sampled with
-the rollout primitive from the empty prefix (all problems of a batch in one generation call), each scored by the
-same step scorer and aggregation; the best-scoring trace with an answer is chosen (`choose`, as beam search does).
-The majority vote over the N answers is recorded beside it (PUM appendix D: ties broken by the earliest occurrence).
-
-A trace may use `max_steps x max_new_tokens` tokens (beam search's most per path), so N traces cost at most what
-N expansions per stage over `max_steps` stages cost; the records count the tokens actually generated.
-"""
+"""Best-of-N, beam search's baseline at about the same budget: N whole traces per problem, the best-scoring one with
+an answer chosen, the majority vote beside it (PUM appendix D)."""
 
 from __future__ import annotations
 
@@ -26,8 +20,8 @@ __all__ = ["best_of_n"]
 def best_of_n(problems: Sequence[Problem], backend: PromptBackend, scorer: StepScorer, sampling: SamplingConfig,
               max_steps: int, aggregation: str = "min", stats: SearchStats | None = None,
               on_result: Callable[[SearchResult], None] | None = None) -> list[SearchResult]:
-    """Best-of-N for every problem (see the module doc); `sampling.n` is N, `sampling.max_new_tokens` the budget
-    of one step (a trace gets `max_steps` times it)."""
+    """Best-of-N for every problem; `sampling.n` is N, `sampling.max_new_tokens` the budget of one step (a trace gets
+    `max_steps` times it)."""
     stats = stats if stats is not None else SearchStats()
     requests = [PrefixRequest(f"{p.id}#", p) for p in problems]
     trace_cfg = replace(sampling, max_new_tokens=sampling.max_new_tokens * max_steps)

@@ -1,11 +1,5 @@
-"""Search methods compared on the same problems: each one's accuracy with a 95% bootstrap interval, and each one
-minus a baseline (best-of-N) paired by problem, with the generated tokens per problem beside it, so that "beam
-search beats best-of-N at the same budget" (PUM sec 4.3, fig. 3) is read with its uncertainty.
-
-    rows = compare_methods({"beam": "runs/s/beam.jsonl", "bon": "runs/s/bon.jsonl"}, against="bon")
-
-Only the problems present in every file are compared (the count is in each row); an empty intersection is an error.
-"""
+"""Search methods compared on the same problems: accuracy with a 95% bootstrap interval, and each minus best-of-N
+paired by problem (PUM sec 4.3, fig. 3, read with its uncertainty)."""
 
 from __future__ import annotations
 
@@ -24,10 +18,9 @@ __all__ = ["compare_lines", "compare_methods"]
 def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None,
                     n_boot: int = 1000, seed: int = 0, problems: Collection[str] | None = None
                     ) -> list[dict[str, Any]]:
-    """One row per method: accuracy and majority-vote accuracy over the problems every output holds (of
-    `problems` alone when given: a run's own, in files that hold more from an earlier run), each with its
-    95% bootstrap interval (problems resampled), generated tokens per problem, and, for each method other than
-    `against`, its accuracy minus `against`'s with the interval of the paired difference."""
+    """One row per method over the problems every output holds (of `problems` alone when given): accuracy and
+    majority-vote accuracy with 95% bootstrap intervals, generated tokens per problem, and each method's accuracy
+    minus `against`'s with the interval of the paired difference."""
     from prmkit.evaluate.stats import bootstrap_ci  # evaluate's package imports torch: not at `prmkit --help`
 
     read = {name: {r.problem_id: r for r in read_records(path, SearchResult.from_dict)} for name, path in

@@ -1,10 +1,5 @@
-"""`BeamConfig`: the settings of `prmkit search` (beam search and its best-of-N baseline).
-
-Defaults follow PUM (appendix D.3): N = 8 first-step samples, beam width b = 2 (N/b expansions per kept beam at
-every later stage, N divisible by b), at most 24 expansion stages, a PRM's prefix score is the minimum of its step
-scores. The generation budget per step (`max_new_tokens`) is smaller than PUM's 256 so that CPU runs stay short.
-Creating a config touches neither disk nor network; `make_backend()` loads the policy, `make_scorer()` the scorer.
-"""
+"""`BeamConfig`: the settings of `prmkit search`. Defaults follow PUM appendix D.3 (N = 8, b = 2, min) but for a
+shorter step budget and fewer stages (48 tokens and 6 stages, not 256 and 24), so that CPU runs stay short."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""The search record: one JSON line per problem, the trace a search method chose and what it cost.
-
-    {"problem_id": "demo-0-0", "method": "beam", "steps": ["12 - 2 = 10.", "The answer is $10$."],
-     "answer": "10", "correct": true, "score": 0.81, "majority_answer": "10", "majority_correct": true,
-     "candidates": 6, "answered": 5, "samples": 12, "stages": 2, "tokens_generated": 311}
-
-`score` is the chosen trace's aggregated step score; `majority_*` is the vote over the finished candidates with an
-answer (ties: the earliest). `samples` counts the sampled continuations (expansions for beam search, traces for
-best-of-N), `tokens_generated` their tokens: the problem's generation budget.
-"""
+"""The search record: one JSON line per problem, the trace a method chose and its cost (docs/formats.md)."""
 
 from __future__ import annotations
 

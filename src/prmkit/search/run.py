@@ -1,14 +1,5 @@
-"""The `search` recipe: read problems, run each search method on batches of them, append one record per problem,
-and summarise each output file (accuracy, majority accuracy, tokens per problem, generated tok/s). With several
-methods, `compare.json` beside them (the pattern with `{method}` -> `compare`) holds each one's accuracy with its
-95% interval and each minus best-of-N paired by problem (`prmkit.search.compare`).
-
-    reports = run_search(BeamConfig(input="demo", limit=20, k=4, prm="runs/prm"), ["beam", "bon"],
-                         "runs/search/{method}.jsonl")
-
-Methods run one after the other on the same loaded policy and scorer, so their tok/s are comparable. Output is
-append-only and keyed on the problem id: a re-run skips problems already written.
-"""
+"""The `search` recipe: each method on batches of problems, one record appended per problem, a summary per output,
+and with several methods `compare.json`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""Choosing among candidates: keep the b best prefixes (beam search), pick the best trace, vote on answers.
-
-    >>> keep_best([0.2, 0.9, 0.5, 0.9], 2)  # indices of the b highest scores; ties: the earlier candidate
-    [1, 3]
-    >>> choose([0.9, 0.5, 0.7], [None, "3", "4"])  # the best score among candidates with an answer
-    2
-    >>> majority_vote(["12", None, "12.0", "7", "7"])  # "12" == "12.0" by answer_key; ties: the earliest answer
-    0
-"""
+"""Choosing among candidates: keep the b best prefixes, pick the best trace, vote on answers (PUM appendix D)."""
 
 from __future__ import annotations
 
@@ -22,13 +14,13 @@ __all__ = ["choose", "keep_best", "majority_vote", "prefix_scores", "search_resu
 
 
 def keep_best(scores: Sequence[float], b: int) -> list[int]:
-    """Indices of the `b` highest scores, best first (PUM D.3: the top-b unfinished prefixes are kept)."""
+    """Indices of the `b` highest scores, best first, ties to the earlier (PUM D.3: the top-b prefixes are kept)."""
     return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:b]
 
 
 def choose(scores: Sequence[float], answers: Sequence[str | None]) -> int:
-    """Index of the best-scoring candidate that has an answer (all candidates when none has): a trace without an
-    extractable answer cannot be right, so it is not picked over one that can. Ties: the earlier candidate."""
+    """Index of the best-scoring candidate with an answer (of all when none has one: one without an answer cannot
+    be right); ties: the earlier."""
     answered = [i for i, a in enumerate(answers) if a is not None] or list(range(len(scores)))
     return answered[keep_best([scores[i] for i in answered], 1)[0]]
 

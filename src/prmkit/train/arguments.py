@@ -1,13 +1,4 @@
-"""`TrainConfig` -> `transformers.TrainingArguments`: the one place where prmkit's names meet the Trainer's.
-
-    args = training_arguments(TrainConfig(lr=1e-4), "runs/prm", max_steps=120, accumulation=2, evaluate=True)
-    args.learning_rate, args.gradient_accumulation_steps   # (1e-4, 2)
-
-`batch_traces` / `micro_batch` become `gradient_accumulation_steps = ceil(batch_traces / micro_batch)` micro-batches
-of one problem-grouped step (`prmkit.train.batches`); `per_device_train_batch_size` is not used (the batch sampler
-decides). On N processes (`accelerate launch`) every process takes its own steps and the gradients are averaged:
-an optimiser step then sees N problem batches.
-"""
+"""`TrainConfig` -> `transformers.TrainingArguments`: the one place where prmkit's names meet the Trainer's."""
 
 from __future__ import annotations
 
@@ -29,7 +20,7 @@ RENAMED = {"lr": "learning_rate", "weight_decay": "weight_decay", "grad_clip": "
 
 
 def accumulation_steps(config: TrainConfig) -> int:
-    """Micro-batches per optimiser step."""
+    """Micro-batches per optimiser step: ceil(batch_traces / micro_batch)."""
     return max(1, math.ceil(config.batch_traces / max(1, config.micro_batch)))
 
 
@@ -41,11 +32,7 @@ def report_to(value: str) -> list[str]:
 
 
 def trainer_overrides(pairs: list[str]) -> dict[str, Any]:
-    """`--trainer-args KEY=VALUE ...` as keyword arguments (each VALUE read as YAML).
-
-    >>> trainer_overrides(["logging_first_step=true", "optim=adamw_torch"])
-    {'logging_first_step': True, 'optim': 'adamw_torch'}
-    """
+    """`--trainer-args KEY=VALUE ...` as keyword arguments, each VALUE read as YAML ("a=true" -> {"a": True})."""
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

@@ -1,15 +1,5 @@
-"""Problem-grouped batches for `transformers.Trainer`: the encoded traces, the batch sampler and the collator.
-
-An optimiser step sees about `batch_traces` traces, all traces of a problem in the same step (`ProblemBatchSampler`).
-The sampler cuts each step into exactly `accumulation` micro-batches (the Trainer's `gradient_accumulation_steps`),
-and each micro-batch carries the step it belongs to, so that the collator weights every target by the head's
-`weights` over the whole step: 1/(M * N_m) for the paper's loss (MCNIG sec 3.3). The micro-batch losses then sum
-to the step's L exactly, whatever the split; the trainer tells the Trainer not to divide them again
-(`loss_is_scaled_for_ga`). A step with fewer traces than micro-batches fills the rest with a zero-weight trace.
-
-    sampler = ProblemBatchSampler([e.problem_id for e in enc], [len(e.ids) for e in enc], 16, 2, seed=0)
-    loader = DataLoader(TraceDataset(enc), batch_sampler=sampler, collate_fn=RewardCollator(prm, enc))
-"""
+"""Problem-grouped batches for `transformers.Trainer`: each optimiser step cut into `accumulation` micro-batches
+whose targets carry their weight in the whole step, so the micro-batch losses sum to MCNIG sec 3.3's L exactly."""
 
 from __future__ import annotations
 
@@ -37,8 +27,8 @@ class Encoded:
 
 
 def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
-    """Tokenise; asserts one target position per label; the head's truncation policy decides what stays of a
-    trace longer than `max_length`. Returns (encoded, number skipped as too long)."""
+    """Tokenise, the head's truncation policy cutting a trace longer than `max_length`; returns (encoded, number
+    skipped as too long)."""
     out, skipped, head = [], 0, prm.target_head
     for ex in examples:
         ids, positions = prm.encode(ex.question, ex.steps)
@@ -54,8 +44,8 @@ def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) 
 
 
 class PlannedBatchSampler:
-    """A batch sampler whose epoch e is the e-th draw (`new_plan`) of one `Random(seed)`: a resumed run, which sets
-    the epoch and skips the micro-batches done, sees the same order. Subclasses draw the plan and cut its steps."""
+    """A batch sampler whose epoch e is the e-th draw (`new_plan`) of one `Random(seed)`, so a resumed run sees the
+    same order."""
 
     def __init__(self, accumulation: int, seed: int):
         self.accumulation = accumulation
@@ -98,15 +88,13 @@ class PlannedBatchSampler:
 
 
 class ProblemBatchSampler(PlannedBatchSampler):
-    """Batch sampler of micro-batches of `Key`s: steps of whole problems, shortest traces first."""
+    """Steps of whole problems (about `batch_traces` traces each), shortest traces first."""
 
     def __init__(self, problems: list[str], lengths: list[int], batch_traces: int, accumulation: int, seed: int):
         super().__init__(accumulation, seed)
         self.problems, self.lengths, self.batch_traces = problems, lengths, batch_traces
 
     def new_plan(self) -> list[list[int]]:
-        """Problems shuffled, each problem's traces together, steps filled up to about `batch_traces` traces;
-        trace indices, shortest first in a step: less padding per micro-batch."""
         by_problem: dict[str, list[int]] = {}
         for i, problem in enumerate(self.problems):
             by_problem.setdefault(problem, []).append(i)
@@ -142,7 +130,7 @@ class RewardCollator:
         self._weights: dict[tuple[int, ...], dict[int, torch.Tensor]] = {}
 
     def step_weights(self, members: tuple[int, ...]) -> dict[int, torch.Tensor]:
-        """Trace index -> the weights of its targets, from the head's weights over all targets of the step."""
+        """Trace index -> its targets' weights, the head's weights over all targets of the step."""
         if members not in self._weights:
             groups = [self.items[i].problem_id for i in members for _ in self.items[i].positions]
             sizes = [len(self.items[i].positions) for i in members]

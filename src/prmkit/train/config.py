@@ -1,12 +1,5 @@
-"""The config of a reward model's training run (the model's own config, saved inside its checkpoint, is
-`prmkit.models.reward.RewardModelConfig`).
-
-Defaults follow the MCNIG paper (sec 3.3-3.4 and 4.4: AdamW, lr 1e-6, 128 samples a batch, two epochs,
-inputs up to 8192 tokens) and the PSPO paper for the 3-class head. Creating a config touches neither disk nor network.
-Training runs on `transformers.Trainer`: `prmkit.train.arguments.training_arguments` maps these fields onto a
-`TrainingArguments` (`lr` -> `learning_rate`, `grad_clip` -> `max_grad_norm`, ...), and `trainer_args` passes any
-other `TrainingArguments` keyword through (e.g. `deepspeed=ds.json`, `gradient_checkpointing=true`).
-"""
+"""The config of a reward model's training run; defaults from the MCNIG paper (sec 3.3-3.4 and 4.4: AdamW, lr 1e-6,
+128 samples a batch, two epochs, inputs up to 8192 tokens) and the PSPO paper for the 3-class head."""
 
 from __future__ import annotations
 
@@ -19,9 +12,8 @@ __all__ = ["TrainConfig", "TrainInputs", "TrainRunConfig", "TrainTarget"]
 
 @dataclass
 class TrainRunConfig:
-    """What every training run of prmkit sets: the model, AdamW's learning rate, LoRA, seeds and threads, the
-    checkpoints and resuming, and the trainer's own arguments. `TrainConfig` (reward models) and `rl.RLConfig`
-    (GRPO) inherit it; the defaults and helps here are the reward model's, RLConfig overrides those that differ."""
+    """What every training run sets (model, lr, LoRA, seed, threads, checkpoints, trainer arguments); `TrainConfig`
+    and `rl.RLConfig` inherit it, the defaults here the reward model's."""
 
     model: str = field(default="smollm2-135m", metadata={"help": "base model: embedded name or local HF directory."})
     lr: float = field(default=1e-6, metadata={"help": "AdamW learning rate (paper: 1e-6 for 8B/14B models)."})

@@ -1,19 +1,5 @@
-"""Training examples: pools joined with step labels on `trace_id` (or a labeled-data file: TRL stepwise JSONL or
-parquet, Math-Shepherd, PRM800K, OpenR OmegaPRM; `prmkit.data.labeled`).
-
-Reads a Pool JSONL, or the raw GSM8K `candidates_dev.jsonl` (detected by its `ground_truth` key), plus a
-StepLabels JSONL such as
-
-    {"trace_id": "gsm8k-dev-0/6b_finetuning", "method": "mcnig", "scores": [0.8, 0.1], "labels": [1, 0],
-     "threshold": 0.5, "params": {}, "correct": false, "problem_id": "gsm8k-dev-0"}
-
-Targets: `labels` (0/1) by default. `soft=True` trains on soft labels: sigmoid(score - threshold) for scores
-thresholded in nats (IG, MCNIG: records with a `threshold`), the scores themselves otherwise (MC values in [0, 1]
-from a TRL file). A 3-class PRM (`prm3`) takes -1/0/+1: from the scores of a TRL file as they are, or from
-thresholded scores with a neutral band (`neutral_band`, see `three_class_labels`). An ORM needs only pools: its
-one label is the validator's `trace.correct`. Which of these a kind reads is its head's `label_source`
-(`prmkit.models.heads`), looked up in `LABEL_SOURCES`.
-"""
+"""Training examples: pools joined with step labels on `trace_id` (or a labeled-data file), each head's targets
+read by its `label_source` (docs/reward_models.md)."""
 
 from __future__ import annotations
 
@@ -77,7 +63,7 @@ def _outcome_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_ba
 @dataclass(frozen=True)
 class LabelSource:
     """Where a head's targets come from: `values(trace, labels or None, soft, neutral_band)` -> targets or None
-    (skip the trace); `needs_labels`: whether a StepLabels file is required."""
+    (skip the trace)."""
 
     values: Callable[[Trace, StepLabels | None, bool, float | None], list[float] | None]
     needs_labels: bool
@@ -122,9 +108,8 @@ def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str
 def read_training_set(kind: str, pools_path: str | None, labels_path: str | None, problems: str | None,
                       soft: bool = False, neutral_band: float | None = None, report: JoinReport | None = None,
                       allow_duplicates: bool = False, require_all: bool = False) -> list[Example]:
-    """The CLI's inputs -> examples: a labeled-data file as --labels (TRL JSONL or parquet, Math-Shepherd,
-    PRM800K, OpenR OmegaPRM: `prmkit.data.labeled`) needs no --pools. Repeated ids are errors unless
-    `allow_duplicates`; `report`/`require_all` as in `build_examples`."""
+    """The CLI's inputs -> examples; a labeled-data file as --labels needs no --pools. Repeated ids are errors
+    unless `allow_duplicates`."""
     if labels_path and pools_path is None:
         pairs = list(read_labeled(labels_path))
         pools, labels = [p for p, _ in pairs], [lab for _, lab in pairs]

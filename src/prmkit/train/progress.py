@@ -1,9 +1,4 @@
-"""The Trainer's progress bar with the loss of the last step beside it (from the first step on), and the held-out
-check written under it; replaces `transformers.ProgressCallback`, which prints every log as a dict.
-
-Quiet (`prmkit --quiet`, or TQDM_DISABLE set): no bars. tqdm reads TQDM_DISABLE only once, when it is first imported,
-so the bars here read it again when they are made: the variable may be set after tqdm was imported.
-"""
+"""The Trainer's progress bar with the last step's loss beside it, replacing `transformers.ProgressCallback`."""
 
 from __future__ import annotations
 
@@ -18,7 +13,7 @@ __all__ = ["LossProgress"]
 
 
 def _bar(**kwargs: Any) -> Any:
-    """A bar, off when TQDM_DISABLE is set now (read as tqdm reads it: any non-empty value)."""
+    """A bar, off when TQDM_DISABLE is set now (tqdm itself reads it only once, on import)."""
     return tqdm(dynamic_ncols=True, **kwargs, **({"disable": True} if os.environ.get("TQDM_DISABLE") else {}))
 
 

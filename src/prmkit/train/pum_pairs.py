@@ -1,14 +1,5 @@
-"""Training PUM (pum_paper.txt sec 3.4, appendix C): `PrefixPair` files -> pairs of encoded prefixes -> the `bt` head.
-
-Each pair becomes two rows, p_a then p_b, always adjacent in a micro-batch (`PairBatchSampler`), so the head's
-loss sees Delta = U(x, p_a) - U(x, p_b) (`prmkit.models.heads.BradleyTerryHead`). An optimiser step holds about
-`batch_traces` rows (batch_traces / 2 pairs); every row carries 1 / (rows of the step), so the micro-batch losses
-add up to the step's mean pair loss (eq. 9). The rest is the reward-model Trainer's (`prmkit.train.trainer`).
-
-    pairs = read_pair_examples("runs/pum/pairs.jsonl")
-    train_reward_model(pairs, RewardModelConfig(kind="bt", aggregation="last"), TrainConfig(), "runs/pum_model",
-                       held_out_problems=2, build=build_pair_trainer)
-"""
+"""Training PUM's value model (pum_paper sec 3.4, appendix C): `PrefixPair` files -> adjacent rows (p_a, p_b) ->
+the `bt` head, on the reward-model Trainer."""
 
 from __future__ import annotations
 
@@ -49,16 +40,15 @@ def pair_examples(pairs: Iterable[PrefixPair]) -> list[PairExample]:
 
 
 def read_pair_examples(path: str | os.PathLike[str], problems: str | None = None) -> list[PairExample]:
-    """The pairs of a `PrefixPair` JSONL; `problems` ('0:500') keeps the problems by index in order of first
-    appearance in the file."""
+    """The pairs of a `PrefixPair` JSONL; `problems` ('0:500') keeps problems by their order of first appearance."""
     pairs = list(read_records(path, PrefixPair.from_dict))
     keep = set(list(dict.fromkeys(p.problem_id for p in pairs))[parse_range(problems)])
     return pair_examples(p for p in pairs if p.problem_id in keep)
 
 
 def encode_pairs(prm: RewardModel, pairs: list[PairExample], max_length: int) -> tuple[list[Encoded], int]:
-    """Rows (p_a, p_b) of each pair, adjacent, with targets (t) and (1 - t); a pair with a prefix the head does
-    not keep within `max_length` is skipped. Returns (rows, pairs skipped)."""
+    """Rows (p_a, p_b) of each pair, adjacent, with targets (t) and (1 - t) (PUM eq. 8); returns (rows, pairs
+    skipped as too long)."""
     out, skipped, head = [], 0, prm.target_head
     for pair in pairs:
         rows = []
@@ -76,22 +66,18 @@ def encode_pairs(prm: RewardModel, pairs: list[PairExample], max_length: int) ->
 
 
 class PairBatchSampler(PlannedBatchSampler):
-    """Micro-batches of row `Key`s (`prmkit.train.batches`) for rows that come in pairs (2i, 2i + 1): each epoch
-    shuffles the pairs (the e-th draw of one `Random(seed)`, so a resumed run sees the same order), steps of
-    `batch_pairs` pairs, each cut into `accumulation` micro-batches of whole pairs."""
+    """Steps of `batch_pairs` shuffled pairs (rows 2i, 2i + 1), cut into micro-batches of whole pairs."""
 
     def __init__(self, pairs: int, batch_pairs: int, accumulation: int, seed: int):
         super().__init__(accumulation, seed)
         self.pairs, self.batch_pairs = pairs, max(1, batch_pairs)
 
     def new_plan(self) -> list[list[int]]:
-        """Pair indices, shuffled."""
         order = list(range(self.pairs))
         self.rng.shuffle(order)
         return [order[i: i + self.batch_pairs] for i in range(0, len(order), self.batch_pairs)]
 
     def rows(self, item: int) -> tuple[int, ...]:
-        """Pair i is rows 2i (p_a) and 2i + 1 (p_b)."""
         return 2 * item, 2 * item + 1
 
 

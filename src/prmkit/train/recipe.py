@@ -1,9 +1,4 @@
-"""The wiring of `prmkit train`: examples -> fresh reward model -> `transformers.Trainer` -> checkpoint directory.
-
-Writes `<output>/` (HF weights + tokenizer + prmkit_reward.json), `<output>/checkpoint-N/` while it runs (the Trainer's
-checkpoints, each a prmkit reward model plus optimiser/scheduler/data-order state; `resume=True` continues from the last
-one; the final model replaces them) and `<output>/train_log.json` with the configs, the held-out checks (`history`), the
-Trainer's `log_history` (loss of every logged step) and the wall-clock training time."""
+"""The wiring of `prmkit train`: examples -> fresh reward model -> `transformers.Trainer` -> checkpoint directory."""
 
 from __future__ import annotations
 
@@ -45,9 +40,8 @@ def split_held_out(examples: list[Any], problems: int) -> tuple[list[Any], list[
 def setup_trainer(prm: RewardModel, train: list[Any], held: list[Any], config: TrainConfig,
                   output: str | os.PathLike[str], encode: Callable[..., tuple[list[Encoded], int]],
                   sampler: Callable[[list[Encoded], int], PlannedBatchSampler]) -> RewardModelTrainer:
-    """What every run sets up: threads and seed, the parameters (LoRA / frozen layers), the rows of `train` and
-    `held` (`encode(prm, items, max_length)`), the batch sampler (`sampler(rows, accumulation)`) and the Trainer
-    with prmkit's progress bar; `trainer.skipped` counts the training items too long to keep."""
+    """Threads, seed, parameters, encoded rows, batch sampler and the Trainer of one run; `trainer.skipped` counts
+    the training items too long to keep."""
     from transformers.trainer_callback import ProgressCallback
 
     if config.threads:
@@ -85,8 +79,7 @@ def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], c
 
 
 def last_checkpoint(output: str | os.PathLike[str]) -> str | None:
-    """The highest `<output>/checkpoint-N` that is complete: the Trainer writes `trainer_state.json` last, so a
-    checkpoint cut short by a kill has none, or one cut short itself, and is passed over."""
+    """The highest `<output>/checkpoint-N` that is complete (a whole `trainer_state.json`, which is written last)."""
     done = [p for p in Path(output).glob("checkpoint-*")
             if p.name[11:].isdigit() and _whole_json(p / "trainer_state.json")]
     return str(max(done, key=lambda p: int(p.name[11:]))) if done else None
@@ -104,9 +97,8 @@ def train_reward_model(examples: list[Any], model_config: RewardModelConfig, tra
                        output: str | os.PathLike[str], held_out_problems: int = 0,
                        log: Callable[[str], None] = print, build: Callable[..., RewardModelTrainer] = build_trainer
                        ) -> dict:
-    """Train on `examples` (anything with a `problem_id`: traces, or pairs with `build` =
-    `prmkit.train.pum_pairs.build_pair_trainer`) with the held-out problems checked per `eval_strategy`, save to
-    `output`."""
+    """Train on `examples` (traces, or pairs with `build_pair_trainer`), the held-out problems checked per
+    `eval_strategy`; save to `output` and return its `train_log.json` record."""
     check_output_path(output, directory=True)  # before any model work: a bad path must not lose the training
     train, held = split_held_out(examples, held_out_problems)
     torch.manual_seed(train_config.seed)  # the rows of added reserved tokens are drawn at random

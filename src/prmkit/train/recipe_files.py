@@ -1,7 +1,4 @@
-"""Named training recipes: `prmkit/recipes/<name>.yaml`, package data (an installed wheel carries them; in a source
-checkout `recipes/` at the top is a link to the same folder, so `--config recipes/cpu.yaml` works there), each a
-`--config` file of `prmkit train` (TrainConfig / RewardModelConfig keys). `prmkit train` without any training flag
-and without `--config` uses `cpu` on a machine without CUDA and `gpu` with it, and says so in its first line."""
+"""Named training recipes: `prmkit/recipes/<name>.yaml` (package data), each a `--config` file of `prmkit train`."""
 
 from __future__ import annotations
 

@@ -1,18 +1,4 @@
-"""`prmkit train KIND` and `prmkit.api.train(KIND, ...)`: one call from a verb's settings to a saved reward model.
-
-The CLI passes the flags given on its command line, the Python API its keyword arguments, both with the same
-`config` file: the settings are the fields of `TrainConfig`, `RewardModelConfig` and `TrainInputs`. The steps,
-in order, before any data is read or model loaded:
-
-1. the recipe: with no config file, the machine's recipe (`recipes/cpu.yaml` or `recipes/gpu.yaml`) is the config
-   file, said in the first line (`choose_recipe`); a setting given overrides its one field, said on stderr;
-2. the head: its kind (`pum` = `bt`) and its own aggregation unless one is given;
-3. the output: a path that can be written and is no input (`claim_outputs`), not another run's
-   (`check_run_output`);
-4. the examples: traces joined to their labels, or PUM pairs (the head's `label_source`), unless given.
-
-    train("prm", "runs/prm", {"pools": "demo", "labels": "runs/demo_mcnig.jsonl"})
-"""
+"""`prmkit train KIND`: settings -> recipe -> head -> output check -> examples -> a saved reward model."""
 
 from __future__ import annotations
 
@@ -37,16 +23,13 @@ __all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_o
 SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
 # other names of a head kind
 KIND_ALIASES = {"pum": "bt"}
-# settings of how a run is carried out (threads, checkpoints, checks, logs, seed) and of which base model it
-# trains, not of how it learns: given beside a recipe, they are not noted as overriding it
+# settings of how a run is carried out, not of how it learns: given beside a recipe, not noted as overriding it
 RUN_FLAGS = {"model", "resume", "threads", "seed", "eval_strategy", "eval_steps", "save_strategy", "save_steps",
              "save_total_limit", "logging_steps", "report_to"}
 
 
 def choose_recipe(config_file: str | None, log: Callable[[str], None] = print) -> str:
-    """The config file of the run: `config_file` (a file, or the name of a recipe under recipes/), or else the
-    machine's recipe, named in a logged line. Settings given beside it override its fields one by one
-    (`note_overrides`); none replaces the file."""
+    """The config file of the run: `config_file` (a file, or a recipe's name), else the machine's recipe (logged)."""
     import torch
 
     from prmkit.train.recipe_files import recipe_path
@@ -61,8 +44,8 @@ def choose_recipe(config_file: str | None, log: Callable[[str], None] = print) -
 
 
 def note_overrides(settings: Mapping[str, Any], config_file: str, where: str = "prmkit train") -> list[str]:
-    """Say on stderr which training settings given (fields of TrainConfig / RewardModelConfig outside RUN_FLAGS)
-    override a field of `config_file`: "--max-steps 3 overrides recipes/cpu.yaml's max_steps". Returns the lines."""
+    """Say on stderr which training settings given override a field of `config_file` ("--max-steps 3 overrides
+    recipes/cpu.yaml's max_steps"); returns the lines."""
     from prmkit.train.recipe_files import RECIPES_DIR
 
     path = Path(config_file)
@@ -77,8 +60,7 @@ def note_overrides(settings: Mapping[str, Any], config_file: str, where: str = "
 
 def resolve_configs(kind: str, settings: Mapping[str, Any], config: str | None = None,
                     log: Callable[[str], None] = print) -> tuple[TrainConfig, RewardModelConfig, TrainInputs]:
-    """The configs of a run of head `kind` (an alias resolved), nothing read but the config file: defaults <- the
-    `config` file or the machine's recipe <- `settings`, each overriding its one field (said on stderr)."""
+    """The configs of a run of head `kind`: defaults <- the `config` file or the machine's recipe <- `settings`."""
     kind = KIND_ALIASES.get(kind, kind)
     head = head_class(kind)
     path = choose_recipe(config, log)
@@ -90,14 +72,13 @@ def resolve_configs(kind: str, settings: Mapping[str, Any], config: str | None =
 
 
 def _run_identity(kind: str, configs: Mapping[str, Any]) -> dict[str, Any]:
-    """The settings that make a run this run (what a resumed run must share with the one it continues)."""
     return {"kind": kind} | {name: fixed_settings(c) for name, c in configs.items()}
 
 
 def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bool, overwrite: bool,
                      log: Callable[[str], None] = print) -> None:
-    """Refuse a non-empty `output` unless it holds a checkpoint of this same run and `resume` is set, or
-    `overwrite` is set (then its old checkpoints are removed). Raises ValueError saying which flag to use."""
+    """Raise ValueError on a non-empty `output` unless it holds this run's checkpoint and `resume` is set, or
+    `overwrite` is set (its old checkpoints then removed)."""
     path = Path(output)
     if not path.is_dir() or not any(path.iterdir()):
         return
@@ -120,7 +101,6 @@ def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bo
 
 
 def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
-    """Traces joined with their labels (the report of the join is logged)."""
     from prmkit.data.join import JoinReport
     from prmkit.train.data import read_training_set
 
@@ -134,7 +114,6 @@ def _traces(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
 
 
 def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
-    """PUM preference pairs (a trace's score is its last prefix's utility)."""
     from prmkit.train.pum_pairs import read_pair_examples
 
     if not inputs.pairs:
@@ -148,8 +127,7 @@ def _pairs(kind: str, inputs: TrainInputs, log: Callable[[str], None]) -> list:
 
 # Head.label_source -> how a run reads its training examples (traces with labels otherwise)
 INPUTS: dict[str, Callable[[str, TrainInputs, Callable[[str], None]], list]] = {"pairs": _pairs}
-# the TrainInputs fields that say what a run trains on, and those each Head.label_source reads: another one given
-# is an error, not a setting silently left unused
+# the TrainInputs fields that say what a run trains on, and those each Head.label_source reads (another is an error)
 TRAINS_ON = ("pools", "labels", "pairs", "soft", "neutral_band")
 READS = {"steps": ("pools", "labels", "soft"), "three_class": ("pools", "labels", "neutral_band"),
          "outcome": ("pools", "labels"), "pairs": ("pairs",)}
@@ -165,11 +143,8 @@ def check_inputs(kind: str, label_source: str, inputs: TrainInputs) -> None:
 
 def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = None, config: str | None = None,
           log: Callable[[str], None] = print, examples: list | None = None) -> dict[str, Any]:
-    """Train a reward model of head `kind` (`prmkit.models.heads.HEADS`, or `pum`) into `output`: defaults <- the
-    `config` file (or the machine's recipe) <- `settings`. Returns the run's record (`train_log.json`).
-
-    `examples`: the training examples already built (`train.data.build_examples`, or `train.pum_pairs.pair_examples`
-    for a pair head), for a recipe that holds them; the settings then name no input file."""
+    """Train a reward model of head `kind` (or `pum`) into `output`: defaults <- the `config` file (or the machine's
+    recipe) <- `settings`; `examples` already built replace the input files. Returns the run's `train_log.json`."""
     from prmkit.train.pum_pairs import build_pair_trainer
     from prmkit.train.recipe import default_held_out, train_reward_model
 

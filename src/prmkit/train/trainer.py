@@ -1,15 +1,5 @@
-"""Reward-model training on `transformers.Trainer`: prmkit supplies the module, the batches and `compute_loss`.
-
-    prm = RewardModel.from_base("smollm2-135m", RewardModelConfig(kind="prm"))
-    prepare_parameters(prm, config)                      # LoRA or frozen lower layers
-    trainer = RewardModelTrainer(prm, args, train_items, held_out_items, sampler)  # prmkit.train.batches
-    trainer.train()                                      # checkpoints, resume, eval/save strategies: the Trainer's
-
-Each micro-batch returns its share of the step's loss (the paper's L, MCNIG sec 3.3: `prmkit.train.batches`), so
-the Trainer must not divide it by the accumulation count (`loss_is_scaled_for_ga`, `TRAINER_DIVIDES_BY_GA`).
-Checkpoints are prmkit reward models (`RewardModel.save_pretrained`, `prmkit score` reads them), plus the trainable
-parameters of a LoRA run (`prmkit_trainable.pt`, to resume its adapters).
-"""
+"""Reward-model training on `transformers.Trainer`: prmkit supplies the module, the batches and `compute_loss`;
+checkpoints are prmkit reward models (+ a LoRA run's trainable parameters, `prmkit_trainable.pt`)."""
 
 from __future__ import annotations
 
@@ -31,9 +21,8 @@ __all__ = ["RewardForward", "RewardModelTrainer", "RunClock", "freeze_embeddings
            "prepare_parameters", "trainable_parameters"]
 
 TRAINABLE = "prmkit_trainable.pt"
-# Trainer releases without `loss_is_scaled_for_ga` (transformers 4.56 to 5.17 at least) divide every micro-batch's
-# loss by the accumulation steps after `compute_loss`; the loss here is already its share of the step's L
-# (MCNIG sec 3.3), so on those releases `compute_loss` multiplies it back.
+# Trainers without `loss_is_scaled_for_ga` divide each micro-batch's loss, already its share of the step's L
+# (MCNIG sec 3.3), by the accumulation steps: `compute_loss` multiplies it back there
 TRAINER_DIVIDES_BY_GA = not hasattr(Trainer, "loss_is_scaled_for_ga")
 
 
@@ -74,19 +63,14 @@ def prepare_parameters(prm: RewardModel, config: TrainConfig) -> None:
 
 
 def trainable_parameters(prm: RewardModel) -> int:
-    """The parameters training can change: those with a gradient, and of a matrix frozen but for some rows
-    (`freeze_embeddings_but`) only those rows."""
+    """The number of parameters training can change (of a matrix frozen but for some rows, those rows)."""
     return sum(p[: p.trainable_rows].numel() if hasattr(p, "trainable_rows") else p.numel()
                for p in prm.parameters())
 
 
 def freeze_embeddings_but(embeddings: torch.nn.Embedding, rows: list[int]) -> None:
-    """Freeze an embedding matrix except `rows` (the reserved separator and class tokens).
-
-    The class tokens' rows are the head (MCNIG sec 3.3: their LM-head logits, tied to the input embeddings in
-    SmolLM2) and new tokens start untrained, so freezing the whole matrix would freeze the head itself. The other
-    rows get a zero gradient (AdamW moves a parameter with zero gradient and zero weight decay by exactly 0).
-    """
+    """Freeze an embedding matrix except `rows` (the reserved tokens: with tied embeddings, the head) by zeroing the
+    other rows' gradient (AdamW with zero weight decay then leaves them unchanged)."""
     mask = torch.zeros(embeddings.weight.shape[0], 1)
     mask[rows] = 1.0
     embeddings.weight.requires_grad_(True)
@@ -117,8 +101,7 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
 
 
 def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
-    """The training seconds of the last log line a checkpoint holds (0 for none, or a checkpoint of a run that
-    did not log them)."""
+    """The training seconds of the last log line a checkpoint holds (0 for none)."""
     state = Path(checkpoint, "trainer_state.json") if checkpoint else None
     if state is None or not state.is_file():
         return 0.0
@@ -128,11 +111,9 @@ def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
 
 
 class RunClock:
-    """A Trainer mixin: the run's training seconds, a resumed run's counted on from those its checkpoint logged;
-    every log line carries them (`seconds`)."""
+    """A Trainer mixin: every log line carries the run's training seconds (`seconds`), a resumed run's counted on."""
 
     def train(self, resume_from_checkpoint: str | None = None, **kwargs: Any) -> Any:
-        """The Trainer's loop; resumed from a checkpoint, the run's clock goes on from the seconds logged there."""
         self.before, self.started = logged_seconds(resume_from_checkpoint), time.time()
         return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)  # type: ignore[misc]
 
@@ -141,7 +122,6 @@ class RunClock:
         return self.before + time.time() - self.started
 
     def log(self, logs: dict[str, float], *args: Any, **kwargs: Any) -> None:
-        """Every log line carries the run's seconds so far (a checkpoint keeps them for a resumed run)."""
         super().log({**logs, "seconds": round(self.elapsed(), 1)}, *args, **kwargs)  # type: ignore[misc]
 
 

@@ -1,9 +1,5 @@
-"""Entry point *inside* the sandbox (copied into its temp dir and run as `python -I -B guard.py ARGS`).
-
-It runs before any untrusted code: sets the rlimits, drops root to the given unprivileged uid when asked,
-installs an audit hook (PEP 578) that refuses process creation, signals, sockets, ctypes and writes outside the
-temp dir, and then executes `program.py`. The audit hook is defence in depth; the OS limits hold without it.
-"""
+"""Entry point inside the sandbox (`python -I -B guard.py ARGS`): rlimits, root dropped, the audit hook (defence
+in depth), then `program.py`."""
 
 import os
 import resource

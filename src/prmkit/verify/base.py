@@ -1,7 +1,4 @@
-"""The validator interface V_q : Y -> {0, 1} of the MCNIG paper (sec. 3.1, "Answer Validation"): the problem q
-(its ground truth and whatever checks an answer: unit tests, a database, the options) and one extracted candidate
-answer y -> a `Verdict`, so that a failed check says *why* (wrong value, timeout, test failure, ...).
-"""
+"""The validator interface V_q : Y -> {0, 1} (MCNIG paper sec 3.1): (problem, answer) -> a `Verdict` that says why."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Multiple-choice validator: normalise a letter, an option number or the option text to an option index.
-
-The problem lists its options in `meta["options"]` (a list of strings, in order A, B, C, ...) and gives the
-correct one in `answer` as a letter, a 1-based number or the option text. So do candidate answers, in any of
-these forms: "B", "(b)", "B)", "Option 2", "2", "the answer is B", or the text of option B.
-
-    >>> p = Problem("p", "Sky colour?", "B", meta={"options": ["red", "blue"]})
-    >>> verify_choice(p, "(b)").ok, verify_choice(p, "Blue.").ok, verify_choice(p, "1").ok
-    (True, True, False)
-"""
+"""Multiple-choice validator: a letter, an option number or the option text ("B", "(b)", "Option 2", "blue")
+normalised to an index of `meta["options"]`."""
 
 from __future__ import annotations
 

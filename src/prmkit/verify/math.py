@@ -1,16 +1,5 @@
-"""Math validator: HuggingFace `math-verify` (MCNIG paper, sec. 3.1) -- `verify(parse(gold), parse(pred))`.
-
-The argument order matters: math-verify's `verify(gold, target)` is not symmetric (e.g. intervals, sets).
-math-verify bounds its own time with `signal.alarm`, which only works on the main thread; we therefore pass
-`parsing_timeout=None, timeout_seconds=None` and bound the time ourselves by running the check in a daemon
-thread and waiting at most `timeout` seconds, so validation is safe from worker threads (e.g. a thread pool).
-A check that overruns returns a failed verdict; its thread is abandoned (daemon) rather than killed. The bound is
-the check's alone: math-verify (sympy, its LaTeX grammar) is imported and warmed once, unbounded, before the first
-timed check, so a loaded machine that takes seconds to import it cannot turn a right answer into a timeout.
-
-    >>> verify_math(Problem("p", "1/2 of 1?", "0.5"), "$\\frac{1}{2}$").ok
-    True
-"""
+"""Math validator (MCNIG paper sec 3.1): math-verify's `verify(parse(gold), parse(pred))`, gold first (not symmetric).
+Its `signal.alarm` timeout works only on the main thread, so the check runs in a daemon thread waited on `timeout` s."""
 
 from __future__ import annotations
 
@@ -49,7 +38,7 @@ def _check(gold: str, pred: str) -> bool:
 
 @functools.cache
 def _warm() -> None:
-    """Import math-verify and run one check (its parsers build their grammars on first use): no timeout counts it."""
+    """Import math-verify and run one check (its grammars build on first use) so no timeout counts it."""
     _check("1", "1")
 
 

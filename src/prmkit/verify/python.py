@@ -1,16 +1,5 @@
-"""Python validator: run the candidate against the problem's unit tests in a sandbox (MCNIG paper, sec. 3.1).
-
-The test protocol is HumanEval's (Chen et al., 2021): `meta["test"]` defines `check(candidate)`, which asserts
-on the function named `meta["entry_point"]`. The program run is
-
-    meta["prompt"] + candidate + meta["test"] + "check(<entry_point>)"
-
-where a candidate that defines the whole function (as generated: a fenced code block) replaces the prompt's
-stub, and one that does not is taken as the body completing the prompt. It passes when the program runs to its end
-(exit status 0 and the sandbox's completion secret: a `sys.exit(0)` before `check` is a failure) with
-`__name__ != "__main__"`, as in HumanEval's harness, so a candidate's own main block does not run.
-Time and memory limits may be set per problem in `meta["timeout"]` (seconds) and `meta["memory_mb"]`.
-"""
+"""Python validator (MCNIG paper sec 3.1): the candidate run against HumanEval's `check(entry_point)` in the sandbox,
+not as `__main__`; it passes when the program runs to its end. `meta["timeout"]` (s), `meta["memory_mb"]` set limits."""
 
 from __future__ import annotations
 
@@ -32,7 +21,7 @@ _SIGNALS = {
 
 
 def program_for(problem: Problem, answer: str) -> str:
-    """The full test program for one candidate answer."""
+    """`prompt + candidate + test + check(entry_point)`; a candidate that defines the function replaces the stub."""
     meta = problem.meta
     entry, prompt, test = meta["entry_point"], meta.get("prompt", ""), meta["test"]
     defines = re.search(rf"^\s*def\s+{re.escape(entry)}\s*\(", answer, re.M)

@@ -1,22 +1,5 @@
-"""Run untrusted Python in a subprocess sandbox (for the code validator, MCNIG paper sec. 3.1).
-
-Guarantees, each enforced by the OS, not by the code under test:
-
-- its own session and process group, killed as a whole (SIGKILL) at the wall-clock limit or on exit;
-- a fresh temp working dir, deleted afterwards; a stripped environment (no inherited variables or secrets);
-- rlimits: CPU seconds, address space, number of processes (per uid) and file size (which also caps the
-  captured stdout/stderr: they go to files in the temp dir), no core dumps;
-- where the platform allows (`unshare`): a new network namespace (no network) and a new PID namespace with its
-  own /proc, so that every process it spawned dies with it, even one that left the process group, and no other
-  process is visible; a one-time warning otherwise;
-- when run as root: privileges dropped to an unprivileged uid of its own (no passwd entry, owning nothing but the
-  temp dir: like `nobody`, but one per concurrent run), so that files outside the temp dir stay unwritable and
-  the process-count limit applies (root ignores RLIMIT_NPROC; it counts per uid, so parallel runs sharing one
-  uid would share one budget and a fork bomb in one would starve the others);
-- an audit hook (PEP 578, defence in depth) refusing fork/exec, signals, sockets, ctypes, writes outside;
-- `completed` is true only when the program ran to its end: the guard prints a one-time secret after it, which
-  the program cannot read (the guard deletes it first), so `sys.exit(0)` or `os._exit(0)` halfway is not a pass.
-"""
+"""Run untrusted Python in a subprocess sandbox (the code validator, MCNIG paper sec 3.1); its guarantees and their
+limits: docs/generate_verify.md."""
 
 from __future__ import annotations
 
@@ -43,8 +26,7 @@ SANDBOX_UIDS = range(2_000_000_000, 2_000_065_536)
 _next_uid = itertools.count((os.getpid() * 4099) % len(SANDBOX_UIDS))  # per process start: few cross-process clashes
 _GUARD = Path(__file__).with_name("_sandbox_guard.py")
 _NS = ["--net", "--pid", "--fork", "--kill-child"]
-# strongest first; `--mount-proc` gives the PID namespace its own /proc, so that no process outside it (the
-# parent's /proc/<pid>/environ with its secrets, say) can be read
+# strongest first; `--mount-proc` gives the PID namespace its own /proc (the parent's environ stays unreadable)
 _NAMESPACES: dict[str, list[str]] = {
     "netns+pidns+proc": ["unshare", *_NS, "--mount-proc", "--"],
     "netns+pidns": ["unshare", *_NS, "--"],

@@ -1,16 +1,5 @@
-"""SQL validator: execution accuracy on sqlite (MCNIG paper, sec. 3.1; BIRD's metric).
-
-A candidate query is correct when its result equals the gold query's result on the problem's database.
-Results are compared as multisets of rows, or as sequences when the gold query has an ORDER BY. Safety:
-
-- the database is opened read-only (`file:...?mode=ro` URI) and an authorizer denies ATTACH, writes and
-  PRAGMAs that could change state, so neither query can modify anything;
-- only a single statement is accepted (sqlite3 refuses a second one; trailing text after `;` is refused);
-- a progress handler aborts any query that runs past `timeout` seconds; at most `max_rows` rows are fetched.
-
-The problem gives the database in `meta["db_path"]` and the gold query in `problem.answer`; the generation
-prompt shows `meta["schema"]`, or else the database's own CREATE statements (`read_schema`).
-"""
+"""SQL validator (MCNIG paper sec 3.1): execution accuracy on sqlite (BIRD's metric), the database read-only, one
+statement, time and rows limited (docs/generate_verify.md)."""
 
 from __future__ import annotations
 

@@ -22,8 +22,7 @@ __all__ = [
 
 
 def _construct(module: str, cls: str, model: Any, options: BackendOptions) -> Backend:
-    """`cls` of `prmkit.generate.backends.<module>` on `model`, imported on first call (torch, vLLM, ctranslate2 load
-    only then)."""
+    """`cls` of `prmkit.generate.backends.<module>`, imported on first call (torch, vLLM, ctranslate2 load then)."""
     return getattr(import_module(f"prmkit.generate.backends.{module}"), cls)(model, options)
 
 

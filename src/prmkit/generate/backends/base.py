@@ -1,7 +1,4 @@
-"""The sampling interface every generation backend implements, and its settings.
-
-Defaults are the MCNIG paper's (sec. 4.2): K independent samples with nucleus sampling at T = 1.0, top-p 0.95.
-"""
+"""The sampling interface every generation backend implements, and its settings (defaults: MCNIG paper sec 4.2)."""
 
 from __future__ import annotations
 
@@ -34,8 +31,7 @@ class BackendOptions:
 
     batch_size: int = 16  # sequences per forward batch (transformers)
     chat: bool = True  # few-shot Q/A prompts in the model's chat template, when it has one (transformers, vllm)
-    dtype: str | None = None  # weights dtype; default float32 on a CPU, bfloat16 on a GPU (transformers) / "auto"
-    # (vllm: the model's own)
+    dtype: str | None = None  # weights dtype (None: float32 on a CPU, bfloat16 on a GPU; vllm: the model's own)
     base_url: str = "http://127.0.0.1:8000"  # OpenAI-compatible server (openai)
     api_key_env: str = "OPENAI_API_KEY"  # environment variable holding the key, if any (openai)
     timeout: float = 600.0  # seconds per HTTP request (openai)
@@ -59,12 +55,8 @@ class Backend(Protocol):
 
 
 class PromptBackend(Backend, Protocol):
-    """What step-prefix rollouts need beyond `Backend` (optional: a backend without it cannot roll out).
-
-    `render` applies what `generate` would apply to a prompt (the chat template); `generate_rendered` samples from
-    prompts taken verbatim (a rendered prompt followed by a partial answer) with one seed per prompt, so that a
-    prompt's samples do not depend on the other prompts of its batch.
-    """
+    """What step-prefix rollouts need beyond `Backend`: `render` applies what `generate` would (the chat template);
+    `generate_rendered` samples verbatim prompts, one seed each, so a prompt's samples do not depend on its batch."""
 
     def render(self, prompt: str) -> str:
         """`prompt` as `generate` would feed it to the model."""
@@ -104,11 +96,7 @@ def row_seed(seed: int, k: int) -> int:
 
 
 def split_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, str | None]:
-    """(the text before the first stop string, that stop string or None); the stop string itself is dropped.
-
-    >>> split_at_stop("a = 1. [STEP] b", ("[STEP]", "\\nQuestion:"))
-    ('a = 1. ', '[STEP]')
-    """
+    """(the text before the first stop string, that stop string or None); the stop string itself is dropped."""
     found = [(i, s) for s in stop if (i := text.find(s)) >= 0]
     cut, which = min(found, key=lambda f: f[0], default=(len(text), None))
     return text[:cut], which

@@ -1,23 +1,6 @@
-"""CTranslate2 backend: int8 CPU sampling of a Llama-family HF checkpoint (the embedded model by default).
-
-The HF checkpoint is converted once with ctranslate2's transformers converter and cached under
-`cache_dir()/ct2/<name>-<quantization>` (written aside, then renamed atomically). Prompts are rendered in the
-model's chat template as in the transformers backend.
-
-Prefix sharing (`share_prefix`, the default): all prompts of a call go in ONE `generate_batch` with
-`num_hypotheses=K`, so each prompt is prefilled once and its K continuations sampled from copies of that state
-(measured: 601-token prompt, K = 16: 4.5 s vs 40.7 s for 16 copied rows); rows decode in batches of about
-`batch_size` (on a 2-core CPU 16-row batches ran at 62.3 tok/s, one 128-row batch at 31.8). Off: every prompt is
-copied K times and each copy prefilled on its own (the baseline of `benchmarks/rollout_throughput.py`).
-ctranslate2's `static_prompt` is not used: in 4.8.5, with prompts of different lengths after it, the tokens past
-the shortest one are force-decoded, counted against `max_length` and returned as generated text.
-
-Seeds: ctranslate2 seeds each worker thread's generator once, from the global seed, at its first sample; it has no
-per-call or per-row seed. So every call builds a fresh `Generator` after `set_random_seed` (a model load: 3.7 s
-for the embedded model on a loaded 2-core machine), and a call's samples are a function of its whole input.
-Rollouts seed the call from all its prompts' seeds: the same requests in the same batches give the same samples,
-but a prefix's K continuations depend on the other prefixes of its batch, and a resumed run batches differently.
-"""
+"""CTranslate2 backend: int8 CPU sampling of a Llama-family HF checkpoint, converted once under `cache_dir()/ct2/`.
+A prompt's K samples share one prefill (`num_hypotheses`; `static_prompt` is not used: 4.8.5 force-decodes past the
+shortest prompt). ctranslate2 has no per-row seed, so a call is seeded from all its prompts' seeds."""
 
 from __future__ import annotations
 
@@ -35,12 +18,8 @@ __all__ = ["CT2Backend", "compute_type", "convert_to_ct2"]
 
 
 def compute_type(dtype: str | None) -> str:
-    """The quantization and compute type of a ct2 model for `--dtype` (None: int8), checked against what this
-    machine's CPU computes: an error before anything is converted or loaded, not at the first sample.
-
-    >>> compute_type(None)
-    'int8'
-    """
+    """The quantization and compute type for `--dtype` (None: int8), checked against this CPU before anything is
+    converted or loaded."""
     import ctranslate2
 
     chosen = dtype or "int8"
@@ -111,7 +90,7 @@ class CT2Backend(ChatPrompts):
         return self._sample([self.format_prompt(p) for p in prompts], cfg, cfg.seed)
 
     def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
-        """cfg.n samples of each verbatim prompt; the call is seeded from all of `seeds` (see the module doc)."""
+        """cfg.n samples of each verbatim prompt; the call is seeded from all of `seeds`."""
         return self._sample(prompts, cfg, zlib.crc32(",".join(map(str, seeds)).encode()))
 
     def _sample(self, texts: list[str], cfg: SamplingConfig, seed: int) -> list[list[Completion]]:
@@ -127,9 +106,7 @@ class CT2Backend(ChatPrompts):
         if cfg.stop:
             options["callback"] = self._stopper(cfg.stop)
         if self.share_prefix:
-            # one prefill per prompt (`num_hypotheses`), batches of about `batch_size` rows (`batch_size // n` prompts);
-            # ctranslate2 returns a prompt's hypotheses sorted by likelihood; a seeded shuffle makes their order
-            # exchangeable again (the first k of them are then k random samples, not the k most likely)
+            # ctranslate2 sorts a prompt's hypotheses by likelihood: a seeded shuffle makes the first k of them random
             results = generator.generate_batch(tokens, num_hypotheses=cfg.n,
                                                max_batch_size=max(1, self.batch_size // cfg.n), **options)
             rows = [list(r.sequences_ids) for r in results]
@@ -143,9 +120,8 @@ class CT2Backend(ChatPrompts):
         return [[self._completion(r, cfg) for r in row] for row in rows]
 
     def _stopper(self, stops: tuple[str, ...]) -> Any:
-        """A ctranslate2 step callback that ends a row (one hypothesis) once its text holds a stop string, so
-        that finished rows leave the batch instead of decoding to `max_length` (measured: 40 rows x 100 tokens,
-        39 of them stopped after 10: 5.2 s instead of 23.4 s). The text is cut at the stop string afterwards."""
+        """A step callback that ends a row once its text holds a stop string, so finished rows leave the batch
+        instead of decoding to `max_length`; the text is cut at the stop string afterwards."""
         tails: dict[tuple[int, int], str] = {}
         keep = max(map(len, stops)) + 32
         to_text = self.tokenizer.convert_tokens_to_string

@@ -1,17 +1,6 @@
-"""A sampling loop for many rows at once, where a row leaves the batch as soon as it is done.
-
-`transformers.generate` keeps every row of a batch until the longest one ends, so a batch of K rollouts runs as long
-as its slowest sample. Here each step runs the model on the live rows only: a row that emits the end-of-sequence
-token, reaches a stop string or its token limit is dropped from the batch and from the KV cache
-(`DynamicCache.batch_select_indices`), so the work of a step is proportional to the rows still sampling. Every row
-draws from its own counter-based stream keyed by its seed and step (`row_sampling.step_keys`), so its continuation
-does not depend on the rows beside it (up to the float rounding of batched matrix products).
-
-The sampled tokens stay on the device; the host reads them every `check_every` steps (every step on a CPU, where
-reading is free; every 8 on a GPU, where each read stalls the device), replaying the steps in between one by one. A
-row that ended between two reads runs on until the next one, but keeps what a check at every step keeps: its draws
-depend on its seed, its step and its own tokens only, and the steps past its end are dropped.
-"""
+"""A sampling loop where a row leaves the batch and the KV cache as soon as it is done (`transformers.generate`
+keeps it to the longest row's end). Each row draws from its own counter-based stream (`row_sampling`), so it does not
+depend on its batch; the host reads the tokens every `check_every` steps (each read stalls a GPU)."""
 
 from __future__ import annotations
 
@@ -33,17 +22,11 @@ def stop_tail_tokens(tokenizer: Any, stop: tuple[str, ...]) -> int:
 def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cfg: SamplingConfig,
                 seeds: list[int], cache_name: str = "past_key_values",
                 check_every: int | None = None, keep_rows: bool = False) -> list[list[int]]:
-    """Sample up to `cfg.max_new_tokens` tokens for each row. `last` (R,): each row's last prompt token; `mask`
-    (R, T): the attention mask of the prompt (left padding 0), `cache`: the KV cache of the first T - 1 columns;
-    `seeds` (R): each row's seed; `check_every`: steps between two reads of the tokens (module doc; None: 1 on a
-    CPU, 8 on a GPU); `keep_rows`: finished rows stay in the batch and in `cache` to the end (the prefix cache
-    stores every row's keys and values afterwards).
-
-    A row ends after the end-of-sequence token (kept in its list), after the token that completes a stop string
-    of `cfg.stop` (the caller cuts the text there), or at the token limit. Returns each row's new tokens.
-
-    Finished rows stay in the batch (their outputs unused) until they are an eighth of it; then, unless `keep_rows`,
-    the batch and the cache are compacted to the live rows (one copy of the cache instead of one a step)."""
+    """Sample up to `cfg.max_new_tokens` tokens per row; returns each row's new tokens. `last` (R,): each row's last
+    prompt token; `mask` (R, T): the prompt's attention mask (left padding 0); `cache`: the KV cache of the first T - 1
+    columns; `seeds` (R,); `check_every`: steps between reads (None: 1 on a CPU, 8 on a GPU); `keep_rows`: finished
+    rows stay in the batch and `cache` (for the prefix cache). A row ends after its end of sequence (kept), the token
+    completing a stop string, or the token limit; finished rows leave once they are an eighth of the batch."""
     import torch
 
     rows, device = len(seeds), mask.device
@@ -83,8 +66,8 @@ def decode_rows(model: Any, tokenizer: Any, last: Any, mask: Any, cache: Any, cf
 
 def _read(steps: list[list[int]], slots: list[int], out: list[list[int]], done: list[bool], tokenizer: Any,
           cfg: SamplingConfig, tail: int) -> None:
-    """Append the tokens of the steps since the last read (`steps[b]`: batch position b's picks) to each live row,
-    one step at a time, ending a row at its end of sequence, stop string or token limit (module doc)."""
+    """Append the picks of the steps since the last read (`steps[b]`: batch position b's) to each live row, one step
+    at a time, ending a row at its end of sequence, stop string or token limit."""
     eos = tokenizer.eos_token_id
     for b, r in enumerate(slots):
         for token in steps[b]:
@@ -110,8 +93,7 @@ def growing_layer_class() -> type:
 
     class GrowingLayer(DynamicLayer):
         """A `DynamicLayer` whose keys and values live in preallocated buffers (B, H, capacity, D): `update` writes
-        the new positions in place and returns views of the filled part (no concatenation per step). It has what
-        `decode_rows` asks of a layer: `update`, `get_seq_length` and `batch_select_indices`."""
+        in place and returns views of the filled part."""
 
         def __init__(self, keys: Any, values: Any, capacity: int) -> None:
             super().__init__()

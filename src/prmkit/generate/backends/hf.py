@@ -1,16 +1,6 @@
-"""transformers backend: batched sampling with left padding on `prmkit.models.device.inference_device()` (the GPU
-when there is one; float32 on a CPU, bfloat16 on a GPU unless `dtype` says otherwise).
-
-Prompts are repeated K times and generated `batch_size` sequences at a time; left padding keeps every prompt's last
-token next to its first generated token, so batched and one-at-a-time sampling agree. Each distinct prompt is
-prefilled once and its KV cache repeated for its K copies, so a long few-shot prompt costs one prefill instead of K.
-
-Rollouts (`generate_rendered`) take many distinct prompts per batch (step prefixes, K samples each): the tokens all
-of them start with (the few-shot prompt, the question) are prefilled once, each prompt's rest once after them
-(`shared_prefill`); each row samples from its own seeded stream on the model's device (`row_sampling.py`), so a
-prefix's continuations do not depend on its batch. `tokens_prefilled` counts the prompt tokens actually run through
-the model by `generate_rendered`. The KV cache keyword is the installed transformers' (`cache_name`).
-"""
+"""transformers backend: batched sampling with left padding on `inference_device()` (float32 on a CPU, bfloat16 on a
+GPU unless `dtype` says otherwise). Each distinct prompt is prefilled once for its K rows, and the tokens all prompts
+of a batch share once (`shared_prefill`)."""
 
 from __future__ import annotations
 
@@ -30,11 +20,9 @@ __all__ = ["TransformersBackend", "cache_name", "prefill_columns", "shared_prefi
 
 
 def shared_prefill(model: Any, prompts: list[list[int]], pad: int, name: str) -> tuple[Any, Any, Any, int]:
-    """Prefill distinct prompts (token id lists) for decoding: (ids (D, T), mask (D, T), the KV cache of all but
-    the last column, tokens run through the model). The tokens every prompt starts with (before its last one) run
-    once on one row and their cache is repeated; each prompt's rest runs left-padded after them, so a prompt reads
-    [common | padding | its rest] and the mask is 0 on the padding between. One prompt (or none in common): one
-    left-padded batch, with nothing to share."""
+    """Prefill distinct prompts (token id lists): (ids (D, T), mask (D, T), the KV cache of all but the last column,
+    tokens run). The tokens every prompt starts with run once on one row, their cache repeated; each prompt's rest runs
+    left-padded after them ([common | padding | rest], mask 0 on the padding)."""
     import torch
     from transformers import DynamicCache
 

@@ -1,9 +1,5 @@
-"""OpenAI-compatible HTTP backend: POST `{base_url}/v1/completions` (vLLM, llama.cpp, TGI, SGLang servers...).
-
-Sends a list of prompts with `n`; by the OpenAI API, choice `index` = prompt_index * n + sample_index.
-Uses only the standard library. The API key, when needed, is read from the environment variable named in
-`BackendOptions.api_key_env`, never from a flag.
-"""
+"""OpenAI-compatible HTTP backend: POST `{base_url}/v1/completions` (vLLM, llama.cpp, TGI, SGLang servers), standard
+library only; choice `index` = prompt_index * n + sample_index; the API key read from the environment, never a flag."""
 
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""A KV cache kept from one `generate_rendered` call to the next (transformers backend): step-level beam search.
-
-Beam search (`prmkit.search.beam`) asks, at every stage, for continuations of the prefixes the previous stage
-generated: prompt + kept steps. Without a cache every stage runs the whole prefix through the model again (on the
-ct2 backend, which has none, beam search reads 8x the prompt tokens of best-of-N on the demo set). This cache holds
-the keys and values of every row of the last call (its prompt and the tokens it generated); the next call looks up,
-for each prompt, the stored row sharing the longest token prefix with it, and runs only the rest.
-
-With left padding all rows of a batch share one cached span of the padded layout (`cache_plan`); keys and values
-of a token do not depend on the padding before it (positions come from the attention mask), so a row's stored
-slice can sit at any offset.
-
-Reused keys and values were computed one token at a time while decoding, a fresh prefill computes them in one
-pass: the two agree to float rounding, so a continuation can differ from the uncached run where two tokens'
-probabilities tie to the last bits. The cache is therefore off unless asked for (`BackendOptions.prefix_cache`).
-"""
+"""A KV cache kept from one `generate_rendered` call to the next (transformers backend, beam search): a prompt runs
+only what it adds to its longest cached prefix. Off unless asked for: reused keys (decoded one token at a time)
+match a fresh prefill only to float rounding, so a near-tie can sample otherwise."""
 
 from __future__ import annotations
 
@@ -25,29 +12,14 @@ __all__ = ["PrefixCache", "cache_plan", "common_prefix"]
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token id sequences.
-
-    >>> common_prefix([5, 6, 7, 8], [5, 6, 9])
-    2
-    """
+    """Length of the longest common prefix of two token id sequences."""
     return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def cache_plan(lengths: Sequence[int], cached: Sequence[int]) -> tuple[int, list[int]]:
-    """(C, used): the shared cached span [0, C) of the layout left-padded to L = max t_i, and how many of its c_i
-    cached tokens each row uses there. Every row feeds its last token to the decoding loop, so at most t_i - 1 are
-    cached; C = L - 1 - U, where U = max_i (t_i - 1 - c_i) is the longest part some row cannot take from the cache,
-    and a row with more cached tokens than it can use there runs a few of them again.
-
-    Three prompts of 10, 8 and 6 tokens with 9, 2 and 5 cached: U = max(0, 5, 0) = 5 tokens must run for the
-    second row, so C = 10 - 1 - 5 = 4: the first row uses 4 of its 9, the second 2 (its own prefix starts at
-    offset 2), the third 0 (it starts at offset 4 = C).
-
-    >>> cache_plan([10, 8, 6], [9, 2, 5])
-    (4, [4, 2, 0])
-    >>> cache_plan([7, 7], [0, 6])
-    (0, [0, 0])
-    """
+    """(C, used): the shared cached span [0, C) of the batch left-padded to L = max t_i, and how many of its c_i
+    cached tokens each row uses. A row's last token is never cached, so C = L - 1 - U, U = max_i (t_i - 1 - c_i).
+    Lengths 10, 8, 6 with 9, 2, 5 cached: U = 5, C = 4, used [4, 2, 0]."""
     if len(lengths) != len(cached):
         raise ValueError(f"{len(lengths)} lengths but {len(cached)} cached counts")
     longest = max(lengths)
@@ -63,13 +35,8 @@ class _Row:
 
 
 class PrefixCache:
-    """The rows of the last call: token ids and their keys/values.
-
-    `lookup` finds the row sharing the longest prefix with a prompt; `build` assembles the DynamicCache of a
-    left-padded batch from the rows `lookup` chose; `store` slices every generated row of a batch out of the
-    decoding's cache (`decode_rows`) into the pending rows, and `commit` (at the end of a call) makes them the rows
-    looked up by the next call, dropping the older ones.
-    """
+    """The rows of the last call (token ids, keys, values): `lookup` the longest shared prefix, `build` a batch's cache
+    from such rows, `store` a call's rows, `commit` them for the next call."""
 
     def __init__(self) -> None:
         self.rows: list[_Row] = []
@@ -102,9 +69,8 @@ class PrefixCache:
         return cache
 
     def store(self, cache: Any, ids: Sequence[Sequence[int]], starts: Sequence[int]) -> None:
-        """Keep row r of the decoding's cache: its token ids `ids[r]` (prompt + kept generated tokens), which begin
-        at padded offset `starts[r]`. Ids beyond the cache's length (the last generated token is never fed) are
-        dropped."""
+        """Keep row r of the decoding's cache: its ids `ids[r]` from padded offset `starts[r]` (ids beyond the cache's
+        length, the never-fed last token, dropped)."""
         length = cache.get_seq_length()
         rows: list[_Row] = []
         for r, (row_ids, start) in enumerate(zip(ids, starts, strict=True)):

@@ -1,25 +1,6 @@
-"""Nucleus sampling with one counter-based random stream per batch row (transformers backend, rollouts).
-
-`generate(do_sample=True)` draws every row from one global generator, so a row's sample depends on the rows beside
-it. Here each row draws from its own stream, keyed by its seed (its prompt's seed and its sample index,
-`base.row_seed`) and the index of the token it draws: the key of row b's t-th token is a hash of (seed_b, t)
-(`step_keys`), computed on the logits' device with integer tensor ops, so a draw needs no generator object, no
-per-row host call and no transfer to or from the host. A prefix's continuations are the same whatever else is in
-its batch, and on a CPU and a GPU alike (up to the rounding of the logits, below).
-
-A batch changes the float rounding of the logits (another batch shape, other padding: ~1e-6), so the draw must
-not hang on the last bits of a probability. An inverse-CDF draw does: with a flat distribution (tens of thousands
-of tokens of probability ~2e-5) a rounding moves the CDF's boundaries or swaps two near-equal tokens in the sort,
-and another token comes out. Here each step gives every token a uniform number that depends only on (the row's
-key, token id), then takes the Gumbel-max, argmax of log p + Gumbel(u), over the nucleus: an exact draw from the
-renormalised nucleus, which changes under rounding only when its two best values lie within the rounding of each
-other (their gap is Exp(1)-distributed, so ~1e-6 of draws).
-
-    >>> import torch
-    >>> keys = step_keys(seed_keys([0]), 0)
-    >>> sample_rows(torch.tensor([[0.0, 9.0, 0.0]]), 1.0, 1e-9, keys).tolist()  # top-p ~ 0 keeps only the argmax
-    [1]
-"""
+"""Nucleus sampling with one counter-based random stream per row: the key of row b's t-th draw is a hash of (seed_b,
+t), computed on the device. The draw is a Gumbel-max over the nucleus with one uniform per (key, token), so the
+~1e-6 rounding of another batch shape changes ~1e-6 of draws (an inverse-CDF draw, far more)."""
 
 from __future__ import annotations
 
@@ -31,14 +12,9 @@ __all__ = ["sample_rows", "seed_keys", "step_keys", "token_uniforms"]
 
 def sample_rows(scores: Any, temperature: float, top_p: float, keys: Any,
                 candidates: int | Sequence[int] = (64, 1024)) -> Any:
-    """One token per row of `scores` (B, V): softmax(scores / T) cut to the smallest set of mass >= top_p (the
-    most likely token is always kept), drawn with row b's key `keys[b]` (int64, on any device; `step_keys`).
-    Returns (B,) token ids on the device of `scores`.
-
-    A row's nucleus is searched among its few most likely tokens first (a top-k, not a sort of the vocabulary:
-    `candidates` is a ladder of k, e.g. 64 then 1024); only rows whose candidates hold less than top_p go on to
-    the next k, and the last of them is sorted in full, so the result is the nucleus either way. The ladder costs
-    one scalar read of the device per level it checks (whether every row is done), not one per row."""
+    """One token per row of `scores` (B, V): softmax(scores / T) cut to the smallest set of mass >= top_p (the most
+    likely token always kept), drawn with row b's key `keys[b]` (`step_keys`); returns (B,) ids on the scores' device.
+    The nucleus is searched among the top-k of a `candidates` ladder first (64, then 1024, then a full sort)."""
     import torch
 
     probs = (scores.float() / max(temperature, 1e-6)).softmax(-1)  # (B, V)
@@ -63,9 +39,8 @@ def sample_rows(scores: Any, temperature: float, top_p: float, keys: Any,
 
 
 def _pick(sorted_p: Any, order: Any, top_p: float, keys: Any) -> Any:
-    """Sample each row's nucleus from its probabilities sorted descending (R, C), their token ids (R, C) and its
-    key (R,): a uniform number per token from (key, token id) (`token_uniforms`), and the Gumbel-max over the
-    nucleus (module doc)."""
+    """Draw each row's nucleus from its probabilities sorted descending (R, C), their token ids (R, C) and its key (R,):
+    the Gumbel-max with `token_uniforms`."""
     drop = sorted_p.cumsum(-1) - sorted_p >= top_p  # mass before this token already reaches top_p
     drop[:, 0] = False
     gumbel = -(-token_uniforms(keys[:, None], order).log()).log()  # (R, C), float64
@@ -85,15 +60,8 @@ def _hash32(x: Any) -> Any:
 
 
 def token_uniforms(keys: Any, tokens: Any) -> Any:
-    """A number in (0, 1) for each token id of `tokens` (int64, any shape) under each key of `keys` (broadcast):
-    a function of (key, token id) alone, distinct for distinct tokens under one key, as float64.
-
-    >>> import torch
-    >>> u = token_uniforms(torch.tensor([[7]]), torch.tensor([[3, 9]]))
-    >>> alone = token_uniforms(torch.tensor([[7]]), torch.tensor([[9]]))
-    >>> bool(((u > 0) & (u < 1)).all()), alone.item() == u[0, 1].item()
-    (True, True)
-    """
+    """A float64 in (0, 1) per token id of `tokens` under each key of `keys` (broadcast): a function of (key, token
+    id) alone, distinct for distinct tokens under one key."""
     mixed = _hash32(_hash32(tokens & _MASK32) ^ (keys & _MASK32))
     return (mixed.double() + 0.5) / 2.0**32
 
@@ -110,12 +78,7 @@ def seed_keys(seeds: Sequence[int], device: Any = "cpu") -> Any:
 
 
 def step_keys(base: Any, step: int | Any) -> Any:
-    """The key of each row's draw of its token number `step` (0 for the first new token): a hash of the row's
-    base key plus step + 1 times an odd constant, on the device of `base`.
-
-    >>> keys = step_keys(seed_keys([5, 6]), 3)
-    >>> keys[1].item() == step_keys(seed_keys([6]), 3)[0].item()  # a row's key: its seed and step alone
-    True
-    """
+    """The key of each row's draw of its token number `step` (0 for the first new token): a hash of the row's base key
+    plus (step + 1) times an odd constant; a function of the row's seed and step alone."""
     return _hash32((base + (step + 1) * _GOLDEN) & _MASK32)
 

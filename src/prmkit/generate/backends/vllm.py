@@ -1,13 +1,6 @@
-"""vLLM backend (optional extra `prmkit[vllm]`, GPU): `LLM(...).generate(prompts, sampling_params)`, prompts in the
-model's chat template as with the transformers backend (`--no-chat` turns it off).
-
-Each call is one engine call: every prompt is repeated K times and row k of prompt i is its own request with
-`SamplingParams(n=1, seed=row_seed(seeds[i], k))`, seeded as on the transformers backend, so a prefix's
-continuations do not depend on the other prompts of the call (vLLM's automatic prefix caching lets a prompt's K rows
-share one prefill). The rollout labelers hand it the prefixes of many problems at once, `batch_size` rows a call: on
-a GPU give a large one (`--batch-size 1024`), vLLM schedules the rows itself. vLLM's random stream is not prmkit's:
-the same seed samples otherwise than on the transformers backend. tests/fake_vllm.py stands in for vLLM on a CPU.
-"""
+"""vLLM backend (`prmkit[vllm]`, GPU): one engine call per call, row k of prompt i its own request seeded
+`row_seed(seeds[i], k)`, so a prefix's samples do not depend on its batch (prefix caching shares the prefill).
+vLLM's random stream is not prmkit's: the same seed samples otherwise than on the transformers backend."""
 
 from __future__ import annotations
 
@@ -47,8 +40,7 @@ class VLLMBackend(ChatPrompts):
         return self._sample(prompts, cfg, [row_seed(s, k) for s in seeds for k in range(cfg.n)])
 
     def _sample(self, prompts: list[str], cfg: SamplingConfig, row_seeds: list[int]) -> list[list[Completion]]:
-        """One `LLM.generate` call over the rows (each prompt n times, row r a single sample seeded `row_seeds[r]`);
-        vLLM returns its `RequestOutput`s in the order of the prompts given, so row r's output is `outputs[r]`."""
+        """One `LLM.generate` over the rows (each prompt n times, row r seeded `row_seeds[r]`), outputs in row order."""
         from vllm import SamplingParams
 
         n = cfg.n

@@ -1,18 +1,5 @@
-"""PUM (pum_paper.txt sec 3): prefix gain from a population of students, turned into preference pairs of step
-prefixes (pairs, not step labels).
-
-A prefix is useful when it raises the solve rate of a population of students that continue it. PUM measures that
-gain with student rollouts, normalises it per student, averages it into an intrinsic utility and labels pairs of
-prefixes of the same problem (which is more useful, a tie, or too uncertain to say); `prmkit train pum` then fits
-a Bradley-Terry value model on the pairs (`prmkit.train.pum_pairs`).
-
-Modules, in pipeline order: `students` (the population and its rollout files, sec 3.1, A.3), `prefix_gain` (cut
-positions, solve rates, gains, normalisation, utility: sec 3.1-3.2, 4.5, A.2-A.3), `pairs` (candidates, the adaptive
-margin, the conflict filter, labels: sec 3.3, A.2, A.4), `plots` (appendix B, figures 6 and 7), `pipeline`
-(`label_pum` and `PumConfig`, the run that ties them together); beside them `solve_rates` (`prmkit pum
---solve-rates`: can the students solve the problems at all) and `labeler` (`prmkit label --method pum`: the
-students' mean gain after every step as step labels).
-"""
+"""PUM (pum_paper sec 3): prefix gain from a population of students, turned into preference pairs of step
+prefixes (docs/pum.md)."""
 
 from prmkit.label.pum.pairs import PrefixPoint, candidate_pairs, conflict_rate, global_margin, pair_label
 from prmkit.label.pum.pipeline import PumConfig, label_pum

@@ -1,25 +1,5 @@
-"""The PUM data pipeline (pum_paper.txt sec 3, appendix A.2-A.4): prefixes -> student rollouts -> gains -> pairs.
-
-    from prmkit.data.formats import read_pools
-    from prmkit.label.pum import PumConfig, label_pum
-
-    report = label_pum(read_pools("demo"), PumConfig(students=["ct2:smollm2-135m", "ct2:gemma3-270m"]), "runs/pum")
-
-1. Prefixes (A.2): each trace with a verdict is cut at the relative positions `positions`, snapped to step
-   boundaries (`prefix_gain.prefix_step_counts`, lengths in the first student's tokens); with the no-prefix
-   baseline `<problem_id>@0` once per problem.
-2. Rollouts (A.3): every student samples K = 8 continuations after each prefix and the baseline (the rollout
-   primitive; temperature 0.7, top-p 0.95 as in A.3; `max_new_tokens` replaces the paper's 8192 - |p| budget),
-   appended to `<out>/rollouts-<student>.jsonl` (resumable per prefix).
-3. Gains and utilities (A.3): q̂, ĝ = q̂(p) - q̂(∅), per-student normalisation over all prefixes of the run,
-   G_intr = mean (or capability-weighted mean, `weighting`) -> `<out>/prefixes.jsonl` (one line per prefix).
-4. Pairs (A.4): vertical and horizontal candidates, labels with the adaptive margin and the conflict filter ->
-   `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted) and `<out>/report.json`.
-5. Diagnostics (appendix B): `<out>/fig6_gain_by_position.png`, `<out>/fig7_agreement.png` (two students or more).
-Steps 3-5 are cheap and rerun from the rollout files every time.
-6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems
-   (`prmkit.label.pum.solve_rates`) -> `<out>/solve_rates.json`, its rollouts in the same files as a pairs run's.
-"""
+"""The PUM data pipeline, `prmkit pum` (pum_paper sec 3, appendix A.2-A.4): prefixes -> resumable student rollouts
+-> gains -> pairs and figures (rebuilt from the rollout files on every run), or the students' solve rates."""
 
 from __future__ import annotations
 
@@ -70,14 +50,13 @@ from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_stude
 __all__ = ["PumConfig", "build_pairs", "check_settings", "label_pum", "prefix_points", "prefix_table", "run_pum"]
 
 LABEL_NAMES = {1: "a_preferred", -1: "b_preferred", 0: "tie"}
-SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates` (module doc, step 6)
+SOLVE_RATES = "solve_rates.json"  # the report of `solve_rates`
 SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_clock`)
 
 
 @dataclass
 class PumConfig(SamplerBackendConfig):
-    """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
-    The sampling settings are `SamplerBackendConfig`'s (each student names its model)."""
+    """Settings of the PUM pipeline; defaults from pum_paper appendix A.2-A.4 unless the help says otherwise."""
 
     k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)"})
     temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)"})
@@ -122,8 +101,7 @@ class PumConfig(SamplerBackendConfig):
                 "samples, not its constructed traces); default: all"})
 
     def sampling(self, spec: StudentSpec | None = None) -> SamplingConfig:
-        """The sampling of `spec`'s rollouts: K, top-p, ... and the temperature (`MODEL@T`) and prompt template
-        (`MODEL#TEMPLATE`) of `spec`, or this config's."""
+        """The sampling of `spec`'s rollouts, with its own temperature and template where it names them."""
         base = super().sampling()
         if spec is None:
             return base
@@ -151,9 +129,8 @@ def prefix_points(pool: Pool, count_tokens: Callable[[str], int],
 
 def prefix_table(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], rolled: dict[str, dict[str, Rollout]],
                  config: PumConfig) -> list[dict[str, Any]]:
-    """One row per prefix: solve rates q̂ and baselines q̂(∅) per student, gains, normalised gains (μ_s, σ_s over
-    every prefix of the run) and the intrinsic utility. A student lacking a prefix or its baseline is not valid
-    for that prefix."""
+    """One row per prefix: per student q̂, q̂(∅), gain and normalised gain (μ_s, σ_s over the run), and the
+    intrinsic utility (PUM A.3); a student lacking the prefix or its baseline is not valid for it."""
     rows = []
     for pool in pools:
         q0 = {s: r[f"{pool.problem.id}@0"].solve_rate for s, r in rolled.items() if f"{pool.problem.id}@0" in r}
@@ -174,8 +151,7 @@ def prefix_table(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], ro
 
 def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], rows: list[dict[str, Any]],
                 config: PumConfig) -> tuple[list[PrefixPair], dict[str, Any]]:
-    """Label every candidate pair (A.4). Returns the pairs kept and the counts (by label and kind, uncertain,
-    without a valid student) with ε_global."""
+    """Label every candidate pair (PUM A.4); returns the pairs kept and the counts, with ε_global."""
     by_id = {row["prefix_id"]: row for row in rows}
     steps = {t.id: t.steps for pool in pools for t in pool.traces}
     cands = []
@@ -207,8 +183,7 @@ def build_pairs(pools: Sequence[Pool], points: dict[str, list[PrefixPoint]], row
 
 def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]], wanted: set[str],
             template: str | None, clock: dict[str, float]) -> dict[str, Any]:
-    """Per student, over the requested prefixes: prefixes, rollouts, tokens generated and read (measured), and
-    the seconds of its `clock` (None when it has none)."""
+    """Per student, over the requested prefixes: prefixes, rollouts, tokens (measured) and seconds."""
     out = {}
     for spec in specs:
         mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
@@ -224,8 +199,7 @@ def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]],
 
 
 def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -> None:
-    """A re-run may only extend a student's rollouts made with the same sampling: `<out>/settings.json` holds each
-    student's settings; a student already there with other settings is an error naming the difference."""
+    """Record each student's sampling in `<out>/settings.json`; raise if one was rolled out with other settings."""
     path = out / "settings.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
@@ -250,8 +224,8 @@ def run_pum(config: PumConfig, progress: bool = True, log: Callable[[str], None]
 
 def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, progress: bool = True,
               backends: dict[str, Any] | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Run the pipeline (module doc) into `out_dir`; `backends` {student name: backend} replaces loading a model.
-    Returns the report (also written to `<out_dir>/report.json`)."""
+    """Run the pipeline into `out_dir`; `backends` {student name: backend} replaces loading a model. Returns the
+    report (also written to `<out_dir>/report.json`)."""
     if config.weighting not in STUDENT_WEIGHTINGS:
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
@@ -301,8 +275,8 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
 
 def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], config: PumConfig, out: Path,
           backends: dict[str, Any], progress: bool, log: Callable[[str], None]) -> dict[str, dict[str, Rollout]]:
-    """Each student's K continuations of every request not yet in its rollout file (none with `rollout` off),
-    one student's model in memory at a time; returns {student: {prefix id: Rollout}} as the files hold them."""
+    """Each student's K continuations of the requests not yet in its file, one model in memory at a time;
+    returns {student: {prefix id: Rollout}} as the files hold them."""
     rolled = {}
     for spec in specs:
         log(f"student {spec.name} ({spec.backend}:{spec.model}): {len(requests)} prefixes x {config.k}")
@@ -320,8 +294,6 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
 
 def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Sequence[StudentSpec], progress: bool,
                  backends: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
-    """`solve_rates`: each student's solve rate per level from the question and from a right prefix
-    (`prmkit.label.pum.solve_rates`), into `<out>/solve_rates.json`."""
     requests, chosen = solve_rate_requests(pools)
     rolled = _roll(specs, requests, config, out, backends, progress, log)
     found = {pid.rsplit("@", 1)[0] for pid in chosen.values() if pid}
@@ -336,9 +308,8 @@ def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Seq
 
 @contextmanager
 def _clock(path: Path, student: str, bar: Callable[[int], None] | None) -> Iterator[Callable[[int], None]]:
-    """A student's seconds ledger (`seconds.jsonl`, appended and flushed after each generation batch, so a killed run
-    keeps what it spent): the `tick(prefixes)` that writes a line {student, prefixes, seconds} per batch, the seconds
-    since the last line (the first: since the call began, the model's loading included), and advances `bar`."""
+    """A `tick(prefixes)` that appends {student, prefixes, seconds since the last line} to the seconds ledger
+    (flushed each batch, model loading in the first) and advances `bar`."""
     last = time.perf_counter()
 
     def tick(prefixes: int) -> None:
@@ -355,7 +326,7 @@ def _clock(path: Path, student: str, bar: Callable[[int], None] | None) -> Itera
 
 
 def student_seconds(path: str | Path) -> dict[str, float]:
-    """{student: seconds} summed over a seconds ledger (`_clock`); a torn line (a crash while writing) is skipped."""
+    """{student: seconds} summed over a seconds ledger; a torn line is skipped."""
     out: dict[str, float] = {}
     for entry in read_ledger(path):
         out[entry["student"]] = out.get(entry["student"], 0.0) + entry["seconds"]

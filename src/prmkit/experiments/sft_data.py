@@ -3,7 +3,7 @@ right constructed trace, as the prompt the bench samples the policy with and the
 
 - **Problems** are drawn with a seed of their own, never the bench's, leaving out (`warm_start_problems`) what
   `prmkit bench --seed BENCH_SEED` evaluates and the questions of other evaluation sets; the questions are kept
-  in the output (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them (`overlap`).
+  in the output (`sft_data.jsonl`) and `prmkit bench --policy` checks its own problems against them.
 - **Prompt**: the domain's few-shot prompt (`build_prompt`) in the policy's chat template (`in_chat_template`),
   exactly what `generate_pools` hands the sampler backend and its `format_prompt` renders; or another template's
   (`template`, e.g. `generate_math_0shot`: the instruction and the question alone, a sixth of the tokens a step,
@@ -33,7 +33,7 @@ from prmkit.data.records import Problem
 from prmkit.domains import STEP
 from prmkit.generate.prompts import build_prompt, in_chat_template
 
-__all__ = ["held_out_questions", "overlap", "sft_rows", "warm_start_problems"]
+__all__ = ["held_out_questions", "sft_rows", "warm_start_problems"]
 
 
 def held_out_questions(bench_seed: int, holdout: int, levels: tuple[int, ...], size: str) -> set[str]:
@@ -75,9 +75,3 @@ def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, see
         out.append({"prompt": prompt, "completion": completion if prompt[-1:].isspace() else " " + completion,
                     "problem_id": p.id, "question": p.question, "level": p.meta["level"], "answer": p.answer})
     return out
-
-
-def overlap(questions: Iterable[str], trained: Iterable[str]) -> list[str]:
-    """The questions among `questions` that a warm start trained on."""
-    seen = set(trained)
-    return [q for q in questions if q in seen]

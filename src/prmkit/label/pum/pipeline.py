@@ -14,7 +14,8 @@
 3. Gains and utilities (A.3): q̂, ĝ = q̂(p) - q̂(∅), per-student normalisation over all prefixes of the run,
    G_intr = mean (or capability-weighted mean, `weighting`) -> `<out>/prefixes.jsonl` (one line per prefix).
 4. Pairs (A.4): vertical and horizontal candidates, labels with the adaptive margin and the conflict filter ->
-   `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted) and `<out>/report.json`.
+   `<out>/pairs.jsonl` (`PrefixPair`, uncertain pairs dropped and counted), `<out>/report.json` and
+   `<out>/manifest.json` (`prmkit.data.manifest`: the settings, the files, the students' tokens and seconds).
 5. Diagnostics (appendix B): `<out>/fig6_gain_by_position.png`, `<out>/fig7_agreement.png` (two students or more).
 Steps 3-5 are cheap and rerun from the rollout files every time.
 6. `solve_rates` (instead of 1-5): each student's solve rate per level of a bench's problems
@@ -34,6 +35,7 @@ from typing import Any
 
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
 from prmkit.data.locks import output_lock
+from prmkit.data.manifest import write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
@@ -278,6 +280,11 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     plot_gain_by_position(rows, config.positions, out / "fig6_gain_by_position.png")
     report["agreement"] = plot_agreement(rows, out / "fig7_agreement.png")
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    tokens = {k: sum(s[k] for s in ledger.values()) for k in ("tokens_read", "tokens_generated")}
+    sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
+    files = {"pairs": out / "pairs.jsonl", "prefixes": out / "prefixes.jsonl", "report": out / "report.json"}
+    write_manifest(out, "pum", config, inputs={"pools": sources}, outputs=files,
+                   cost=tokens | {k: report[k] for k in ("seconds", "rollouts")})
     return report
 
 

@@ -298,13 +298,15 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
 
 
 def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Callable[[str], None]) -> dict[str, Any]:
-    """The row's reward model, by `prmkit train`'s call on the examples in hand with the recipe every row shares;
-    returns what training cost."""
-    from prmkit.train.run import train
+    """The row's reward model, by `prmkit train`'s call on the examples in hand with the recipe every row shares
+    (the row's seed, threads and base model in place of the recipe's); returns what training cost."""
+    from prmkit.train.run import resolve_configs, train_configs
 
-    settings = {"resume": True, "seed": cfg.seed, "threads": cfg.threads} | ({"model": cfg.model} if cfg.model else {})
+    train_config, model_config, inputs = resolve_configs(kind, {}, cfg.train_config, log)
+    train_config = replace(train_config, resume=True, seed=cfg.seed, threads=cfg.threads,
+                           model=cfg.model or train_config.model)
     start = time.perf_counter()
-    record = train(kind, model, settings, config=str(recipe_path(cfg.train_config)), log=log, examples=examples)
+    record = train_configs(model, (train_config, model_config, inputs), log=log, examples=examples)
     return {"seconds": round(time.perf_counter() - start, 1),
             "train_seconds": round(record.get("train_seconds", 0.0), 1), "examples": record.get("train_traces"),
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}

@@ -179,8 +179,10 @@ def test_outcome_pairs_train_a_bradley_terry_head_on_right_and_wrong_samples_of_
 
 
 def test_pum_pairs_are_picked_by_the_training_problems_and_traces_like_step_labels(benches, tmp_path):
-    """A PUM row trains on the pairs between prefixes of the traces `--train-problems` and `--traces` keep."""
+    """A PUM row trains on the pairs between prefixes of the traces `--train-problems` and `--traces` keep; what
+    they cost is what the manifest of `prmkit pum`'s output says its students spent."""
     from prmkit.data.jsonl import write_records
+    from prmkit.data.manifest import write_manifest
     from prmkit.data.records import Pool, PrefixPair
 
     root = benches[0]
@@ -192,9 +194,13 @@ def test_pum_pairs_are_picked_by_the_training_problems_and_traces_like_step_labe
         for i, (a, b) in enumerate((a, b) for n, a in enumerate(traces) for b in traces[n + 1:]):
             pairs.append(PrefixPair(pool.problem.id, pool.problem.question, a.steps[:1], b.steps[:1],
                                     1 if i % 2 else -1, f"{a.id}@1", f"{b.id}@1", kind="horizontal"))
-    write_records(tmp_path / "pairs.jsonl", pairs)
-    row = run_payoff(_row(benches, "pum", tmp_path / "pum", pairs=str(tmp_path / "pairs.jsonl"), train_problems=2,
-                          traces="policy", name="pum@2"), log=lambda _: None)
+    write_records(tmp_path / "pum_out" / "pairs.jsonl", pairs)
+    cost = {"tokens_read": 1200, "tokens_generated": 345, "seconds": 6.7}
+    write_manifest(tmp_path / "pum_out", "pum", {}, outputs={"pairs": tmp_path / "pum_out" / "pairs.jsonl"},
+                   cost=cost | {"rollouts": 8})
+    row = run_payoff(_row(benches, "pum", tmp_path / "pum", pairs=str(tmp_path / "pum_out" / "pairs.jsonl"),
+                          train_problems=2, traces="policy", name="pum@2"), log=lambda _: None)
+    assert row["label_cost"] == cost | {"known": True}
     kept = [json.loads(line) for line in _lines(tmp_path / "pum" / "train_pairs.jsonl")]
     first_two = {p.problem.id for p in pools[:2]}
     expected = [p for p in pairs if p.problem_id in first_two and
@@ -272,6 +278,18 @@ def test_bad_input_is_a_clear_error_before_any_model_loads(benches, tmp_path, ca
                  "--train-config", recipe, *flags])  # a later --train-config wins
     assert code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "r" / "model").exists()
+
+
+def test_fresh_pools_filtered_before_manifests_are_refused_too(tmp_path):
+    """`prmkit generate`'s output from before manifests: its raw file beside it holds more samples."""
+    from prmkit.experiments.payoff import check_unfiltered
+
+    pools, raw = tmp_path / "pools.jsonl", tmp_path / "pools.raw.jsonl"
+    for path, samples in ((pools, [{}]), (raw, [{}, {}])):
+        path.write_text(json.dumps({"problem": {"id": "p"}, "traces": samples}) + "\n")
+    with pytest.raises(ValueError, match=f"it was filtered .* pass --fresh {raw}"):
+        check_unfiltered(str(pools))
+    check_unfiltered(str(raw))  # every sample the policy drew
 
 
 def test_table_ks_that_are_not_numbers_are_named_as_the_setting(tmp_path, capsys):

@@ -12,10 +12,11 @@ import pytest
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems
 from prmkit.data.bench_checker import check_steps
+from prmkit.data.manifest import read_manifest
 from prmkit.domains import math_answer, parse_completion
 from prmkit.experiments.bench import BenchConfig, run_bench
-from prmkit.experiments.sft import SFTRunConfig, run_sft, trained_questions
-from prmkit.experiments.sft_data import held_out_questions, overlap, sft_rows, warm_start_problems
+from prmkit.experiments.sft import SFTRunConfig, run_sft
+from prmkit.experiments.sft_data import held_out_questions, sft_rows, warm_start_problems
 from prmkit.generate.prompts import build_prompt
 
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -78,16 +79,16 @@ def test_training_problems_never_are_the_benchs():
     bench = bench_problems(1500, seed=0, levels=(1,))
     drawn = bench_problems(1500, seed=1, levels=(1,))
     # one-operation problems with small numbers repeat across seeds: the hold-out has something to remove
-    assert overlap([p.question for p in bench], [p.question for p in drawn])
+    assert {p.question for p in bench} & {p.question for p in drawn}
     kept = warm_start_problems(1500, seed=1, levels=(1,), bench_seed=0, holdout=1500)
-    assert len(kept) == 1500 and not overlap([p.question for p in bench], [p.question for p in kept])
+    assert len(kept) == 1500 and not {p.question for p in bench} & {p.question for p in kept}
     assert held_out_questions(0, 1500, (1,), "small") == {p.question for p in bench}
     with pytest.raises(ValueError, match="must differ from the bench"):
         warm_start_problems(4, seed=0, levels=(1,), bench_seed=0)
     other = {p.question for p in bench_problems(1500, seed=5, levels=(1,))}  # another evaluation set
-    assert overlap(other, [p.question for p in warm_start_problems(1500, seed=1, levels=(1,), holdout=0)])
+    assert other & {p.question for p in warm_start_problems(1500, seed=1, levels=(1,), holdout=0)}
     kept = warm_start_problems(1500, seed=1, levels=(1,), holdout=0, exclude=other)
-    assert len(kept) == 1500 and not overlap(other, [p.question for p in kept])
+    assert len(kept) == 1500 and not other & {p.question for p in kept}
 
 
 @pytest.mark.parametrize(("settings", "message"), [
@@ -154,6 +155,7 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
     with pytest.raises(RuntimeError, match="killed"):
         run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)
     assert steps_run == [1, 2] and (out / "checkpoint-2").is_dir() and not (out / "config.json").exists()
+    assert not (out / "manifest.json").exists()  # written once the warm start is whole
     partial = json.loads((out / "sft_run.json").read_text())
     assert partial["done"] is False and partial["steps"] == 2 and len(partial["train_loss"]) == 2
 
@@ -172,7 +174,10 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
     base = AutoModelForCausalLM.from_pretrained(chat_base)
     assert not torch.equal(policy.model.embed_tokens.weight, base.model.embed_tokens.weight)
     assert policy.config.use_cache is True
-    assert (out / "tokenizer.json").is_file() and len(trained_questions(out)) == 6
+    assert (out / "tokenizer.json").is_file()
+    made = read_manifest(out)  # what samplers and `prmkit bench` read of the warm start
+    assert (made.kind, made.settings["template"], made.cost["steps"]) == ("sft", None, 3)
+    assert made.output("data") == out / "sft_data.jsonl" and len(made.output("data").read_text().splitlines()) == 6
 
     again = run_sft(SFTRunConfig(**_settings(chat_base, out)), progress=False)  # finished: nothing redone
     assert steps_run == [1, 2, 3] and again == record

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from prmkit.cli.main import main
+from prmkit.data.manifest import read_manifest
 from prmkit.data.records import Problem
 
 
@@ -35,6 +36,10 @@ def test_generate_then_verify(tiny_model_dir, tmp_path, capsys):
     assert main(argv) == 0
     raw = [json.loads(ln) for ln in (tmp_path / "pools.raw.jsonl").read_text().splitlines()]
     assert [len(p["traces"]) for p in raw] == [4, 4, 4]
+    made = read_manifest(out)  # beside the output: what a reader asks (was it filtered? where is every sample?)
+    assert (made.kind, made.settings["filter"], made.settings["k"]) == ("generate", True, 4)
+    assert made.output("raw") == tmp_path / "pools.raw.jsonl" and made.inputs == {"data": str(data)}
+    assert made.cost["samples"] == 12 and made.cost["tokens"] > 0
     printed = capsys.readouterr().out
     assert "1. with an extractable answer" in printed and "tok/s" in printed
     assert main(argv) == 0 and "(3 already in" in capsys.readouterr().out  # resumed: nothing regenerated

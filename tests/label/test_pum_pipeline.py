@@ -8,6 +8,7 @@ import pytest
 from helpers import embedded_tokenizer_or_skip, pool_dict, write_jsonl
 from prmkit.cli.main import main
 from prmkit.data.jsonl import read_records
+from prmkit.data.manifest import read_manifest
 from prmkit.data.records import PrefixPair
 from prmkit.models.reward import RewardModel
 from prmkit.models.scorer import score_traces
@@ -63,6 +64,10 @@ def test_pum_pipeline_end_to_end(students, tmp_path, capsys):
         spent = sum(e["seconds"] for e in clock if e["student"] == name)
         assert report["students"][name]["seconds"] == pytest.approx(spent, abs=0.051) and spent > 0
     assert report["seconds"] == pytest.approx(sum(report["students"][n]["seconds"] for n in names), abs=0.11)
+    made = read_manifest(out / "pairs.jsonl")  # the output directory's manifest: what `prmkit payoff` reads
+    assert made.kind == "pum" and made.inputs == {"pools": [pools]} and made.output("pairs") == out / "pairs.jsonl"
+    assert made.cost == {"tokens_read": sum(report["students"][n]["tokens_read"] for n in names),
+                         "tokens_generated": report["tokens_generated"], "seconds": report["seconds"], "rollouts": 48}
     row = prefixes[0]
     for s in names:  # the gain is q(p) - q(empty) for every student
         assert row["gain"][s] == pytest.approx(row["q"][s] - row["q0"][s])

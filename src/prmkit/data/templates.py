@@ -1,17 +1,16 @@
 """The one template loader (built-in `prmkit/templates/` or a user's file), and the check that a warm start is
-sampled with the prompt template it was trained on."""
+sampled with the prompt template its manifest records."""
 
 from __future__ import annotations
 
-import json
 import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["WARM_START_SETTINGS", "check_template", "load_template", "prompt_template", "trained_template"]
+from prmkit.data.manifest import Manifest, read_manifest
 
-WARM_START_SETTINGS = "sft_settings.json"  # `prmkit sft` writes its settings, the template among them, here
+__all__ = ["check_template", "load_template", "prompt_template", "trained_template"]
 
 
 @cache
@@ -45,19 +44,25 @@ def prompt_template(name: str | None) -> str | None:
     return load_template(name, name if Path(name).is_file() else None)
 
 
+def _warm_start(model: str | os.PathLike[str]) -> Manifest | None:
+    """The manifest of `model` when it is a warm start (a `prmkit sft` output), else None."""
+    made = read_manifest(model)
+    return made if made is not None and made.kind == "sft" else None
+
+
 def trained_template(model: str | os.PathLike[str]) -> str | None:
     """The prompt template a warm-started policy (a `prmkit sft` output) was trained with (`--template`); None for
     the domain's few-shot template and for any other model."""
-    path = Path(model) / WARM_START_SETTINGS
-    return json.loads(path.read_text(encoding="utf-8")).get("template") if path.is_file() else None
+    made = _warm_start(model)
+    return made.settings.get("template") if made else None
 
 
 def check_template(model: str | os.PathLike[str], template: str | None) -> None:
     """Raise when `model` is a warm start (a `prmkit sft` output) trained on another prompt template than
     `template` (None: the domain's few-shot one); any other model may be sampled with any template."""
-    if not (Path(model) / WARM_START_SETTINGS).is_file():
+    if (made := _warm_start(model)) is None:
         return
-    trained = trained_template(model)
+    trained = made.settings.get("template")
     if prompt_template(trained) != prompt_template(template):
         def name(t: str | None) -> str:
             return f"template '{t}'" if t else "the domain's few-shot prompt"

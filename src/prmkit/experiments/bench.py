@@ -15,6 +15,7 @@ from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, construct
 from prmkit.data.bench_checker import check_steps, first_wrong
 from prmkit.data.jsonl import iter_json, read_records, write_records
 from prmkit.data.locks import output_lock
+from prmkit.data.manifest import read_manifest
 from prmkit.data.records import Pool, Problem, StepLabels
 from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import LIMITS as SHARED_LIMITS
@@ -24,8 +25,6 @@ from prmkit.data.templates import check_template, prompt_template
 from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
 from prmkit.experiments.bench_report import format_bench, plot_f1_tokens
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP
-from prmkit.experiments.sft import trained_questions
-from prmkit.experiments.sft_data import overlap
 from prmkit.generate.config import SamplerConfig
 from prmkit.generate.distributed import progress_bar
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
@@ -244,10 +243,20 @@ def _check_held_out(cfg: BenchConfig, problems: list[Problem]) -> None:
     """A warm-started policy must not have trained on the bench's problems and must be sampled with its own template."""
     policy = resolve_model(cfg.policy_model())
     check_template(policy, cfg.template)
-    trained = trained_questions(policy)
-    if seen := overlap([p.question for p in problems], trained):
+    trained = _trained_questions(policy)
+    if seen := [p.question for p in problems if p.question in trained]:
         raise ValueError(f"the policy {cfg.policy_model()} was trained on {len(seen)} of this bench's problems (e.g. "
                          f"'{seen[0]}'): choose another --seed")
+
+
+def _trained_questions(policy: str) -> set[str]:
+    """The questions a warm start (`prmkit sft`) trained on, from the data file its manifest names; none for any other
+    model."""
+    made = read_manifest(policy)
+    data = made.output("data") if made is not None and made.kind == "sft" else None
+    if data is None or not data.is_file():
+        return set()
+    return {json.loads(line)["question"] for line in data.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
 def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[Any], progress: bool,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.jsonl import read_records, write_records
+from prmkit.data.manifest import read_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair, StepLabels
 from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
@@ -60,8 +61,8 @@ class PayoffConfig:
                                                    resume="may-change"))
     pairs: str | None = field(default=None, metadata=_help(
         "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the "
-        "pairs between the traces --train-problems and --traces keep (its report.json beside it gives the "
-        "students' token cost)"))
+        "pairs between the traces --train-problems and --traces keep (its manifest gives the students' token "
+        "cost)"))
     train_config: str = field(default="cpu_verifier", metadata=_help(
         "the reward-model recipe every row shares: a name under recipes/ or a YAML file of `prmkit train`"))
     model: str | None = field(default=None, metadata=_help(
@@ -119,18 +120,15 @@ class PayoffConfig:
         return Path(self.bench, self.source.labels_file) if self.source.labels_file else None
 
 
-def check_unfiltered(path: str, fresh: list[Pool]) -> None:
-    """The fresh samples must be all the policy drew: `prmkit generate`'s filter (MCNIG sec 3.1) biases best-of-K. A
-    ValueError when `<name>.raw.jsonl` beside `path` holds more samples."""
-    raw = Path(path).with_suffix(".raw.jsonl")
-    if not raw.is_file() or raw.resolve() == Path(path).resolve():
-        return
-    drawn = sum(len(p.traces) for p in read_records(raw, Pool.from_dict))
-    kept = sum(len(p.traces) for p in fresh)
-    if drawn > kept:
-        raise ValueError(f"--fresh {path} holds {kept} of the {drawn} samples in {raw}: it was filtered (MCNIG sec "
-                         f"3.1 drops problems solved every time and favours wrong traces), which biases best-of-K; "
-                         f"pass --fresh {raw} or generate with --no-filter")
+def check_unfiltered(path: str) -> None:
+    """The fresh samples must be all the policy drew: `prmkit generate`'s filter (MCNIG sec 3.1) drops the problems
+    solved every time and keeps mostly wrong traces, so best-of-K and voting on its output are biased. The pools'
+    manifest says whether the filter ran, and which file holds every sample."""
+    made = read_manifest(path)
+    if made is not None and made.kind == "generate" and made.settings.get("filter"):
+        raise ValueError(f"--fresh {path}: it was filtered (MCNIG sec 3.1 drops problems solved every time and "
+                         f"favours wrong traces), which biases best-of-K; pass --fresh {made.output('raw')} (every "
+                         "sample) or generate with --no-filter")
 
 
 def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
@@ -151,7 +149,7 @@ def _check_inputs(cfg: PayoffConfig) -> tuple[list[Pool], list[Pool]]:
     recipe_path(cfg.train_config)  # a recipe name or file that exists (the error names the recipes there are)
     train = list(read_records(bench / "pools.jsonl", Pool.from_dict))
     fresh = list(read_records(cfg.fresh, Pool.from_dict))
-    check_unfiltered(cfg.fresh, fresh)
+    check_unfiltered(cfg.fresh)
     seen = {p.problem.question.strip() for p in train}
     if shared := [p.problem.id for p in fresh if p.problem.question.strip() in seen]:
         raise ValueError(f"--fresh {cfg.fresh}: {len(shared)} of its problems are training problems of the bench "
@@ -253,15 +251,14 @@ def outcome_pairs(pools: Sequence[Pool], per_problem: int, seed: int = 0) -> lis
 
 def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
     """Tokens and seconds the labels cost: the labeler's ledger over the records the row trained on and the bench's
-    seconds ledger; PUM: its students' report beside --pairs; truth and outcome cost none."""
+    seconds ledger; PUM: its students' rollouts (the manifest of --pairs); truth and outcome cost none."""
     from prmkit.label.recipe import read_clock
 
     if cfg.source.given_pairs:
-        report = Path(cfg.pairs or "").parent / "report.json"
-        if not report.is_file():
+        made = read_manifest(cfg.pairs or "")
+        if made is None or made.kind != "pum":
             return {"tokens_read": 0, "tokens_generated": 0, "seconds": None, "known": False}
-        held = json.loads(report.read_text())
-        costs, seconds = list(held["students"].values()), held.get("seconds")
+        costs, seconds = [made.cost], made.cost.get("seconds")
     else:
         clock = read_clock(Path(cfg.bench, "labels", "seconds.jsonl")).get(cfg.labeler, {})
         costs, seconds = [r.cost for r in records], round(sum(clock.get(r.trace_id, 0.0) for r in records), 3)
@@ -270,12 +267,15 @@ def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
 
 
 def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Callable[[str], None]) -> dict[str, Any]:
-    """Train the row's reward model with `prmkit train`'s call and the shared recipe; returns what training cost."""
-    from prmkit.train.run import train
+    """Train the row's reward model with `prmkit train`'s call and the shared recipe (the row's seed, threads and
+    base model in place of the recipe's); returns what training cost."""
+    from prmkit.train.run import resolve_configs, train_configs
 
-    settings = {"resume": True, "seed": cfg.seed, "threads": cfg.threads} | ({"model": cfg.model} if cfg.model else {})
+    train_config, model_config, inputs = resolve_configs(kind, {}, cfg.train_config, log)
+    train_config = replace(train_config, resume=True, seed=cfg.seed, threads=cfg.threads,
+                           model=cfg.model or train_config.model)
     start = time.perf_counter()
-    record = train(kind, model, settings, config=str(recipe_path(cfg.train_config)), log=log, examples=examples)
+    record = train_configs(model, (train_config, model_config, inputs), log=log, examples=examples)
     return {"seconds": round(time.perf_counter() - start, 1),
             "train_seconds": round(record.get("train_seconds", 0.0), 1), "examples": record.get("train_traces"),
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}

@@ -52,7 +52,7 @@ def score_payoff(cfg: PayoffScoreConfig) -> dict[str, Any]:
         if not Path(cfg.fresh).is_file():
             raise FileNotFoundError(f"--fresh {cfg.fresh}: no such file")
         fresh = read_fresh(cfg.fresh)
-        check_unfiltered(cfg.fresh, fresh)
+        check_unfiltered(cfg.fresh)
         out.mkdir(parents=True, exist_ok=True)
         keep_settings(out / SETTINGS, {k: v for k, v in asdict(cfg).items() if k != "output"} |
                       {"identity": scorer_identity(cfg.scorer)}, "a row", skip={"threads", "keep"})

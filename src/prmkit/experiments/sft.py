@@ -1,5 +1,5 @@
 """`prmkit sft`: a short supervised warm start of the bench's policy on right bench traces (TRL's `SFTTrainer`), so
-that rollout labelers see a signal in its samples (docs/bench.md, "A warm-started policy")."""
+that rollout labelers see a signal in its samples (docs/bench.md, "A warm-started policy"; outputs: docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,20 @@ from typing import Any
 
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
+from prmkit.data.manifest import write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
 from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import field_help as _help
-from prmkit.data.templates import WARM_START_SETTINGS, prompt_template
+from prmkit.data.templates import prompt_template
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
 from prmkit.models.loading import DEFAULT_MODEL
 from prmkit.train.arguments import trainer_overrides
 from prmkit.train.config import TrainRunConfig
 
-__all__ = ["DATA_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft", "trained_questions"]
+__all__ = ["DATA_FILE", "SETTINGS_FILE", "SFT_RECORD", "SFTRunConfig", "run_sft"]
 
 DATA_FILE = "sft_data.jsonl"
+SETTINGS_FILE = "sft_settings.json"  # the resume check's settings
 SFT_RECORD = "sft_run.json"
 
 
@@ -92,14 +94,6 @@ class SFTRunConfig(TrainRunConfig):
 
     def level_list(self) -> list[int]:
         return check_difficulty(self.levels, self.size)
-
-
-def trained_questions(policy: str | os.PathLike[str]) -> list[str]:
-    """The questions a warm-started policy (a `prmkit sft` output) was trained on; [] for any other model."""
-    path = Path(policy) / DATA_FILE
-    if not path.is_file():
-        return []
-    return [json.loads(line)["question"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _has_gpu() -> bool:
@@ -202,7 +196,7 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
 
 
 def _check_settings(config: SFTRunConfig, out: Path) -> None:
-    path = out / WARM_START_SETTINGS
+    path = out / SETTINGS_FILE
     if not path.is_file() and out.is_dir() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
     # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
@@ -247,6 +241,9 @@ def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log:
     _save_policy(trainer, tokenizer, out)
     result = record.write(trainer.state, done=True, completion_tokens_per_epoch=sum(t for t, _ in lengths),
                           tokens_per_epoch=sum(n for _, n in lengths))
+    write_manifest(out, "sft", config, inputs={"model": config.model, "exclude": config.exclude},
+                   outputs={"data": out / DATA_FILE, "record": run_file},
+                   cost={k: result[k] for k in ("steps", "tokens_trained", "seconds")})
     log(f"sft: {result['steps']} steps in {result['seconds']:.0f} s, loss {result['first_train_loss']} -> "
         f"{result['last_train_loss']}; the policy is {out}")
     return result

@@ -12,7 +12,7 @@ from prmkit.data.records import Problem
 from prmkit.domains import STEP
 from prmkit.generate.prompts import build_prompt, in_chat_template
 
-__all__ = ["held_out_questions", "overlap", "sft_rows", "warm_start_problems"]
+__all__ = ["held_out_questions", "sft_rows", "warm_start_problems"]
 
 
 def held_out_questions(bench_seed: int, holdout: int, levels: tuple[int, ...], size: str) -> set[str]:
@@ -53,9 +53,3 @@ def sft_rows(problems: Iterable[Problem], tokenizer: Any, chat: bool = True, see
         out.append({"prompt": prompt, "completion": completion if prompt[-1:].isspace() else " " + completion,
                     "problem_id": p.id, "question": p.question, "level": p.meta["level"], "answer": p.answer})
     return out
-
-
-def overlap(questions: Iterable[str], trained: Iterable[str]) -> list[str]:
-    """The questions among `questions` that a warm start trained on."""
-    seen = set(trained)
-    return [q for q in questions if q in seen]

@@ -10,6 +10,7 @@ from statistics import fmean
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
+from prmkit.data.manifest import write_manifest
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.resume_settings import keep_file_settings, settings_beside
@@ -68,8 +69,8 @@ class GenerationReport:
 def run_generation(config: GenerateConfig, progress: bool = True,
                    log: Callable[[str], None] = lambda _: None) -> GenerationReport:
     """Sample config.k traces per problem into `config.raw` (append-only, resumable; default OUTPUT.raw.jsonl),
-    then write the filtered pools (all of them with `config.filter` off) to `config.output`. `log` gets the opening
-    line. Both paths are checked before the model loads, and both locks are held for the whole run."""
+    then write the filtered pools (all of them with `config.filter` off) to `config.output`, and its manifest beside
+    it (the settings, `filter` among them, and both files). Both paths are claimed before the model loads."""
     output = config.output or ""
     if not config.data:
         raise ValueError("no data: set --data (demo, humaneval or a jsonl file)")
@@ -98,6 +99,8 @@ def run_generation(config: GenerateConfig, progress: bool = True,
             pools, report.filter_report = filter_pools(pools, config.max_traces, cfg.seed)
         report.pools_written = write_records(output, pools)
         report.pools = pools
+        write_manifest(output, "generate", config, inputs={"data": config.data}, outputs={"pools": output, "raw": raw},
+                       cost={"tokens": stats.tokens, "seconds": round(stats.seconds, 1), "samples": stats.samples})
         return report
 
 

@@ -18,7 +18,7 @@ from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
 
 __all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_output", "choose_recipe",
-           "note_overrides", "resolve_configs", "train", "train_verb"]
+           "note_overrides", "resolve_configs", "train", "train_configs", "train_verb"]
 
 SETTINGS: tuple[type, ...] = (TrainConfig, RewardModelConfig, TrainInputs)
 # other names of a head kind
@@ -145,12 +145,19 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
           log: Callable[[str], None] = print, examples: list | None = None) -> dict[str, Any]:
     """Train a reward model of head `kind` (or `pum`) into `output`: defaults <- the `config` file (or the machine's
     recipe) <- `settings`; `examples` already built replace the input files. Returns the run's `train_log.json`."""
+    return train_configs(output, resolve_configs(kind, dict(settings or {}), config, log), log, examples)
+
+
+def train_configs(output: str | Path, configs: tuple[TrainConfig, RewardModelConfig, TrainInputs],
+                  log: Callable[[str], None] = print, examples: list | None = None) -> dict[str, Any]:
+    """`train` on configs already built (`resolve_configs`; a field changed with `dataclasses.replace`); the head
+    is the model config's `kind`."""
     from prmkit.train.pum_pairs import build_pair_trainer
     from prmkit.train.recipe import default_held_out, train_reward_model
 
-    kind = KIND_ALIASES.get(kind, kind)
+    train_config, model_config, inputs = configs
+    kind = model_config.kind
     head = head_class(kind)
-    train_config, model_config, inputs = resolve_configs(kind, dict(settings or {}), config, log)
     check_inputs(kind, head.label_source, inputs)
     identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
     with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,

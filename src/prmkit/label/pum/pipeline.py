@@ -15,6 +15,7 @@ from typing import Any
 from prmkit.data.formats import read_chosen_pools
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
 from prmkit.data.locks import output_lock
+from prmkit.data.manifest import write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
@@ -270,6 +271,11 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     plot_gain_by_position(rows, config.positions, out / "fig6_gain_by_position.png")
     report["agreement"] = plot_agreement(rows, out / "fig7_agreement.png")
     (out / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    tokens = {k: sum(s[k] for s in ledger.values()) for k in ("tokens_read", "tokens_generated")}
+    sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
+    files = {"pairs": out / "pairs.jsonl", "prefixes": out / "prefixes.jsonl", "report": out / "report.json"}
+    write_manifest(out, "pum", config, inputs={"pools": sources}, outputs=files,
+                   cost=tokens | {k: report[k] for k in ("seconds", "rollouts")})
     return report
 
 

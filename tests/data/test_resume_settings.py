@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from prmkit.data.resume_settings import keep_settings, settings_diff
+from prmkit.data.manifest import keep_settings, settings_diff
 
 
 def test_diff_names_each_setting_nested_and_one_sided():
@@ -40,7 +40,7 @@ def test_upgrade_fills_what_an_older_file_lacks(tmp_path):
 
 def test_one_rule_names_what_a_resumed_run_may_change_from_the_fields_metadata():
     """Each verb's fields a re-run may change, from `may_change` alone (they used to be six sets kept apart)."""
-    from prmkit.data.resume_settings import fixed_settings, may_change
+    from prmkit.data.manifest import fixed_settings, may_change
     from prmkit.experiments.bench import BenchConfig
     from prmkit.experiments.payoff import PayoffConfig
     from prmkit.experiments.sft import SFTRunConfig

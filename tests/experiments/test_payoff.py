@@ -56,7 +56,7 @@ def test_rows_resume_and_the_table_compares_them_on_the_same_problems(benches, t
     assert rows["mcnig"]["label_cost"]["tokens_read"] > 0 and rows["mcnig"]["label_cost"]["tokens_generated"] == 0
     assert rows["truth"]["label_cost"]["tokens_read"] == rows["outcome"]["label_cost"]["tokens_read"] == 0
     # and the seconds of its calls in the bench's seconds ledger, over the traces the row trained on
-    from prmkit.label.recipe import read_clock
+    from prmkit.data.jsonl import read_clock
     clock = read_clock(benches[0] / "train" / "labels" / "seconds.jsonl")["mcnig"]
     assert 0 < rows["mcnig"]["label_cost"]["seconds"] <= round(sum(clock.values()), 3)
     assert rows["truth"]["label_cost"]["seconds"] == rows["outcome"]["label_cost"]["seconds"] == 0

@@ -13,9 +13,9 @@ import pytest
 
 from helpers import cli, pool_dict, write_jsonl
 from label.step_length import StepLengthConfig
+from prmkit.data.jsonl import read_clock
 from prmkit.data.records import Pool
 from prmkit.label import LABELERS, LabelConfig, label_pools, output_paths
-from prmkit.label.recipe import read_clock
 
 # (steps, answer, correct); scores are the step lengths in characters
 HAND = [

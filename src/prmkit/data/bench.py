@@ -12,7 +12,6 @@ from fractions import Fraction
 
 from prmkit.data.demo_problems import APPLY, demo_problems
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
-from prmkit.data.settings import comma_list
 
 __all__ = [
     "PROCESS_ONLY",
@@ -104,7 +103,7 @@ def check_difficulty(levels: str, size: str) -> list[int]:
     if size not in SIZES:
         raise ValueError(f"unknown size '{size}'; choose from {', '.join(SIZES)}")
     try:
-        out = [int(x) for x in comma_list(levels)]
+        out = [int(x) for x in levels.split(",") if x.strip()]
     except ValueError:
         raise ValueError(f"levels must be integers, comma-separated; got '{levels}'") from None
     if not out:

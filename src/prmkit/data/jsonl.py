@@ -13,7 +13,8 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
-__all__ = ["AppendOnlyWriter", "DataError", "iter_input", "iter_json", "open_ledger", "parsed_lines", "read_ledger",
+__all__ = ["AppendOnlyWriter", "DataError", "iter_input", "iter_json", "open_ledger", "parsed_lines", "read_clock",
+           "read_ledger",
            "read_records", "write_records"]
 
 T = TypeVar("T")
@@ -178,3 +179,21 @@ def read_ledger(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
         except json.JSONDecodeError:
             continue
+
+
+def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
+    """{method: {trace id: seconds}} from a seconds ledger: each call's seconds shared evenly by its traces, summed
+    since the method's last reset; a torn line is skipped."""
+    out: dict[str, dict[str, float]] = {}
+    for entry in read_ledger(path):
+        if entry.get("reset"):
+            for m in entry["methods"]:
+                out.pop(m, None)
+        if not entry.get("traces"):
+            continue
+        share = entry["seconds"] / len(entry["traces"])
+        for m in entry["methods"]:
+            got = out.setdefault(m, {})
+            for t in entry["traces"]:
+                got[t] = got.get(t, 0.0) + share
+    return out

@@ -1,26 +1,13 @@
-"""One record per output: which verb made it, with what settings, from which inputs, what it wrote and what it cost.
-
-A verb whose output another verb reads writes its manifest beside it, and the reader asks the manifest, never a
-neighbouring file's name: `prmkit payoff run` asks its `--fresh` pools whether `prmkit generate` filtered them and
-its `--pairs` what `prmkit pum`'s students cost; a sampler asks a warm start (`prmkit sft`) which prompt it was
-trained on.
-
-    write_manifest("runs/fresh/pools.jsonl", "generate", config, outputs={"pools": ..., "raw": ...})
-    read_manifest("runs/fresh/pools.jsonl").settings["filter"]   # True: filtered; .output("raw"): all samples
-
-Where (`manifest_path`): `<dir>/manifest.json` for a directory output, `<file>.manifest.json` beside a file output.
-A file inside a directory output is recorded by the directory's manifest when it names the file among its outputs
-(`read_manifest("runs/pum/pairs.jsonl")` reads `runs/pum/manifest.json`). Output paths are kept relative to the
-manifest's folder when under it, so a moved output keeps its record. Outputs written before manifests are read from
-their old files by `_BEFORE_MANIFESTS`, the one place that knows them.
-"""
+"""The record of an output: its manifest (which verb made it, with what settings, from which inputs, what it wrote
+and what it cost), read by the verbs that take the output in, and the settings a re-run must share to resume it.
+Outputs written before manifests are read from their old files by `_BEFORE_MANIFESTS` alone (docs/formats.md)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -29,7 +16,8 @@ from typing import Any
 from prmkit.data.jsonl import iter_json
 from prmkit.data.outputs import atomic_path
 
-__all__ = ["MANIFEST", "Manifest", "ManifestError", "manifest_path", "read_manifest", "write_manifest"]
+__all__ = ["MANIFEST", "Manifest", "ManifestError", "fixed_settings", "keep_file_settings", "keep_settings",
+           "manifest_path", "may_change", "read_manifest", "settings_beside", "settings_diff", "write_manifest"]
 
 MANIFEST = "manifest.json"  # a directory output's manifest; a file output's is `<file>.manifest.json`
 PathLike = str | os.PathLike[str]
@@ -97,16 +85,16 @@ def read_manifest(output: PathLike) -> Manifest | None:
     path = Path(output)
     if not path.exists():
         return None
-    if (own := manifest_path(path)).is_file():
-        return _read(own)
-    if path.is_file() and (folder := path.parent / MANIFEST).is_file():
-        made = _read(folder)
-        if any(p.resolve() == path.resolve() for p in made.outputs.values()):
-            return made
+    if (own := manifest_path(path)).is_file() and (made := _read(own)) is not None:
+        return made
+    folder = path.parent / MANIFEST
+    if path.is_file() and folder.is_file() and (made := _read(folder)) is not None and any(
+            p.resolve() == path.resolve() for p in made.outputs.values()):
+        return made
     return next((m for reader in _BEFORE_MANIFESTS if (m := reader(path)) is not None), None)
 
 
-def _read(path: Path) -> Manifest:
+def _read(path: Path) -> Manifest | None:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -114,6 +102,8 @@ def _read(path: Path) -> Manifest:
     fields = {"kind": str, "settings": dict, "inputs": dict, "outputs": dict, "cost": dict}
     if not isinstance(record, dict):
         raise _unreadable(path, "not a JSON object")
+    if "kind" not in record and "prmkit" not in record:  # another tool's manifest.json (in a model's folder)
+        return None
     if bad := [k for k, t in fields.items() if not isinstance(record.get(k), t)]:
         raise _unreadable(path, f"no {', '.join(bad)}")
     if bad := [role for role, p in record["outputs"].items() if not isinstance(p, str)]:
@@ -167,3 +157,70 @@ def _old_pum(path: Path) -> Manifest | None:
 
 
 _BEFORE_MANIFESTS: tuple[Callable[[Path], Manifest | None], ...] = (_old_warm_start, _old_generate, _old_pum)
+
+
+# The settings a resumable output was made with: a re-run with others is refused, naming each difference.
+
+def may_change(*configs: Any) -> set[str]:
+    """The fields of the dataclasses `configs` that a resumed run may change: those whose metadata has "resume"
+    (`may-change`, or `scorer`: compared resolved); every other field must be the same."""
+    return {f.name for c in configs for f in dataclasses.fields(c) if f.metadata.get("resume")}
+
+
+def fixed_settings(config: Any) -> dict[str, Any]:
+    """The settings of the dataclass instance `config` that make a run this run: every field but `may_change`'s."""
+    return {k: v for k, v in dataclasses.asdict(config).items() if k not in may_change(config)}
+
+
+def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),
+                  prefix: str = "", sep: str = " -> ") -> list[str]:
+    """`key: old -> new` (`sep` between) for each differing setting, sorted by key; a missing key counts as None,
+    nested dicts compare key by key (`outer.inner`), keys in `skip` are ignored."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if key in skip:
+            continue
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out += settings_diff(a, b, prefix=f"{prefix}{key}.", sep=sep)
+        elif a != b:
+            out.append(f"{prefix}{key}: {a!r}{sep}{b!r}")
+    return out
+
+
+def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], what: str, *,
+                  skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+                  ) -> None:
+    """Refuse to continue an output (`path`'s folder) made with other settings, then write `settings` to `path`.
+    `skip`: settings a resumed run may change; `upgrade(old)` fills in what an older file lacks before comparing."""
+    path = Path(path)
+    if path.is_file():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if upgrade is not None:
+            old = upgrade(old)
+        if diff := settings_diff(old, settings, skip):
+            raise ValueError(f"{path.parent} holds {what} made with other settings ({', '.join(diff)}): choose "
+                             "another --output")
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(dict(settings), indent=1) + "\n", encoding="utf-8")
+
+
+def settings_beside(output: str | os.PathLike[str]) -> Path:
+    """Where the settings of a one-file output are kept: `scores.jsonl` -> `scores.settings.json`."""
+    return Path(output).with_suffix(".settings.json")
+
+
+def keep_file_settings(output: str | os.PathLike[str], settings: Mapping[str, Any], made: str, hint: str) -> None:
+    """`keep_settings` for a one-file output, its settings in `settings_beside(output)`: an output with records
+    made with other settings is refused; a setting one side lacks is not compared; written while the output is empty."""
+    output, path = Path(output), settings_beside(output)
+    if path.is_file() and output.is_file() and output.stat().st_size:
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            old = {}
+        if diff := settings_diff(old, settings, skip=set(old) ^ set(settings)):
+            raise ValueError(f"{output} was {made} with other settings ({', '.join(diff)}); {hint}")
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(dict(settings), indent=2) + "\n", encoding="utf-8")

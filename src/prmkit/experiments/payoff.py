@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from prmkit.data.jsonl import read_records, write_records
-from prmkit.data.manifest import read_manifest
+from prmkit.data.manifest import fixed_settings, keep_settings, may_change, read_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair, StepLabels
-from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff_kept import keep_row
@@ -252,7 +251,7 @@ def outcome_pairs(pools: Sequence[Pool], per_problem: int, seed: int = 0) -> lis
 def _label_cost(cfg: PayoffConfig, records: list[StepLabels]) -> dict[str, Any]:
     """Tokens and seconds the labels cost: the labeler's ledger over the records the row trained on and the bench's
     seconds ledger; PUM: its students' rollouts (the manifest of --pairs); truth and outcome cost none."""
-    from prmkit.label.recipe import read_clock
+    from prmkit.data.jsonl import read_clock
 
     if cfg.source.given_pairs:
         made = read_manifest(cfg.pairs or "")

@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.manifest import keep_settings
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.resume_settings import keep_settings
 from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff import ROW, SETTINGS, check_unfiltered
 from prmkit.experiments.payoff_kept import keep_row, read_fresh

@@ -15,9 +15,8 @@ from typing import Any
 
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
-from prmkit.data.manifest import write_manifest
+from prmkit.data.manifest import fixed_settings, keep_settings, may_change, write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
-from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import prompt_template
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions

@@ -10,10 +10,9 @@ from statistics import fmean
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
-from prmkit.data.manifest import write_manifest
+from prmkit.data.manifest import keep_file_settings, settings_beside, write_manifest
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import keep_file_settings, settings_beside
 from prmkit.domains import domain
 from prmkit.generate.config import GenerateConfig
 from prmkit.generate.distributed import Resident, make_executor, progress_bar

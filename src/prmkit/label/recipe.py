@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from prmkit.data.formats import DEMO_INPUT, read_pools
-from prmkit.data.jsonl import AppendOnlyWriter, iter_json, open_ledger, read_ledger
+from prmkit.data.jsonl import AppendOnlyWriter, iter_json, open_ledger
 from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import output_lock
+from prmkit.data.manifest import settings_diff
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.resume_settings import settings_diff
 from prmkit.data.settings import comma_list
 from prmkit.data.warn import warn
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
@@ -28,7 +28,7 @@ from prmkit.label.registry import LABELERS
 from prmkit.label.threshold_files import apply_threshold, check_same_settings, read_tau, sweep_path
 from prmkit.models.loading import context_length
 
-__all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths", "read_clock",
+__all__ = ["LabelConfig", "LabelReport", "build_labelers", "label_pools", "method_list", "output_paths",
            "run_label", "run_labelers"]
 
 # params keys some label files hold that never change a score: a re-run that lacks them continues the file
@@ -252,24 +252,6 @@ def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:
     file.write(json.dumps({"methods": list(labeler.methods), "traces": traces,
                            "seconds": round(done.cost.seconds, 3)}) + "\n")
     file.flush()
-
-
-def read_clock(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
-    """{method: {trace id: seconds}} from a seconds ledger: each call's seconds shared evenly by its traces, summed
-    since the method's last reset; a torn line is skipped."""
-    out: dict[str, dict[str, float]] = {}
-    for entry in read_ledger(path):
-        if entry.get("reset"):
-            for m in entry["methods"]:
-                out.pop(m, None)
-        if not entry.get("traces"):
-            continue
-        share = entry["seconds"] / len(entry["traces"])
-        for m in entry["methods"]:
-            got = out.setdefault(m, {})
-            for t in entry["traces"]:
-                got[t] = got.get(t, 0.0) + share
-    return out
 
 
 def _count(report: LabelReport, reason: str, n: int = 1) -> None:

@@ -12,9 +12,9 @@ import numpy as np
 
 from prmkit.data.join import read_labels
 from prmkit.data.jsonl import iter_json, read_records, write_records
+from prmkit.data.manifest import settings_diff
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import StepLabels
-from prmkit.data.resume_settings import settings_diff
 from prmkit.data.settings import check_limits
 from prmkit.data.warn import warn
 from prmkit.label.threshold import Sweep, balanced_accuracy, cot_scores, missing_classes, plot_sweep, sweep_threshold

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prmkit.data.jsonl import AppendOnlyWriter, read_records
+from prmkit.data.manifest import settings_beside
 from prmkit.data.records import Pool, StepLabels
-from prmkit.data.resume_settings import settings_beside
 from prmkit.models.scorer import StepScorer, score_items
 
 __all__ = ["ScoredTrace", "pool_traces", "scorer_labels", "scorer_labels_file"]

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from prmkit.data.resume_settings import keep_file_settings
+from prmkit.data.manifest import keep_file_settings
 from prmkit.models.scorer import SCORERS, StepScorer, load_scorer
 
 __all__ = ["keep_scorer_file", "load_scorer_spec", "parse_named_specs", "parse_options", "parse_scorer_spec",

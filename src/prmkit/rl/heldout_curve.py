@@ -12,7 +12,7 @@ from typing import Any
 
 from transformers import TrainerCallback
 
-from prmkit.data.resume_settings import settings_diff
+from prmkit.data.manifest import settings_diff
 from prmkit.rl.config import SETTINGS, RLConfig
 from prmkit.rl.data import select_problems
 from prmkit.rl.heldout import heldout_accuracy

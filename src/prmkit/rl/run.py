@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.lengths import check_lengths
+from prmkit.data.manifest import fixed_settings, keep_settings, may_change
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, Problem
-from prmkit.data.resume_settings import fixed_settings, keep_settings, may_change
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
 from prmkit.models.scorer_spec import parse_scorer_spec

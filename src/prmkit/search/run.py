@@ -14,9 +14,9 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import AppendOnlyWriter, read_records
 from prmkit.data.lengths import check_lengths
+from prmkit.data.manifest import fixed_settings, settings_beside
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, Problem
-from prmkit.data.resume_settings import fixed_settings, settings_beside
 from prmkit.data.settings import comma_list
 from prmkit.generate.distributed import progress_bar
 from prmkit.models.loading import context_length

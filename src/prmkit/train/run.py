@@ -10,8 +10,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from prmkit.data.manifest import fixed_settings, settings_diff
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.resume_settings import fixed_settings, settings_diff
 from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig

@@ -15,10 +15,9 @@ from typing import Any
 from prmkit.data.formats import read_chosen_pools
 from prmkit.data.jsonl import open_ledger, read_ledger, write_records
 from prmkit.data.locks import output_lock
-from prmkit.data.manifest import write_manifest
+from prmkit.data.manifest import settings_diff, write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
-from prmkit.data.resume_settings import settings_diff
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig, make_backend
 from prmkit.generate.config import SamplerBackendConfig

@@ -1,0 +1,49 @@
+"""The verb table is the one declaration of every verb: what it names exists, and the CLI and the API are built from
+it (a field of a verb's configs is a flag of `prmkit <verb>` and a keyword of `prmkit.api`)."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from dataclasses import fields
+
+import pytest
+
+import prmkit
+from prmkit.cli.main import build_parser
+from prmkit.cli.verbs import VERBS, config_classes, show
+
+
+def _parser(name: str) -> argparse.ArgumentParser:
+    parser, words = build_parser(name.split()[0]), name.split()
+    for word in words:
+        (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[word]
+    return parser
+
+
+@pytest.mark.parametrize("name", list(VERBS))
+def test_each_verb_is_declared_whole(name):
+    verb = VERBS[name]
+    classes = config_classes(verb)
+    names = [f.name for cls in classes for f in fields(cls)]
+    assert classes and callable(verb.load(verb.run)) and callable(show(verb))
+    assert set(verb.args) <= set(names), f"{name}: args {verb.args} are not all fields"
+    assert all(f.metadata.get("help") for cls in classes for f in fields(cls)), f"{name}: a field without help"
+    positional = [f.name for cls in classes for f in fields(cls) if f.metadata.get("positional")]
+    assert positional == [a for a in verb.args if a in positional]
+
+
+@pytest.mark.parametrize("name", list(VERBS))
+def test_the_flags_and_the_api_are_the_configs_fields(name):
+    verb = VERBS[name]
+    parser = _parser(name)
+    dests = {a.dest for a in parser._actions} - {"help", "config", "quiet", "command"}
+    assert dests == {f.name for cls in config_classes(verb) for f in fields(cls)}
+    function = getattr(prmkit.api, verb.api or name.replace("-", "_"))
+    assert list(inspect.signature(function).parameters) == [*verb.args, "config", "settings"]
+
+
+def test_an_unknown_keyword_is_refused_by_name():
+    with pytest.raises(TypeError, match="unknown settings"):
+        prmkit.api.view(pool="demo")

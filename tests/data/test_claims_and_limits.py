@@ -3,7 +3,7 @@ length guard and the record checks, as functions."""
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -11,7 +11,15 @@ from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import OutputBusy, lock_path, output_lock
 from prmkit.data.outputs import OutputPathError, claim_outputs, same_file
 from prmkit.data.records import Pool, RecordError, StepLabels, check_score_record
-from prmkit.data.settings import SettingError, build_config, check_limits, parse_range, read_config_file
+from prmkit.data.settings import (
+    LIMIT,
+    SAMPLES,
+    SettingError,
+    build_config,
+    check_limits,
+    parse_range,
+    read_config_file,
+)
 
 
 def test_an_output_naming_an_input_or_another_output_is_refused_and_locks_follow_symlinks(tmp_path):
@@ -42,8 +50,8 @@ def test_a_lock_held_through_one_name_refuses_the_other(tmp_path):
 def test_limits_types_and_ranges():
     @dataclass
     class Cfg:
-        k: int = 8
-        limit: int | None = None
+        k: int = field(default=8, metadata={"range": SAMPLES})
+        limit: int | None = field(default=None, metadata={"range": LIMIT})
         temperature: float = 1.0
         problems_range: str | None = None
 
@@ -65,7 +73,7 @@ def test_limits_types_and_ranges():
 def test_a_config_file_names_the_line_of_a_bad_value(tmp_path):
     @dataclass
     class Cfg:
-        k: int = 8
+        k: int = field(default=8, metadata={"range": SAMPLES})
 
         def __post_init__(self) -> None:
             check_limits(self)

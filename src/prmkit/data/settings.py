@@ -6,8 +6,8 @@ the command line, keyword arguments in Python). A key that no dataclass of the v
     config = build_config(TrainConfig, file, {"lr": 1e-5})
 
 Values are checked where the settings are made, before any work: each value's type by `build_config` (an error in a
-YAML file names its `file:line`), each numeric setting's range by the config's `__post_init__` (`check_limits` over
-`LIMITS`, one table by field name, so `k`, `limit` or `temperature` mean the same everywhere).
+YAML file names its `file:line`), each numeric setting's range by the config's `__post_init__` (`check_limits`: the
+`Range` in each field's metadata, `field_help(..., range=SEED)`; a field without one has none).
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_limits", "comma_list",
-           "field_help", "known_fields", "parse_range", "read_config_file"]
+__all__ = ["BATCH_SIZE", "COUNT", "FRACTION", "LIMIT", "LR", "MAX_NEW_TOKENS", "MAX_SAMPLES", "NON_NEGATIVE",
+           "SAMPLES", "SEED", "TEMPERATURE", "THREADS", "TOP_P", "Range", "SettingError", "build_config",
+           "check_limits", "comma_list", "field_help", "field_range", "known_fields", "parse_range",
+           "read_config_file"]
 
 MAX_SAMPLES = 4096  # K: the samples of one prompt are decoded and held together
 
@@ -58,36 +60,20 @@ class Range:
         return self.high is None or v <= self.high
 
 
-# field name -> its range, the same in every config that has the field; a class narrows one with its own LIMITS
-LIMITS: dict[str, Range] = {
-    "k": Range(1, MAX_SAMPLES, note="samples per prompt: they are decoded and held together"),
-    "temperature": Range(0, 100),
-    "top_p": Range(0, 1, open_low=True),
-    "max_new_tokens": Range(1, 131072),
-    "batch_size": Range(1, 65536),
-    "limit": Range(1, note="leave it unset for all"),
-    "seed": Range(0, 2**32 - 1),
-    "ray_actors": Range(1, 4096),
-    "forward_tokens": Range(0, note="0: the device's default"),
-    "threads": Range(0, 4096, note="0: torch's default"),
-    "bootstrap": Range(1, 1_000_000),
-    "lr": Range(0, 10, open_low=True),
-    "epochs": Range(0, 100_000, open_low=True),
-    "warmup": Range(0, 1),
-    "lora_dropout": Range(0, 1),
-    "margin_quantile": Range(0, 1),
-    "max_conflict": Range(0, 1),
-    "norm_eps": Range(0, open_low=True),
-    # counts and sizes: at least 1
-    **dict.fromkeys(("max_traces", "max_step_tokens", "max_batch_tokens", "max_tokens", "max_batch", "window",
-                     "max_subsets", "width", "problems_per_batch", "batch_traces", "micro_batch", "max_length",
-                     "logging_steps", "max_segments", "steps", "group_size", "prompts_per_step"), Range(1)),
-    # never negative
-    **dict.fromkeys(("show", "lora_r", "lora_alpha", "save_steps", "save_total_limit", "weight_decay", "grad_clip",
-                     "freeze_layers", "keep_layers", "max_steps", "eval_steps", "held_out", "neutral_band",
-                     "process_coef", "heldout_samples", "heldout_steps", "beta", "length_tolerance",
-                     "resolution_scale"), Range(0)),
-}
+# ranges that many fields take (`field_help(..., range=COUNT)`)
+SAMPLES = Range(1, MAX_SAMPLES, note="samples per prompt: they are decoded and held together")
+SEED = Range(0, 2**32 - 1)
+LIMIT = Range(1, note="leave it unset for all")
+THREADS = Range(0, 4096, note="0: torch's default")
+LR = Range(0, 10, open_low=True)
+FRACTION = Range(0, 1)
+COUNT = Range(1)  # counts and sizes
+NON_NEGATIVE = Range(0)
+TEMPERATURE = Range(0, 100)
+TOP_P = Range(0, 1, open_low=True)
+MAX_NEW_TOKENS = Range(1, 131072)
+BATCH_SIZE = Range(1, 65536)
+
 RANGE_FIELDS = ("problems_range", "heldout_range")  # "start:stop" settings, checked by parse_range
 
 
@@ -123,12 +109,9 @@ def parse_range(text: str | None, name: str = "problems_range") -> slice:
 
 
 def check_limits(cfg: Any) -> None:
-    """Hold every numeric field of the dataclass instance `cfg` to its range (`LIMITS`, narrowed by the `LIMITS`
-    of `cfg`'s classes), refuse NaN and infinities, and parse its range fields; a SettingError names the first
-    setting that fails. Called by the configs' `__post_init__`."""
-    table = dict(LIMITS)
-    for cls in reversed(type(cfg).__mro__):
-        table |= vars(cls).get("LIMITS", {})
+    """Hold every numeric field of the dataclass instance `cfg` to its range (`field_range`), refuse NaN and
+    infinities, and parse its range fields; a SettingError names the first setting that fails. Called by the
+    configs' `__post_init__`."""
     for f in dataclasses.fields(cfg):
         value = getattr(cfg, f.name)
         if f.name in RANGE_FIELDS:
@@ -139,15 +122,21 @@ def check_limits(cfg: Any) -> None:
                 continue
             if isinstance(v, float) and not math.isfinite(v):
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be a finite number")
-            rng = table.get(f.name)
+            rng = field_range(f)
             if rng is not None and not rng.holds(v):
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be {rng.text()}")
 
 
-def field_help(text: str, resume: str | None = None) -> dict[str, str]:
+def field_help(text: str, resume: str | None = None, range: Range | None = None) -> dict[str, Any]:
     """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`;
-    `resume`: how a re-run's resume check treats it (`data.resume_settings.may_change`)."""
-    return {"help": text} | ({"resume": resume} if resume else {})
+    `resume`: how a re-run's resume check treats it (`data.resume_settings.may_change`); `range`: its values
+    (`check_limits`)."""
+    return {"help": text} | ({"resume": resume} if resume else {}) | ({"range": range} if range is not None else {})
+
+
+def field_range(f: dataclasses.Field) -> Range | None:
+    """The range of the config field `f` (its metadata's "range"), None where it has none."""
+    return f.metadata.get("range")
 
 
 def known_fields(classes: Iterable[type], skip: Iterable[str] = ()) -> set[str]:

@@ -14,9 +14,19 @@ Creating a config loads no model and touches no network; `make_backend()` loads 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
 
-from prmkit.data.settings import Range, check_limits
+from prmkit.data.settings import (
+    BATCH_SIZE,
+    COUNT,
+    LIMIT,
+    MAX_NEW_TOKENS,
+    NON_NEGATIVE,
+    SAMPLES,
+    SEED,
+    TEMPERATURE,
+    TOP_P,
+    check_limits,
+)
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import Backend, BackendOptions, SamplingConfig, make_backend
@@ -30,10 +40,13 @@ __all__ = ["DecodingConfig", "GenerateConfig", "RolloutConfig", "SamplerBackendC
 class DecodingConfig:
     """How each sample is decoded: the settings of every sampler in prmkit (GRPO's policy included)."""
 
-    temperature: float = field(default=1.0, metadata=_help("sampling temperature (MCNIG sec 4.2: 1.0; PUM: 0.7)."))
-    top_p: float = field(default=0.95, metadata=_help("nucleus sampling mass (MCNIG sec 4.2 and PUM: 0.95)."))
-    max_new_tokens: int = field(default=512, metadata=_help("new tokens per sample at most."))
-    seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend."))
+    temperature: float = field(default=1.0, metadata=_help("sampling temperature (MCNIG sec 4.2: 1.0; PUM: 0.7).",
+                                                           range=TEMPERATURE))
+    top_p: float = field(default=0.95, metadata=_help("nucleus sampling mass (MCNIG sec 4.2 and PUM: 0.95).",
+                                                      range=TOP_P))
+    max_new_tokens: int = field(default=512, metadata=_help("new tokens per sample at most.", range=MAX_NEW_TOKENS))
+    seed: int = field(default=0, metadata=_help("base seed; the same seed gives the same samples on one backend.",
+                                                range=SEED))
     chat: bool = field(default=True, metadata=_help("few-shot Q/A prompts in the model's chat template when it has "
                                                     "one (transformers, vllm); --no-chat sends raw text."))
     template: str | None = field(default=None, metadata=_help(
@@ -51,11 +64,11 @@ class SamplerBackendConfig(DecodingConfig):
     """K samples per prompt on a prmkit backend; the model is the subclass's (`SamplerConfig.model`, PUM's
     students)."""
 
-    k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix)."))
+    k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix).", range=SAMPLES))
     backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
                                                                 "(generate.BACKENDS)."))
     batch_size: int = field(default=16, metadata=_help("sequences per generation batch (transformers).",
-                                                       resume="may-change"))
+                                                       resume="may-change", range=BATCH_SIZE))
     base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai).",
                                                                           resume="may-change"))
 
@@ -95,21 +108,20 @@ class GenerateConfig(SamplerConfig, ScaleConfig):
                                                           "file (required)."))
     domain: str | None = field(default=None, metadata=_help("math | python | sql | choice: override the problems' "
                                                             "domain (None: the data's own)."))
-    limit: int | None = field(default=None, metadata=_help("use only the first N problems (None: all)."))
+    limit: int | None = field(default=None, metadata=_help("use only the first N problems (None: all).", range=LIMIT))
     filter: bool = field(default=True, metadata=_help("apply the three filter stages of sec 3.1; --no-filter writes "
                                                       "every generated trace (e.g. for a test set)."))
-    max_traces: int = field(default=8, metadata=_help("traces kept per problem by the filter (sec 3.1: eight)."))
+    max_traces: int = field(default=8, metadata=_help("traces kept per problem by the filter (sec 3.1: eight).",
+                                                      range=COUNT))
 
 
 @dataclass
 class RolloutConfig(SamplerConfig, ScaleConfig):
     """`prmkit rollout`: K continuations after step prefixes of traces (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
 
-    LIMITS: ClassVar[dict[str, Range]] = {"positions": Range(0, None)}
-
     input: str | None = field(default=None, metadata=_help("pools to roll out: prmkit Pool jsonl, GSM8K "
                                                            "candidates, or `demo` (required)."))
-    limit: int | None = field(default=None, metadata=_help("use only the first N pools (None: all)."))
+    limit: int | None = field(default=None, metadata=_help("use only the first N pools (None: all).", range=LIMIT))
     positions: list[int] = field(default_factory=list, metadata=_help(
         "prefix lengths n to roll out (0 = the no-prefix baseline, one per problem); empty: 0 and every proper "
-        "prefix 1..N-1 of each trace (the full trace is finished already)."))
+        "prefix 1..N-1 of each trace (the full trace is finished already).", range=NON_NEGATIVE))

@@ -29,7 +29,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
 from prmkit.data.resume_settings import settings_diff
-from prmkit.data.settings import comma_list
+from prmkit.data.settings import LIMIT, comma_list
 from prmkit.data.warn import warn
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
@@ -52,7 +52,7 @@ class LabelConfig(ScaleConfig):
     method: str = field(default="mcnig", metadata={"help": "labeling method(s), comma-separated: the methods of "
                                                            "prmkit.label.registry.LABELERS; methods of one "
                                                            "labeler share its work per problem"})
-    limit: int | None = field(default=None, metadata={"help": "label only the first N problems"})
+    limit: int | None = field(default=None, metadata={"help": "label only the first N problems", "range": LIMIT})
     tau: float | None = field(default=None, metadata={"help": "fixed threshold; default: best balanced acc."})
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "
                                                                  "choosing it here"})

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import field_help, field_range
 from prmkit.data.templates import check_template
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
@@ -26,8 +27,10 @@ _SCOPE = "Math-Shepherd/OmegaPRM: "  # `prmkit label` has the flags of every lab
 
 
 def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
-    """`SamplerConfig`'s field `name` with its default, and the help `text` naming the labelers it serves."""
-    return field(default=SamplerConfig.__dataclass_fields__[name].default, metadata={"help": _SCOPE + text, **metadata})
+    """`SamplerConfig`'s field `name` with its default and range, and the help `text` naming the labelers it
+    serves."""
+    base = SamplerConfig.__dataclass_fields__[name]
+    return field(default=base.default, metadata=field_help(_SCOPE + text, range=field_range(base)) | metadata)
 
 
 @dataclass

@@ -37,6 +37,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
+from prmkit.data.settings import FRACTION, MAX_NEW_TOKENS, NON_NEGATIVE, SAMPLES, TEMPERATURE, TOP_P, Range
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig, make_backend
 from prmkit.generate.config import SamplerBackendConfig
@@ -78,11 +79,14 @@ class PumConfig(SamplerBackendConfig):
     """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
     The sampling settings are `SamplerBackendConfig`'s (each student names its model)."""
 
-    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)"})
-    temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)"})
-    top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)"})
+    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
+                                        "range": SAMPLES})
+    temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)",
+                                                      "range": TEMPERATURE})
+    top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)", "range": TOP_P})
     max_new_tokens: int = field(default=256, metadata={"help": "tokens per continuation at most (the paper: "
-                                                               "8192 - |p|; a CPU budget here)"})
+                                                               "8192 - |p|; a CPU budget here)",
+                                                       "range": MAX_NEW_TOKENS})
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
     students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
@@ -92,17 +96,18 @@ class PumConfig(SamplerBackendConfig):
     positions: list[float] = field(default_factory=lambda: list(PREFIX_POSITIONS), metadata={
         "help": "relative cut positions of each trajectory (A.2: 0.1 0.2 0.35 0.5 0.7 0.9)"})
     length_tolerance: float = field(default=0.05, metadata={"help": "horizontal pairs: max relative length "
-                                                                    "difference (A.2: 0.05)"})
+                                                                    "difference (A.2: 0.05)", "range": NON_NEGATIVE})
     margin_quantile: float = field(default=0.25, metadata={"help": "epsilon_global = this quantile of |d_mean| "
                                                                    "over candidate pairs (the paper names no "
-                                                                   "statistic; prmkit's choice)"})
+                                                                   "statistic; prmkit's choice)", "range": FRACTION})
     resolution_scale: float = field(default=1.0, metadata={"help": "lambda_res of the floor lambda * 0.125 / N_eff "
-                                                                   "(not given in the paper)"})
+                                                                   "(not given in the paper)", "range": NON_NEGATIVE})
     max_conflict: float = field(default=0.25, metadata={"help": "rho_max: ties need a sign-conflict rate at most "
-                                                                "this (not given in the paper)"})
+                                                                "this (not given in the paper)", "range": FRACTION})
     weighting: str = field(default="uniform", metadata={"help": "student weights: uniform (main PUM), weak "
                                                                 "(PUM-Weak 0.6/0.3/0.1), strong (PUM-Strong)"})
-    norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation"})
+    norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation",
+                                                    "range": Range(0, open_low=True)})
     rollout: bool = field(default=True, metadata={"help": "false: no new rollouts, only prefixes, pairs and figures "
                                                           "from the rollouts already written (a stopped run)"})
     solve_rates: bool = field(default=False, metadata={

@@ -5,9 +5,21 @@ file (`python tests/cli/test_verb_flags.py > tests/cli/verb_flags.txt` writes it
 import argparse
 from pathlib import Path
 
+import pytest
+
 from prmkit.cli.main import VERBS, build_parser
 
 FLAGS = Path(__file__).with_name("verb_flags.txt")
+
+
+@pytest.fixture(autouse=True)
+def _prmkit_labelers_only(monkeypatch):
+    """Only prmkit's own labelers (a test may have registered one of its own: tests/label/step_length.py)."""
+    from prmkit.label import registry
+
+    for name, cls in list(registry.LABELERS.items()):
+        if not cls.__module__.startswith("prmkit."):
+            monkeypatch.delitem(registry.LABELERS, name)
 
 
 def _parsers(parser: argparse.ArgumentParser):

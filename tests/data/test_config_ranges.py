@@ -1,15 +1,16 @@
-"""Every numeric field of every verb's configs and its range (`field_range`, the one `check_limits` holds it to):
-a field that lost its range, or gained one, shows here. A field without a range has none (None)."""
+"""Every numeric setting of every verb's configs (a part's fields too) and its range (`field_range`, the one
+`check_limits` holds it to): a field that lost its range, or gained one, shows here. A field without a range has
+none (None)."""
 
 import argparse
 import dataclasses
 import types
-from typing import Union, get_args, get_origin, get_type_hints
+from typing import Union, get_args, get_origin
 
 import pytest
 
 from prmkit.cli.main import VERBS, build_parser
-from prmkit.data.settings import Range, SettingError, check_limits, field_range
+from prmkit.data.settings import Range, SettingError, check_limits, config_fields, field_range
 
 SEED = Range(0, 2**32 - 1)
 SAMPLES = Range(1, 4096, note="samples per prompt: they are decoded and held together")
@@ -81,6 +82,16 @@ EXPECTED = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _prmkit_labelers_only(monkeypatch):
+    """Only prmkit's own labelers (a test may have registered one of its own: tests/label/step_length.py)."""
+    from prmkit.label import registry
+
+    for name, cls in list(registry.LABELERS.items()):
+        if not cls.__module__.startswith("prmkit."):
+            monkeypatch.delitem(registry.LABELERS, name)
+
+
 def _config_classes(parser: argparse.ArgumentParser):
     yield from parser.get_default("_config_classes") or ()
     for action in parser._actions:
@@ -97,8 +108,8 @@ def _numeric(tp) -> bool:
 
 def test_every_numeric_field_of_every_verb_has_its_range():
     classes = {cls for verb in VERBS for cls in _config_classes(build_parser(verb))}
-    found = {cls.__name__: {f.name: field_range(f) for f in dataclasses.fields(cls)
-                            if _numeric(get_type_hints(cls)[f.name])} for cls in classes}
+    found = {cls.__name__: {s.name: field_range(s.field) for s in config_fields(cls) if _numeric(s.hint)}
+             for cls in classes}
     for name in sorted(found.keys() | EXPECTED.keys()):
         assert found.get(name) == EXPECTED.get(name), name
 

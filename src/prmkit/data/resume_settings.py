@@ -16,7 +16,6 @@ Which settings a re-run may change is said once, on the config's fields (`may_ch
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from collections.abc import Callable, Collection, Mapping
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.outputs import atomic_path
+from prmkit.data.settings import config_fields, config_values
 
 __all__ = ["fixed_settings", "keep_file_settings", "keep_settings", "may_change", "settings_beside", "settings_diff"]
 
@@ -31,12 +31,13 @@ __all__ = ["fixed_settings", "keep_file_settings", "keep_settings", "may_change"
 def may_change(*configs: Any) -> set[str]:
     """The one resume rule of every verb: the fields of the dataclasses `configs` (classes or instances) that a
     resumed run may change, those whose metadata has "resume" (module doc); every other field must be the same."""
-    return {f.name for c in configs for f in dataclasses.fields(c) if f.metadata.get("resume")}
+    return {s.name for c in configs for s in config_fields(c if isinstance(c, type) else type(c))
+            if s.field.metadata.get("resume")}
 
 
 def fixed_settings(config: Any) -> dict[str, Any]:
     """The settings of the dataclass instance `config` that make a run this run: every field but `may_change`'s."""
-    return {k: v for k, v in dataclasses.asdict(config).items() if k not in may_change(config)}
+    return {k: v for k, v in config_values(config).items() if k not in may_change(config)}
 
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),

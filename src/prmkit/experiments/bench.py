@@ -62,7 +62,7 @@ from prmkit.experiments.bench_report import format_bench, plot_f1_tokens
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP
 from prmkit.experiments.sft import trained_questions
 from prmkit.experiments.sft_data import overlap
-from prmkit.generate.config import SamplerConfig
+from prmkit.generate.config import DecodingConfig, SamplerConfig
 from prmkit.generate.distributed import progress_bar
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS
@@ -152,9 +152,10 @@ class BenchConfig:
         return self.policy or self.model
 
     def sampler(self) -> SamplerConfig:
-        return SamplerConfig(k=self.policy_k or 1, temperature=self.temperature, max_new_tokens=self.max_new_tokens,
-                             seed=self.seed, batch_size=self.batch_size, model=self.policy_model(), dtype=self.dtype,
-                             template=self.template)
+        decoding = DecodingConfig(temperature=self.temperature, max_new_tokens=self.max_new_tokens, seed=self.seed,
+                                  template=self.template)
+        return SamplerConfig(decoding=decoding, k=self.policy_k or 1, batch_size=self.batch_size,
+                             model=self.policy_model(), dtype=self.dtype)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -1,10 +1,10 @@
 """The sampling settings of prmkit, declared once, and the configs of `prmkit generate` and `prmkit rollout`.
 
-`DecodingConfig` (how each sample is decoded) <- `SamplerBackendConfig` (+ K and the backend) <- `SamplerConfig`
-(+ the model). Every verb that samples inherits them, overriding a default where its method's paper differs:
-generate and rollout (here), the rollout labelers (`label.rollout_labeling.RolloutLabelConfig`), PUM
-(`label.pum.PumConfig`, its students a `SamplerBackendConfig`), search (`search.BeamConfig`) and GRPO (`rl.RLConfig`:
-decoding only, TRL samples).
+`DecodingConfig` (how each sample is decoded), a part (`decoding`) of `SamplerBackendConfig` (K and the backend)
+<- `SamplerConfig` (+ the model). Every verb that samples inherits them, overriding a default where its method's
+paper differs: generate and rollout (here), the rollout labelers (`label.rollout_labeling.RolloutLabelConfig`), PUM
+(`label.pum.PumConfig` and `PumLabelConfig`, their students carry their models: `SamplerBackendConfig`), search
+(`search.BeamConfig`) and GRPO (`rl.RLConfig`: decoding only, TRL samples).
 
 Defaults follow the MCNIG paper: K = 8 samples per problem, nucleus sampling at T = 1.0 and top-p = 0.95 (sec 4.2),
 filtering that keeps up to eight traces per problem (sec 3.1); PUM (appendix, gain estimation) samples at T = 0.7.
@@ -26,6 +26,7 @@ from prmkit.data.settings import (
     TEMPERATURE,
     TOP_P,
     check_limits,
+    part,
 )
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
@@ -60,10 +61,11 @@ class DecodingConfig:
 
 
 @dataclass
-class SamplerBackendConfig(DecodingConfig):
-    """K samples per prompt on a prmkit backend; the model is the subclass's (`SamplerConfig.model`, PUM's
-    students)."""
+class SamplerBackendConfig:
+    """K samples per prompt on a prmkit backend, each decoded as `decoding` says; the model is the subclass's
+    (`SamplerConfig.model`, PUM's students)."""
 
+    decoding: DecodingConfig = part(DecodingConfig)
     k: int = field(default=8, metadata=_help("samples per prompt K (MCNIG sec 3.1; PUM: 8 per prefix).", range=SAMPLES))
     backend: str = field(default="transformers", metadata=_help("transformers | vllm | openai | ct2 "
                                                                 "(generate.BACKENDS)."))
@@ -72,13 +74,16 @@ class SamplerBackendConfig(DecodingConfig):
     base_url: str = field(default="http://127.0.0.1:8000", metadata=_help("OpenAI-compatible server (openai).",
                                                                           resume="may-change"))
 
+    def __post_init__(self) -> None:
+        check_limits(self)
+
     def sampling(self) -> SamplingConfig:
-        return SamplingConfig(n=self.k, temperature=self.temperature, top_p=self.top_p,
-                              max_new_tokens=self.max_new_tokens, seed=self.seed,
-                              template=prompt_template(self.template))
+        d = self.decoding
+        return SamplingConfig(n=self.k, temperature=d.temperature, top_p=d.top_p, max_new_tokens=d.max_new_tokens,
+                              seed=d.seed, template=prompt_template(d.template))
 
     def backend_options(self) -> BackendOptions:
-        return BackendOptions(batch_size=self.batch_size, base_url=self.base_url, chat=self.chat)
+        return BackendOptions(batch_size=self.batch_size, base_url=self.base_url, chat=self.decoding.chat)
 
 
 @dataclass
@@ -96,7 +101,7 @@ class SamplerConfig(SamplerBackendConfig):
 
     def make_backend(self) -> Backend:
         """The backend, with its model loaded (a warm start only with the template it was trained on)."""
-        check_template(self.model, self.template)  # a no-op unless the model is a warm start's directory
+        check_template(self.model, self.decoding.template)  # a no-op unless the model is a warm start's directory
         return make_backend(self.backend, self.model, self.backend_options())
 
 

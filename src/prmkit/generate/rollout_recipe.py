@@ -1,6 +1,7 @@
 """The `rollout` recipe: read pools, list their step prefixes, roll each out K times, summarise the file.
 
-    report = run_rollout(RolloutConfig(input="demo", limit=3, k=4, max_new_tokens=64), "runs/demo/rollouts.jsonl")
+    report = run_rollout(RolloutConfig(input="demo", limit=3, k=4, decoding=DecodingConfig(max_new_tokens=64)),
+                         "runs/demo/rollouts.jsonl")
     print("\\n".join(report.lines()))
 """
 

@@ -8,9 +8,9 @@ A new labeler is one file (see `prmkit.label.base`) plus one line here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import fields
 from typing import Any
 
+from prmkit.data.settings import build_config
 from prmkit.label.base import Labeler
 from prmkit.label.information import InformationLabeler
 from prmkit.label.math_shepherd import MathShepherdLabeler
@@ -40,7 +40,7 @@ def labeler_configs() -> list[type]:
 def shared_configs(shared: Mapping[str, Any]) -> list[Any]:
     """Each registered labeler's config with every field that `shared` also names taken from it (a recipe's model,
     K, sampling settings, PUM's students), the others at their defaults."""
-    return [cls(**{f.name: shared[f.name] for f in fields(cls) if f.name in shared}) for cls in labeler_configs()]
+    return [build_config(cls, {}, shared) for cls in labeler_configs()]
 
 
 def check_labelers(methods: Iterable[str], settings: Sequence[Any] = ()) -> None:

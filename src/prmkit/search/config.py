@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from prmkit.data.settings import COUNT, LIMIT, MAX_NEW_TOKENS, SAMPLES, check_limits
+from prmkit.data.settings import COUNT, LIMIT, SAMPLES, check_limits, part
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
-from prmkit.generate.config import SamplerConfig
+from prmkit.generate.config import DecodingConfig, SamplerConfig
 from prmkit.models.aggregate import AGGREGATIONS
 from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind
 from prmkit.models.scorer_spec import load_scorer_spec
@@ -28,9 +28,8 @@ class BeamConfig(SamplerConfig):
     k: int = field(default=8, metadata=_help("N: first-step samples per problem; every later stage also expands "
                                              "N in all (N/b per kept beam); best-of-N samples N traces (PUM D.3).",
                                              range=SAMPLES))
-    max_new_tokens: int = field(default=48, metadata=_help("new tokens per expansion step (PUM D.3: 256); a "
-                                                           "best-of-N trace gets max_steps x this.",
-                                                           range=MAX_NEW_TOKENS))
+    decoding: DecodingConfig = part(DecodingConfig, max_new_tokens=48, helps={
+        "max_new_tokens": "new tokens per expansion step (PUM D.3: 256); a best-of-N trace gets max_steps x this."})
     input: str | None = field(default=None, metadata=_help("problems: demo, a GSM8K-style, Problem, Pool or GSM8K "
                                                            "candidates jsonl (required).", resume="may-change"))
     limit: int | None = field(default=None, metadata=_help("search only the first N problems (None: all).",

@@ -37,10 +37,10 @@ from prmkit.data.locks import output_lock
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
 from prmkit.data.resume_settings import settings_diff
-from prmkit.data.settings import FRACTION, MAX_NEW_TOKENS, NON_NEGATIVE, SAMPLES, TEMPERATURE, TOP_P, Range
+from prmkit.data.settings import FRACTION, NON_NEGATIVE, SAMPLES, Range, config_values, part
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig, make_backend
-from prmkit.generate.config import SamplerBackendConfig
+from prmkit.generate.config import DecodingConfig, SamplerBackendConfig
 from prmkit.generate.distributed import progress_bar
 from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
@@ -79,14 +79,11 @@ class PumConfig(SamplerBackendConfig):
     """Settings of the PUM pipeline; defaults from pum_paper.txt appendix A.2-A.4 unless the help says otherwise.
     The sampling settings are `SamplerBackendConfig`'s (each student names its model)."""
 
+    decoding: DecodingConfig = part(DecodingConfig, temperature=0.7, max_new_tokens=256, helps={
+        "temperature": "continuation temperature (A.3: 0.7)", "top_p": "continuation nucleus mass (A.3: 0.95)",
+        "max_new_tokens": "tokens per continuation at most (the paper: 8192 - |p|; a CPU budget here)"})
     k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
                                         "range": SAMPLES})
-    temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)",
-                                                      "range": TEMPERATURE})
-    top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)", "range": TOP_P})
-    max_new_tokens: int = field(default=256, metadata={"help": "tokens per continuation at most (the paper: "
-                                                               "8192 - |p|; a CPU budget here)",
-                                                       "range": MAX_NEW_TOKENS})
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
     students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
@@ -122,7 +119,7 @@ class PumConfig(SamplerBackendConfig):
         if spec is None:
             return base
         return replace(base, temperature=base.temperature if spec.temperature is None else spec.temperature,
-                       template=prompt_template(spec.prompt(self.template)))
+                       template=prompt_template(spec.prompt(self.decoding.template)))
 
 
 def _usable(pool: Pool) -> bool:
@@ -222,9 +219,10 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
     student's settings; a student already there with other settings is an error naming the difference."""
     path = out / "settings.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
+    decoding = config.decoding
+    new = {s.name: {"model": s.model, "backend": s.backend, "chat": decoding.chat, "seed": decoding.seed,
                     **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed", "template")},
-                    "template": s.prompt(config.template)}
+                    "template": s.prompt(decoding.template)}
            for s in specs}
     for name, settings in new.items():
         was = old.get(name)  # a setting it lacks was at its default then (None: the few-shot prompt)
@@ -243,7 +241,7 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
     for spec in specs:  # a warm start is sampled with the template it was trained on, before any model loads
-        check_template(spec.model, spec.prompt(config.template))
+        check_template(spec.model, spec.prompt(config.decoding.template))
     sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
     outputs = ({"solve_rates": out / SOLVE_RATES} if config.solve_rates else
                {"prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})
@@ -272,9 +270,10 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     pairs, counts = build_pairs(pools, points, rows, config)
     write_records(out / "prefixes.jsonl", rows)
     write_records(out / "pairs.jsonl", pairs)
-    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template, student_seconds(out / SECONDS))
+    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.decoding.template,
+                     student_seconds(out / SECONDS))
     known = [s["seconds"] for s in ledger.values()]
-    report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
+    report = {"config": config_values(config), "problems": len(pools), "prefixes": len(rows),
               "baselines": len(pools), "students": ledger, "seconds": None if None in known else round(sum(known), 1),
               "pairs": len(pairs), "pair_counts": counts,
               "tokens_generated": sum(s["tokens_generated"] for s in ledger.values()),
@@ -313,9 +312,10 @@ def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Seq
     rolled = _roll(specs, requests, config, out, backends, progress, log)
     found = {pid.rsplit("@", 1)[0] for pid in chosen.values() if pid}
     kinds = [t.source for p in pools for t in p.traces if t.id in found]
-    report = {"config": asdict(config), "k": config.k, "problems": len(pools),
+    report = {"config": config_values(config), "k": config.k, "problems": len(pools),
               "sources": {s: kinds.count(s) for s in sorted(set(kinds))},
-              "students": {s.name: {"model": s.model, "backend": s.backend, "template": s.prompt(config.template),
+              "students": {s.name: {"model": s.model, "backend": s.backend,
+                                    "template": s.prompt(config.decoding.template),
                                     "levels": solve_rate_counts(pools, chosen, rolled[s.name])} for s in specs}}
     (out / SOLVE_RATES).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

@@ -3,7 +3,7 @@ length guard and the record checks, as functions."""
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -11,7 +11,19 @@ from prmkit.data.lengths import check_lengths
 from prmkit.data.locks import OutputBusy, lock_path, output_lock
 from prmkit.data.outputs import OutputPathError, claim_outputs, same_file
 from prmkit.data.records import Pool, RecordError, StepLabels, check_score_record
-from prmkit.data.settings import SettingError, build_config, check_limits, parse_range, read_config_file
+from prmkit.data.settings import (
+    LIMIT,
+    SAMPLES,
+    Range,
+    SettingError,
+    build_config,
+    check_limits,
+    config_fields,
+    config_values,
+    parse_range,
+    part,
+    read_config_file,
+)
 
 
 def test_an_output_naming_an_input_or_another_output_is_refused_and_locks_follow_symlinks(tmp_path):
@@ -42,8 +54,8 @@ def test_a_lock_held_through_one_name_refuses_the_other(tmp_path):
 def test_limits_types_and_ranges():
     @dataclass
     class Cfg:
-        k: int = 8
-        limit: int | None = None
+        k: int = field(default=8, metadata={"range": SAMPLES})
+        limit: int | None = field(default=None, metadata={"range": LIMIT})
         temperature: float = 1.0
         problems_range: str | None = None
 
@@ -62,10 +74,41 @@ def test_limits_types_and_ranges():
     assert parse_range("3:") == slice(3, None) and parse_range(None) == slice(None)
 
 
+def test_a_part_is_flat_settings_of_its_holder(tmp_path):
+    @dataclass
+    class Inner:
+        t: float = field(default=1.0, metadata={"range": Range(0, 2)})
+
+        def __post_init__(self) -> None:
+            check_limits(self)
+
+    @dataclass
+    class Outer:
+        inner: Inner = part(Inner, t=0.5, helps={"t": "the holder's help"})
+        n: int = 3
+
+    assert [(c.name, c.default, c.help) for c in config_fields(Outer)] == [("t", 0.5, "the holder's help"),
+                                                                            ("n", 3, "")]
+    path = tmp_path / "run.yaml"
+    path.write_text("n: 4\nt: 3.0\n")
+    with pytest.raises(SettingError, match=f"{path}:2: --t 3.0: must be at least 0 and at most 2"):
+        build_config(Outer, read_config_file(str(path), (Outer,)), {})
+    built = build_config(Outer, read_config_file(str(path), (Outer,)), {"t": 1})
+    assert built == Outer(Inner(1.0), 4) and config_values(built) == {"t": 1.0, "n": 4}
+
+    @dataclass
+    class Clash:
+        inner: Inner = part(Inner)
+        t: int = 0
+
+    with pytest.raises(TypeError, match=r"settings \['t'\] named twice"):
+        config_fields(Clash)
+
+
 def test_a_config_file_names_the_line_of_a_bad_value(tmp_path):
     @dataclass
     class Cfg:
-        k: int = 8
+        k: int = field(default=8, metadata={"range": SAMPLES})
 
         def __post_init__(self) -> None:
             check_limits(self)

@@ -203,7 +203,7 @@ def test_a_crashed_run_continues_from_its_checkpoint_and_the_policy_feeds_the_be
 
 def test_a_zero_shot_warm_start_is_sampled_with_its_own_template_everywhere(chat_base, tmp_path):
     from prmkit.data.templates import trained_template
-    from prmkit.generate.config import GenerateConfig
+    from prmkit.generate.config import DecodingConfig, GenerateConfig
     from prmkit.rl.config import RLConfig
     from prmkit.rl.run import run_grpo
 
@@ -224,9 +224,10 @@ def test_a_zero_shot_warm_start_is_sampled_with_its_own_template_everywhere(chat
     with pytest.raises(ValueError, match=refused):
         run_grpo(RLConfig(model=str(out), data="demo", output=str(tmp_path / "rl")), log=lambda _: None)
     with pytest.raises(ValueError, match="sampled with template 'generate_math_1shot'"):
-        GenerateConfig(model=str(out), template="generate_math_1shot").make_backend()
-    assert GenerateConfig(model=str(out), template="generate_math_0shot").make_backend() is not None
-    GenerateConfig(model=chat_base, template="generate_math_0shot").make_backend()  # any other model: any template
+        GenerateConfig(model=str(out), decoding=DecodingConfig(template="generate_math_1shot")).make_backend()
+    zero_shot = DecodingConfig(template="generate_math_0shot")
+    assert GenerateConfig(model=str(out), decoding=zero_shot).make_backend() is not None
+    GenerateConfig(model=chat_base, decoding=zero_shot).make_backend()  # any other model: any template
 
     report = run_bench(BenchConfig(**(bench | {"template": "generate_math_0shot"})), progress=False)
     assert report["policy"]["model"] == str(out)
@@ -272,7 +273,7 @@ def test_a_model_without_a_chat_template_warm_starts_zero_shot_as_its_rollouts_r
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from prmkit.generate.config import RolloutConfig
+    from prmkit.generate.config import DecodingConfig, RolloutConfig
     from prmkit.generate.rollout import PrefixRequest, partial_answer, rollout_prefixes
     from prmkit.label import PumLabelConfig, build_labelers
 
@@ -297,7 +298,8 @@ def test_a_model_without_a_chat_template_warm_starts_zero_shot_as_its_rollouts_r
     assert policy.lm_head.weight.data_ptr() == policy.model.embed_tokens.weight.data_ptr()
     assert not torch.equal(policy.model.embed_tokens.weight,
                            AutoModelForCausalLM.from_pretrained(gemma_base).model.embed_tokens.weight)
-    config = RolloutConfig(model=str(out), template="generate_math_0shot", k=2, max_new_tokens=3)
+    config = RolloutConfig(model=str(out), decoding=DecodingConfig(template="generate_math_0shot", max_new_tokens=3),
+                           k=2)
     problem = warm_start_problems(6, seed=1, levels=(1, 2), holdout=8, exclude={first.question})[0]
     assert problem.id == rows[0]["problem_id"]
     request = PrefixRequest(f"{problem.id}@1", problem, (rows[0]["completion"].split(" [STEP] ")[0],))

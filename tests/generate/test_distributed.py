@@ -9,6 +9,7 @@ import pickle
 import pytest
 
 from prmkit.cli.common import add_config_arguments, config_from_args
+from prmkit.data.settings import build_config
 from prmkit.generate import GenerateConfig, RolloutConfig, run_generation, run_rollout
 from prmkit.generate.distributed import LocalExecutor, RayExecutor, Resident, ScaleConfig, make_executor
 
@@ -59,11 +60,13 @@ def _lines(path) -> set[str]:
 @pytest.mark.slow
 def test_generate_and_rollout_on_ray_equal_local(ray_cluster, tiny_model_dir, tmp_path):
     gen = dict(data="demo", limit=4, k=2, max_new_tokens=12, model=tiny_model_dir, batch_size=4, filter=False)
+    roll = dict(limit=2, k=2, max_new_tokens=8, model=tiny_model_dir, batch_size=4, positions=[0, 1])
     for where, ray in (("local", None), ("ray", "local")):
-        run_generation(GenerateConfig(**gen, ray=ray, output=str(tmp_path / f"{where}.jsonl")), progress=False)
-        run_rollout(RolloutConfig(input=str(tmp_path / "local.jsonl"), limit=2, k=2, max_new_tokens=8,
-                                  model=tiny_model_dir, batch_size=4, positions=[0, 1], ray=ray,
-                                  output=str(tmp_path / f"{where}.rollouts.jsonl")), progress=False)
+        run_generation(build_config(GenerateConfig, {}, gen | {"ray": ray, "output": str(tmp_path / f"{where}.jsonl")}),
+                       progress=False)
+        run_rollout(build_config(RolloutConfig, {}, roll | {"input": str(tmp_path / "local.jsonl"), "ray": ray,
+                                                            "output": str(tmp_path / f"{where}.rollouts.jsonl")}),
+                    progress=False)
     # the same lines (the order may differ: Ray returns batches as actors finish them)
     assert len(_lines(tmp_path / "local.raw.jsonl")) == 4
     assert _lines(tmp_path / "local.raw.jsonl") == _lines(tmp_path / "ray.raw.jsonl")

@@ -53,10 +53,11 @@ POOLS = [pool_dict(f"v{k}", f"Ann has {k} pens and finds {k + 2} more. How many 
 
 
 def _labeler(batch_size: int):
+    from prmkit.generate.config import DecodingConfig
     from prmkit.label import RolloutLabelConfig, build_labelers
 
-    cfg = RolloutLabelConfig(model="fake-model", backend="vllm", k=3, max_new_tokens=20, chat=False,
-                             batch_size=batch_size)
+    cfg = RolloutLabelConfig(model="fake-model", backend="vllm", k=3, decoding=DecodingConfig(max_new_tokens=20,
+                             chat=False), batch_size=batch_size)
     return build_labelers(["math-shepherd"], [cfg])[0]
 
 

@@ -2,6 +2,7 @@
 it, a resume with another one refused) and the students' solve rates per level (`prmkit pum --solve-rates`: counts
 from hand-made records, then end to end on a tiny random student)."""
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -12,6 +13,7 @@ from helpers import make_embedded_tokenizer_llama, pool_dict, write_jsonl
 from prmkit.cli.main import main
 from prmkit.data.bench import bench_problems, constructed_pools, constructed_traces
 from prmkit.data.records import Pool, Trace
+from prmkit.data.settings import build_config
 from prmkit.data.templates import load_template
 from prmkit.generate.prompts import build_prompt
 from prmkit.generate.rollout_records import Continuation, Rollout
@@ -57,8 +59,8 @@ def test_the_students_recipe_samples_each_warm_start_with_its_template():
     path = Path(__file__).resolve().parents[2] / "src/prmkit/recipes/pum_students.yaml"
     config = build_config(PumConfig, read_config_file(str(path), (PumConfig,)), {})
     specs = parse_students(config.students, config.backend)
-    assert config.solve_rates and config.k == 8 and config.template is None
-    assert [(s.backend, s.model, s.prompt(config.template)) for s in specs] == [
+    assert config.solve_rates and config.k == 8 and config.decoding.template is None
+    assert [(s.backend, s.model, s.prompt(config.decoding.template)) for s in specs] == [
         ("ct2", "runs/sft/s_smollm2z", "generate_math_0shot"), ("ct2", "runs/sft/s_gemmaz", "generate_math_0shot")]
     text = path.read_text()
     for model in ("smollm2-135m", "gemma3-270m"):  # each warm start's command, zero-shot, evaluation sets left out
@@ -73,8 +75,8 @@ POOL = pool_dict("p0", "Tom has 3 apples and buys 4 more. How many apples?", "7"
 
 def test_each_labeling_student_renders_its_own_template(student, tmp_path):
     pool = Pool.from_dict(POOL)
-    cfg = PumLabelConfig(model=student, k=2, max_new_tokens=3, chat=False,
-                         students=[f"{student}#generate_math_0shot", student])
+    cfg = build_config(PumLabelConfig, {}, {"k": 2, "max_new_tokens": 3, "chat": False,
+                                            "students": [f"{student}#generate_math_0shot", student]})
     (labeler,) = build_labelers(["pum"], [cfg])
     prompts = {}
     for spec in labeler.specs:  # record what each student's backend is asked to continue
@@ -91,7 +93,7 @@ def test_each_labeling_student_renders_its_own_template(student, tmp_path):
     out = tmp_path / "pum.jsonl"
     label_pools([pool], LabelConfig(method="pum"), out, [cfg], progress=False)
     assert json.loads(out.read_text().splitlines()[0])["params"]["students"] == cfg.students
-    other = PumLabelConfig(**{**vars(cfg), "students": [f"{student}#generate_math_1shot", student]})
+    other = dataclasses.replace(cfg, students=[f"{student}#generate_math_1shot", student])
     with pytest.raises(ValueError, match=r"labeled with other settings .*students"):
         label_pools([pool], LabelConfig(method="pum"), out, [other], progress=False)
 

@@ -13,6 +13,7 @@ import pytest
 
 from helpers import cli, make_embedded_tokenizer_llama, pool_dict, write_jsonl
 from prmkit.data.records import Pool, StepLabels
+from prmkit.data.settings import build_config
 from prmkit.data.trl import to_trl
 from prmkit.label import (
     FirstErrorSearch,
@@ -90,8 +91,9 @@ POOLS = [
 ]
 
 
-def _cfg(tiny_base, **kw):
-    return RolloutLabelConfig(model=tiny_base, k=3, max_new_tokens=8, chat=False, **kw)
+def _cfg(tiny_base, cls=RolloutLabelConfig, **kw):
+    """The labelers' settings of these tests, given flat as to `prmkit label` (PUM's students carry the model)."""
+    return build_config(cls, {}, {"model": tiny_base, "k": 3, "max_new_tokens": 8, "chat": False, **kw})
 
 
 def read(path) -> dict[str, dict]:
@@ -131,7 +133,7 @@ def test_both_labelers_through_the_recipe(tiny_base, tmp_path):
     # a re-run with another M is refused, naming the difference; batch_size changes no score
     with pytest.raises(ValueError, match="rollouts: 3 -> 4"):
         label_pools(pools, LabelConfig(method="omegaprm"), tmp_path / "omegaprm.jsonl",
-                    [RolloutLabelConfig(model=tiny_base, k=4, max_new_tokens=8, chat=False)], progress=False)
+                    [_cfg(tiny_base, k=4)], progress=False)
     again = label_pools(pools, LabelConfig(method="omegaprm"), tmp_path / "omegaprm.jsonl",
                         [_cfg(tiny_base, batch_size=5)], progress=False)["omegaprm"]
     assert (again.traces, again.resumed) == (0, 2)
@@ -223,7 +225,7 @@ def test_pum_labels_are_the_students_mean_gain_after_each_step(tiny_base, tmp_pa
     from prmkit.label import PumLabelConfig
 
     pool = Pool.from_dict(SHARED)
-    cfg = PumLabelConfig(**vars(_cfg(tiny_base)), students=[tiny_base, f"{tiny_base}@1.5"])
+    cfg = _cfg(tiny_base, PumLabelConfig, students=[tiny_base, f"{tiny_base}@1.5"])
     report = label_pools([pool], LabelConfig(method="pum"), tmp_path / "pum.jsonl", [cfg], progress=False)["pum"]
     recs = [read(tmp_path / "pum.jsonl")[t.id] for t in pool.traces]
     baselines = recs[0]["cost"]["baselines"]
@@ -293,7 +295,7 @@ def test_pum_students_batch_across_problems_and_make_the_records_of_pool_by_pool
     items = [(p, {"pum": {t.id for t in (p.traces[-1:] if p.problem.id == "s" else p.traces)}}) for p in pools]
 
     def labeler(batch_size):
-        cfg = PumLabelConfig(**vars(_cfg(tiny_base, batch_size=batch_size)), students=[tiny_base, f"{tiny_base}@1.5"])
+        cfg = _cfg(tiny_base, PumLabelConfig, batch_size=batch_size, students=[tiny_base, f"{tiny_base}@1.5"])
         return build_labelers(["pum"], [cfg])[0]
 
     one = labeler(3)  # one prefix per batch, one pool per call

@@ -12,9 +12,9 @@ import argparse
 import dataclasses
 import re
 import types
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Union, get_args, get_origin
 
-from prmkit.data.settings import build_configs, known_fields
+from prmkit.data.settings import ConfigField, build_configs, config_fields, known_fields
 
 __all__ = ["add_config_arguments", "config_from_args", "configs_from_args", "given_settings"]
 
@@ -24,15 +24,11 @@ def _scalar(tp: Any) -> Any:
     return tp
 
 
-def _default_text(f: dataclasses.Field, help_text: str) -> str:
+def _default_text(default: Any, help_text: str) -> str:
     """" (default: X)" for the flag's help, or "" where the help says it already or a default would mislead: a field
     without one, a required field (its help says "required"), a help that states the default ("default: ..."), a
     None default whose meaning the help gives ("None: all", "unset: ...", "default built in")."""
-    if f.default is not dataclasses.MISSING:
-        default = f.default
-    elif f.default_factory is not dataclasses.MISSING:
-        default = f.default_factory()
-    else:
+    if default is dataclasses.MISSING:
         return ""
     said = help_text.lower()
     if re.search(r"\brequired\b", said) or "default:" in said:
@@ -51,36 +47,37 @@ def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple
     p.add_argument("--config", help="YAML file whose keys are the fields below; flags override it")
     seen: set[str] = set(skip)
     for cls in classes:
-        hints = get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            if f.name in seen:
+        for setting in config_fields(cls):  # a part's fields are flags of their own (prmkit.data.settings.part)
+            if setting.name in seen:
                 continue
-            seen.add(f.name)
-            flag = "--" + f.name.replace("_", "-")
-            tp = _scalar(hints[f.name])
-            text = (helps or {}).get(f.name, f.metadata.get("help", ""))
-            text = text() if callable(text) else text  # a help that lists a registry when the parser is built
-            if get_origin(tp) in (list, tuple):
-                text = text.rstrip(".") + "; repeatable"
-            elif "const" in f.metadata:
-                text = text.rstrip(".") + f"; {flag} alone: {f.metadata['const']!r}"
-            help_text = (text + _default_text(f, text)).replace("%", "%%")
-            if f.metadata.get("positional"):  # e.g. `prmkit search beam`, `prmkit payoff table ROW ROW`
-                p.add_argument(f.name, metavar=f.name.upper(), nargs="+" if get_origin(tp) in (list, tuple) else None,
-                               help=help_text)
-            elif tp is bool:
-                p.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
-                               help=help_text)
-            elif get_origin(tp) in (list, tuple):
-                p.add_argument(flag, dest=f.name, type=get_args(tp)[0] if get_args(tp) else str, nargs="*",
-                               action="extend", default=None, help=help_text)
-            elif "const" in f.metadata:  # the flag alone means `const` (e.g. a bare --ray: "local")
-                p.add_argument(flag, dest=f.name, type=tp, nargs="?", const=f.metadata["const"], default=None,
-                               help=help_text)
-            else:
-                p.add_argument(flag, dest=f.name, type=tp, default=None, help=help_text,
-                               required=f.metadata.get("required", False))
+            seen.add(setting.name)
+            _add_flag(p, setting, (helps or {}).get(setting.name, setting.help))
     p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))
+
+
+def _add_flag(p: argparse.ArgumentParser, setting: ConfigField, text: str) -> None:
+    """The flag of one setting, with the help `text` (add_config_arguments)."""
+    name, metadata = setting.name, setting.field.metadata
+    flag = "--" + name.replace("_", "-")
+    tp = _scalar(setting.hint)
+    text = text() if callable(text) else text  # a help that lists a registry when the parser is built
+    if get_origin(tp) in (list, tuple):
+        text = text.rstrip(".") + "; repeatable"
+    elif "const" in metadata:
+        text = text.rstrip(".") + f"; {flag} alone: {metadata['const']!r}"
+    help_text = (text + _default_text(setting.default, text)).replace("%", "%%")
+    if metadata.get("positional"):  # e.g. `prmkit search beam`, `prmkit payoff table ROW ROW`
+        p.add_argument(name, metavar=name.upper(), nargs="+" if get_origin(tp) in (list, tuple) else None,
+                       help=help_text)
+    elif tp is bool:
+        p.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+    elif get_origin(tp) in (list, tuple):
+        p.add_argument(flag, dest=name, type=get_args(tp)[0] if get_args(tp) else str, nargs="*", action="extend",
+                       default=None, help=help_text)
+    elif "const" in metadata:  # the flag alone means `const` (e.g. a bare --ray: "local")
+        p.add_argument(flag, dest=name, type=tp, nargs="?", const=metadata["const"], default=None, help=help_text)
+    else:
+        p.add_argument(flag, dest=name, type=tp, default=None, help=help_text, required=metadata.get("required", False))
 
 
 def given_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from prmkit.data.gsm8k import split_solution
 from prmkit.data.jsonl import DataError, iter_input, write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool, Problem, Trace
-from prmkit.data.settings import check_limits, comma_list
+from prmkit.data.settings import LIMIT, SEED, check_limits, comma_list
 from prmkit.data.steplevel import StepRecord, write_processbench
 
 __all__ = ["BALANCE_KEYS", "WRONG_VALUES", "CorruptConfig", "Corruption", "annotations", "build_benchmark",
@@ -223,8 +223,9 @@ class CorruptConfig:
                         metadata={"help": "ProcessBench-style records (reference label -1, corrupted label k)"})
     pools: str | None = field(default=None, metadata={"help": "also write a Pool per problem (reference + "
                                                                "corrupted trace) here, for `prmkit label`"})
-    limit: int | None = field(default=None, metadata={"help": "use only the first N problems of the input"})
-    seed: int = field(default=0, metadata={"help": "seed of the wrong values and the error-step choice"})
+    limit: int | None = field(default=None, metadata={"help": "use only the first N problems of the input",
+                                                      "range": LIMIT})
+    seed: int = field(default=0, metadata={"help": "seed of the wrong values and the error-step choice", "range": SEED})
     kinds: str = field(default="off_by,digit_slip,wrong_operation",
                        metadata={"help": f"comma list of wrong-value kinds: {', '.join(WRONG_VALUES)}"})
     balance: str = field(default="step", metadata={"help": "what error choice balances: step (error position) | "

@@ -15,6 +15,7 @@ from typing import Any
 
 from prmkit.data.jsonl import iter_json
 from prmkit.data.outputs import atomic_path
+from prmkit.data.settings import config_fields, config_values
 
 __all__ = ["MANIFEST", "Manifest", "ManifestError", "fixed_settings", "keep_file_settings", "keep_settings",
            "manifest_path", "may_change", "read_manifest", "settings_beside", "settings_diff", "write_manifest"]
@@ -164,12 +165,13 @@ _BEFORE_MANIFESTS: tuple[Callable[[Path], Manifest | None], ...] = (_old_warm_st
 def may_change(*configs: Any) -> set[str]:
     """The fields of the dataclasses `configs` that a resumed run may change: those whose metadata has "resume"
     (`may-change`, or `scorer`: compared resolved); every other field must be the same."""
-    return {f.name for c in configs for f in dataclasses.fields(c) if f.metadata.get("resume")}
+    return {s.name for c in configs for s in config_fields(c if isinstance(c, type) else type(c))
+            if s.field.metadata.get("resume")}
 
 
 def fixed_settings(config: Any) -> dict[str, Any]:
     """The settings of the dataclass instance `config` that make a run this run: every field but `may_change`'s."""
-    return {k: v for k, v in dataclasses.asdict(config).items() if k not in may_change(config)}
+    return {k: v for k, v in config_values(config).items() if k not in may_change(config)}
 
 
 def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collection[str] = (),

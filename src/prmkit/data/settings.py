@@ -5,14 +5,19 @@ the command line, keyword arguments in Python). A key that no dataclass of the v
     file = read_config_file("run.yaml", (TrainConfig, RewardModelConfig))
     config = build_config(TrainConfig, file, {"lr": 1e-5})
 
+A config may hold another as a part (`decoding: DecodingConfig = part(DecodingConfig, temperature=0.7)`): the
+part's fields are settings of the holder by their own names, flat (`--temperature`, `temperature: 0.7`,
+`temperature=0.7`), and the holder's instance is built with the part inside (`config_fields`, `config_values`).
+
 Values are checked where the settings are made, before any work: each value's type by `build_config` (an error in a
-YAML file names its `file:line`), each numeric setting's range by the config's `__post_init__` (`check_limits` over
-`LIMITS`, one table by field name, so `k`, `limit` or `temperature` mean the same everywhere).
+YAML file names its `file:line`), each numeric setting's range by the config's `__post_init__` (`check_limits`: the
+`Range` in each field's metadata, `field_help(..., range=SEED)`; a field without one has none).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import numbers
 import os
@@ -23,8 +28,10 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
-__all__ = ["LIMITS", "MAX_SAMPLES", "Range", "SettingError", "build_config", "check_limits", "comma_list",
-           "field_help", "known_fields", "parse_range", "read_config_file"]
+__all__ = ["BATCH_SIZE", "COUNT", "FRACTION", "LIMIT", "LR", "MAX_NEW_TOKENS", "MAX_SAMPLES", "NON_NEGATIVE",
+           "SAMPLES", "SEED", "TEMPERATURE", "THREADS", "TOP_P", "ConfigField", "Range", "SettingError", "build_config",
+           "check_limits", "comma_list", "config_fields", "config_values", "field_help", "field_range",
+           "known_fields", "parse_range", "part", "read_config_file"]
 
 MAX_SAMPLES = 4096  # K: the samples of one prompt are decoded and held together
 
@@ -58,36 +65,20 @@ class Range:
         return self.high is None or v <= self.high
 
 
-# field name -> its range, the same in every config that has the field; a class narrows one with its own LIMITS
-LIMITS: dict[str, Range] = {
-    "k": Range(1, MAX_SAMPLES, note="samples per prompt: they are decoded and held together"),
-    "temperature": Range(0, 100),
-    "top_p": Range(0, 1, open_low=True),
-    "max_new_tokens": Range(1, 131072),
-    "batch_size": Range(1, 65536),
-    "limit": Range(1, note="leave it unset for all"),
-    "seed": Range(0, 2**32 - 1),
-    "ray_actors": Range(1, 4096),
-    "forward_tokens": Range(0, note="0: the device's default"),
-    "threads": Range(0, 4096, note="0: torch's default"),
-    "bootstrap": Range(1, 1_000_000),
-    "lr": Range(0, 10, open_low=True),
-    "epochs": Range(0, 100_000, open_low=True),
-    "warmup": Range(0, 1),
-    "lora_dropout": Range(0, 1),
-    "margin_quantile": Range(0, 1),
-    "max_conflict": Range(0, 1),
-    "norm_eps": Range(0, open_low=True),
-    # counts and sizes: at least 1
-    **dict.fromkeys(("max_traces", "max_step_tokens", "max_batch_tokens", "max_tokens", "max_batch", "window",
-                     "max_subsets", "width", "problems_per_batch", "batch_traces", "micro_batch", "max_length",
-                     "logging_steps", "max_segments", "steps", "group_size", "prompts_per_step"), Range(1)),
-    # never negative
-    **dict.fromkeys(("show", "lora_r", "lora_alpha", "save_steps", "save_total_limit", "weight_decay", "grad_clip",
-                     "freeze_layers", "keep_layers", "max_steps", "eval_steps", "held_out", "neutral_band",
-                     "process_coef", "heldout_samples", "heldout_steps", "beta", "length_tolerance",
-                     "resolution_scale"), Range(0)),
-}
+# ranges that many fields take (`field_help(..., range=COUNT)`)
+SAMPLES = Range(1, MAX_SAMPLES, note="samples per prompt: they are decoded and held together")
+SEED = Range(0, 2**32 - 1)
+LIMIT = Range(1, note="leave it unset for all")
+THREADS = Range(0, 4096, note="0: torch's default")
+LR = Range(0, 10, open_low=True)
+FRACTION = Range(0, 1)
+COUNT = Range(1)  # counts and sizes
+NON_NEGATIVE = Range(0)
+TEMPERATURE = Range(0, 100)
+TOP_P = Range(0, 1, open_low=True)
+MAX_NEW_TOKENS = Range(1, 131072)
+BATCH_SIZE = Range(1, 65536)
+
 RANGE_FIELDS = ("problems_range", "heldout_range")  # "start:stop" settings, checked by parse_range
 
 
@@ -123,12 +114,9 @@ def parse_range(text: str | None, name: str = "problems_range") -> slice:
 
 
 def check_limits(cfg: Any) -> None:
-    """Hold every numeric field of the dataclass instance `cfg` to its range (`LIMITS`, narrowed by the `LIMITS`
-    of `cfg`'s classes), refuse NaN and infinities, and parse its range fields; a SettingError names the first
-    setting that fails. Called by the configs' `__post_init__`."""
-    table = dict(LIMITS)
-    for cls in reversed(type(cfg).__mro__):
-        table |= vars(cls).get("LIMITS", {})
+    """Hold every numeric field of the dataclass instance `cfg` to its range (`field_range`), refuse NaN and
+    infinities, and parse its range fields; a SettingError names the first setting that fails. Called by the
+    configs' `__post_init__`."""
     for f in dataclasses.fields(cfg):
         value = getattr(cfg, f.name)
         if f.name in RANGE_FIELDS:
@@ -139,20 +127,82 @@ def check_limits(cfg: Any) -> None:
                 continue
             if isinstance(v, float) and not math.isfinite(v):
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be a finite number")
-            rng = table.get(f.name)
+            rng = field_range(f)
             if rng is not None and not rng.holds(v):
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be {rng.text()}")
 
 
-def field_help(text: str, resume: str | None = None) -> dict[str, str]:
+def field_help(text: str, resume: str | None = None, range: Range | None = None) -> dict[str, Any]:
     """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`;
-    `resume`: how a re-run's resume check treats it (`data.manifest.may_change`)."""
-    return {"help": text} | ({"resume": resume} if resume else {})
+    `resume`: how a re-run's resume check treats it (`data.manifest.may_change`); `range`: its values
+    (`check_limits`)."""
+    return {"help": text} | ({"resume": resume} if resume else {}) | ({"range": range} if range is not None else {})
+
+
+def field_range(f: dataclasses.Field) -> Range | None:
+    """The range of the config field `f` (its metadata's "range"), None where it has none."""
+    return f.metadata.get("range")
+
+
+def part(cls: type, helps: Mapping[str, str] | None = None, **defaults: Any) -> Any:
+    """A config field that holds the config dataclass `cls` (module doc): `defaults` are the holder's defaults of
+    the part's fields, `helps` its helps of them (e.g. PUM's continuation temperature, 0.7 after A.3)."""
+    return dataclasses.field(default_factory=functools.partial(cls, **defaults),
+                             metadata={"part": cls, "helps": dict(helps or {})})
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    """A setting of a config class, a field of its own or of a part it holds: `name` is its flag's, its YAML key's
+    and its keyword argument's; `field` its dataclass field (metadata: help, range, resume, const); `default` the
+    holder's (MISSING where there is none)."""
+
+    name: str
+    field: dataclasses.Field
+    hint: Any
+    default: Any
+    help: str
+
+
+def config_fields(cls: type, held: Any = None) -> list[ConfigField]:
+    """The settings of the config dataclass `cls` in field order, each part's fields in its place with the
+    holder's defaults and helps (`held`: the part instance the defaults come from); two of one name are an
+    error."""
+    hints, out = get_type_hints(cls), []
+    for f in dataclasses.fields(cls):
+        if "part" in f.metadata:
+            inner = config_fields(f.metadata["part"], f.default_factory() if held is None else getattr(held, f.name))
+            helps = f.metadata["helps"]
+            if unknown := set(helps) - {c.name for c in inner}:
+                raise TypeError(f"{cls.__name__}.{f.name}: helps of no setting of the part: {sorted(unknown)}")
+            out += [dataclasses.replace(c, help=helps.get(c.name, c.help)) for c in inner]
+            continue
+        if held is not None:
+            default = getattr(held, f.name)
+        else:
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        out.append(ConfigField(f.name, f, hints[f.name], default, f.metadata.get("help", "")))
+    names = [c.name for c in out]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise TypeError(f"{cls.__name__}: settings {twice} named twice (a field and a part's, or two parts')")
+    return out
+
+
+def config_values(cfg: Any) -> dict[str, Any]:
+    """`dataclasses.asdict` of the config instance `cfg` by setting name (its parts' fields in their place)."""
+    return _flat(type(cfg), dataclasses.asdict(cfg))
+
+
+def _flat(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        out |= _flat(f.metadata["part"], values[f.name]) if "part" in f.metadata else {f.name: values[f.name]}
+    return out
 
 
 def known_fields(classes: Iterable[type], skip: Iterable[str] = ()) -> set[str]:
-    """The field names of the dataclasses `classes`, less `skip`."""
-    return {f.name for cls in classes for f in dataclasses.fields(cls)} - set(skip)
+    """The setting names of the config dataclasses `classes` (`config_fields`), less `skip`."""
+    return {c.name for cls in classes for c in config_fields(cls)} - set(skip)
 
 
 class ConfigValues(dict):
@@ -229,10 +279,9 @@ def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
     return True, value
 
 
-def _typed(cls: type, values: Mapping[str, Any], where: Mapping[str, str]) -> dict[str, Any]:
-    """`values` checked against the field types of `cls` (a SettingError naming `where[key]`, the file:line of a
-    config file's key, or the setting)."""
-    hints = get_type_hints(cls)
+def _typed(hints: Mapping[str, Any], values: Mapping[str, Any], where: Mapping[str, str]) -> dict[str, Any]:
+    """`values` checked against the types `hints` (a SettingError naming `where[key]`, the file:line of a config
+    file's key, or the setting)."""
     out = {}
     for name, value in values.items():
         ok, converted = _fits(value, hints.get(name, Any))
@@ -250,17 +299,30 @@ def build_config(cls: type, file_values: Mapping[str, Any], given: Mapping[str, 
     """An instance of `cls`: defaults <- `file_values` <- `given` <- `fixed` (each only for `cls`'s fields).
     Each value is checked against its field's type, and the instance against its ranges (`check_limits`, from its
     `__post_init__`); an error about a value from the file names its `file:line`."""
-    names = known_fields([cls])
+    hints = {c.name: c.hint for c in config_fields(cls)}
     where = dict(getattr(file_values, "where", {}))
     for k in given:
         where.pop(k, None)  # a flag or keyword argument overrides the file's value
-    values = _typed(cls, {k: v for k, v in {**file_values, **given}.items() if k in names}, where)
+    values = _typed(hints, {k: v for k, v in {**file_values, **given}.items() if k in hints}, where)
     try:
-        return cls(**(values | {k: v for k, v in fixed.items() if k in names}))
+        return _instance(cls, values | {k: v for k, v in fixed.items() if k in hints})
     except SettingError as e:
         if e.name in where and not str(e).startswith(where[e.name]):
             raise SettingError(e.name, f"{where[e.name]}: {e}") from None
         raise
+
+
+def _instance(cls: type, values: Mapping[str, Any], held: Any = None) -> Any:
+    """An instance of `cls` from `values` by setting name; each part is the holder's default part (`held`'s, for a
+    part) with the values of its fields."""
+    own = {}
+    for f in dataclasses.fields(cls):
+        if "part" in f.metadata:
+            own[f.name] = _instance(f.metadata["part"], values,
+                                    f.default_factory() if held is None else getattr(held, f.name))
+        elif f.name in values:
+            own[f.name] = values[f.name]
+    return cls(**own) if held is None else dataclasses.replace(held, **own)
 
 
 def build_configs(classes: Sequence[type], settings: Mapping[str, Any], config: str | None = None,

@@ -8,12 +8,12 @@ import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from prmkit.data.demo_problems import APPLY, demo_problems, iter_demo_problems
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, StepLabels, Trace
-from prmkit.data.settings import Range, check_limits
+from prmkit.data.settings import NON_NEGATIVE, SEED, Range, check_limits
 from prmkit.data.settings import field_help as _help
 
 __all__ = ["MAX_PROBLEMS", "SLIPS", "STYLES", "SynthConfig", "build_synthetic", "demo_operations", "iter_synthetic",
@@ -39,21 +39,20 @@ _ANSWERS = ("The answer is {r}.", "The answer is ${r}.", "The answer is {r} {ite
 class SynthConfig:
     """`prmkit data synth`: synthetic arithmetic problems, one right and `wrong` slipped traces each, true labels."""
 
-    LIMITS: ClassVar[dict[str, Range]] = {
-        "problems": Range(1, MAX_PROBLEMS, note="one run streams its files, but more would take hours and tens of GB: "
-                                                "write several files with other seeds"),
-        "wrong": Range(0, MAX_WRONG), "exclude_demo": Range(0, None)}
-
-    problems: int = field(default=300, metadata=_help("problems to write."))
-    seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another)."))
-    wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each."))
+    problems: int = field(default=300, metadata=_help("problems to write.", range=Range(
+        1, MAX_PROBLEMS, note="one run streams its files, but more would take hours and tens of GB: write several "
+                              "files with other seeds")))
+    seed: int = field(default=1, metadata=_help("problem and slip seed (the demo set is seed 0: use another).",
+                                                range=SEED))
+    wrong: int = field(default=3, metadata=_help("wrong traces per problem, one slip each.", range=Range(0, MAX_WRONG)))
     slips: str = field(default="arithmetic,operation,operand", metadata=_help(
         f"slip kinds drawn uniformly, comma-separated: {' | '.join(SLIPS)}."))
     style: str = field(default="plain", metadata=_help(
         "plain: one computation per step, one answer line | policy: also merged steps, restated facts, answer "
         "lines with the last computation, any wrong operation, wider slips (like the embedded policy's samples)."))
     exclude_demo: int = field(default=200, metadata=_help(
-        "skip problems whose question is one of the first N demo problems (seed 0), which stay held out."))
+        "skip problems whose question is one of the first N demo problems (seed 0), which stay held out.",
+        range=NON_NEGATIVE))
     output: str | None = field(default=None, metadata=_help("Pool JSONL to write (required)."))
     labels: str | None = field(default=None, metadata=_help("StepLabels JSONL of the true labels (required)."))
 

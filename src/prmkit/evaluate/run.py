@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.settings import SettingError, check_limits, parse_range
+from prmkit.data.settings import COUNT, SEED, Range, SettingError, check_limits, parse_range
 from prmkit.models.aggregate import AGGREGATIONS
 
 __all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files",
@@ -28,12 +28,13 @@ class BokConfig:
     problems_range: str | None = field(default=None, metadata={"help": "problems by order in the score files, "
                                                                        "e.g. 0:160"})
     weighted: bool = field(default=True, metadata={"help": "add reward-weighted majority votes"})
-    max_subsets: int = field(default=256, metadata={"help": "K-subsets per pool (all when fewer)"})
-    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples for the 95% interval"})
+    max_subsets: int = field(default=256, metadata={"help": "K-subsets per pool (all when fewer)", "range": COUNT})
+    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples for the 95% interval",
+                                                   "range": Range(1, 1_000_000)})
     aggregation: str | None = field(default=None, metadata={"help": "re-aggregate the stored step scores ("
                                                                      f"{' | '.join(AGGREGATIONS)}) instead of each "
                                                                      "file's `score`"})
-    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap"})
+    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap", "range": SEED})
     plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here"})
     output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
 

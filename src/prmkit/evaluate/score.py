@@ -15,7 +15,7 @@ from prmkit.data.lengths import check_lengths
 from prmkit.data.manifest import settings_beside
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import COUNT, THREADS, check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, score_items
@@ -41,12 +41,14 @@ class ScoreConfig:
     aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score: "
                                                                      f"{' | '.join(AGGREGATIONS)}; None = the "
                                                                      "checkpoint's (prod)."})
-    max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass (a reward model)."})
-    max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most (a reward model)."})
-    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default)."})
+    max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass (a reward model).",
+                                                    "range": COUNT})
+    max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most (a reward model).",
+                                                 "range": COUNT})
+    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default).", "range": THREADS})
     window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
                                                        "records are written in input order; a killed run redoes "
-                                                       "at most one window."})
+                                                       "at most one window.", "range": COUNT})
     model: str | None = field(default=None, metadata={
         "help": "checkpoint directory written by `prmkit train`, or a scorer spec KIND:PATH[,KEY=VALUE...], KIND "
                 f"one of {', '.join(SCORERS)} (truth:PROBLEMS.jsonl: the bench's exact checker; rule: each step's own "

@@ -12,7 +12,7 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import parsed_lines
 from prmkit.data.records import Pool, StepLabels
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import LIMIT, check_limits
 from prmkit.data.warn import warn
 from prmkit.evaluate.first_error import first_labeled_wrong
 from prmkit.evaluate.run import named_file
@@ -31,7 +31,8 @@ class ViewConfig:
     scores: list[str] = field(default_factory=list, metadata={
         "help": "`prmkit score` output, as PATH or NAME=PATH (name: the file stem)"})
     output: str = field(default="view.html", metadata={"help": "HTML file to write"})
-    limit: int | None = field(default=None, metadata={"help": "show only the first N problems of --pools"})
+    limit: int | None = field(default=None, metadata={"help": "show only the first N problems of --pools",
+                                                      "range": LIMIT})
     title: str = field(default="prmkit view", metadata={"help": "page title"})
 
     def __post_init__(self) -> None:

@@ -7,9 +7,9 @@ import gc
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools, truth_labels
 from prmkit.data.bench_checker import check_steps, first_wrong
@@ -17,14 +17,13 @@ from prmkit.data.jsonl import iter_json, read_clock, read_records, write_records
 from prmkit.data.locks import output_lock
 from prmkit.data.manifest import fixed_settings, keep_settings, may_change, read_manifest
 from prmkit.data.records import Pool, Problem, StepLabels
-from prmkit.data.settings import LIMITS as SHARED_LIMITS
-from prmkit.data.settings import MAX_SAMPLES, Range, check_limits, comma_list
+from prmkit.data.settings import BATCH_SIZE, MAX_NEW_TOKENS, MAX_SAMPLES, SAMPLES, SEED, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.experiments.bench_metrics import bench_rows, cost_scaling, paired_differences
 from prmkit.experiments.bench_report import format_bench, plot_f1_tokens
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP
-from prmkit.generate.config import SamplerConfig
+from prmkit.generate.config import DecodingConfig, SamplerConfig
 from prmkit.generate.distributed import progress_bar
 from prmkit.generate.sample_pools import GenerationStats, generate_pools
 from prmkit.label.pum.labeler import DEFAULT_STUDENTS
@@ -42,22 +41,18 @@ __all__ = ["BenchConfig", "pass_at_k", "run_bench"]
 class BenchConfig:
     """`prmkit bench`: problems with exact step truth, every labeler scored against it."""
 
-    LIMITS: ClassVar[dict[str, Range]] = {
-        "policy_k": Range(0, MAX_SAMPLES, note="0: constructed traces only"),
-        "bootstrap": replace(SHARED_LIMITS["bootstrap"], low=0, note="0: no interval"),
-        "temperature": replace(SHARED_LIMITS["temperature"], open_low=True)}
-
     output: str | None = field(default=None, metadata=_help("run directory (required); a re-run resumes.",
                                                             resume="may-change"))
     problems: int = field(default=60, metadata=_help("problems, spread evenly over the levels; half choose tau, "
                                                      "half report.", resume="may-change"))
     levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
-    seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples."))
+    seed: int = field(default=0, metadata=_help("seed of the problems, slips and samples.", range=SEED))
     slips: list[str] = field(default_factory=lambda: list(SLIPS), metadata=_help(
         "constructed slip kinds, one trace each per problem, comma-separated: " + " | ".join(SLIPS) + "; empty: "
         "none."))
-    policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only)."))
+    policy_k: int = field(default=4, metadata=_help("policy samples per problem (0: constructed traces only).",
+                                                    range=Range(0, MAX_SAMPLES, note="0: constructed traces only")))
     labelers: list[str] = field(default_factory=lambda: ["ig", "mcnig", "math-shepherd"], metadata=_help(
         "labelers, comma-separated: prmkit label methods (" + " | ".join(LABELERS) + ").", resume="may-change"))
     scorers: list[str] = field(default_factory=list, metadata=_help(
@@ -68,19 +63,23 @@ class BenchConfig:
                                                              "--policy is given."))
     policy: str | None = field(default=None, metadata=_help(
         "the model whose samples are labeled, e.g. a warm start of `prmkit sft`; unset: --model."))
-    k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd, OmegaPRM and PUM (per student)."))
+    k: int = field(default=4, metadata=_help("rollouts per prefix of Math-Shepherd, OmegaPRM and PUM (per student).",
+                                             range=SAMPLES))
     students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata=_help(
         "PUM's students, comma-separated [BACKEND:]MODEL[@T][#TEMPLATE] (gemma3-270m: pip install 'prmkit[gemma]').",
         resume="may-change"))
-    max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout."))
-    temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts."))
-    batch_size: int = field(default=32, metadata=_help("rows per sampling batch."))
+    max_new_tokens: int = field(default=96, metadata=_help("new tokens per policy sample and per rollout.",
+                                                           range=MAX_NEW_TOKENS))
+    temperature: float = field(default=0.7, metadata=_help("temperature of the policy and the rollouts.",
+                                                           range=Range(0, 100, open_low=True)))
+    batch_size: int = field(default=32, metadata=_help("rows per sampling batch.", range=BATCH_SIZE))
     dtype: str | None = field(default=None, metadata=_help("rollout and policy weights dtype (e.g. bfloat16)."))
     template: str | None = field(default=None, metadata=_help(
         "prompt template of every sampler (policy, rollouts, PUM's students unless MODEL#TEMPLATE): a built-in name "
         "(generate_math_0shot) or a file; None: the few-shot prompt. A warm start is sampled with its own."))
     bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the F1 interval (0: none).",
-                                                        resume="may-change"))
+                                                        resume="may-change",
+                                                        range=Range(0, 1_000_000, note="0: no interval")))
     label: bool = field(default=True, metadata=_help(
         "--no-label: sample and label nothing more and report on the traces every labeler has labeled so far (a run "
         "stopped partway); no model loads.", resume="may-change"))
@@ -112,9 +111,10 @@ class BenchConfig:
         return self.policy or self.model
 
     def sampler(self) -> SamplerConfig:
-        return SamplerConfig(k=self.policy_k or 1, temperature=self.temperature, max_new_tokens=self.max_new_tokens,
-                             seed=self.seed, batch_size=self.batch_size, model=self.policy_model(), dtype=self.dtype,
-                             template=self.template)
+        decoding = DecodingConfig(temperature=self.temperature, max_new_tokens=self.max_new_tokens, seed=self.seed,
+                                  template=self.template)
+        return SamplerConfig(decoding=decoding, k=self.policy_k or 1, batch_size=self.batch_size,
+                             model=self.policy_model(), dtype=self.dtype)
 
 
 def _upgrade(old: dict[str, Any]) -> dict[str, Any]:

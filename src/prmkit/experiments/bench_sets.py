@@ -7,12 +7,12 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools
 from prmkit.data.jsonl import DataError, iter_input, write_records
 from prmkit.data.outputs import claim_outputs
-from prmkit.data.settings import Range, check_limits, comma_list
+from prmkit.data.settings import SEED, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
 
 __all__ = ["LEVELS_HELP", "SIZE_HELP", "BenchSetConfig", "excluded_questions", "write_bench_set"]
@@ -27,13 +27,12 @@ SIZE_HELP = "number size: small (to 20) | medium (to 100) | large (to 1,000)."
 class BenchSetConfig:
     """`prmkit data bench`: bench problems for training or held-out use, disjoint from other sets by question."""
 
-    LIMITS: ClassVar[dict[str, Range]] = {"problems": Range(1, 100_000)}
-
     output: str | None = field(default=None, metadata=_help("Problem JSONL to write (required)."))
-    problems: int = field(default=100, metadata=_help("problems to write, spread evenly over the levels."))
+    problems: int = field(default=100, metadata=_help("problems to write, spread evenly over the levels.",
+                                                      range=Range(1, 100_000)))
     levels: str = field(default="1,2,3", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
-    seed: int = field(default=1, metadata=_help("seed of the problem stream (the bench's own is 0)."))
+    seed: int = field(default=1, metadata=_help("seed of the problem stream (the bench's own is 0).", range=SEED))
     exclude: list[str] = field(default_factory=list, metadata=_help(
         "JSONL files whose questions the set must not hold (Problem, Pool, GSM8K or sft_data.jsonl lines)."))
     pools: str | None = field(default=None, metadata=_help("also write the constructed traces of the problems here "

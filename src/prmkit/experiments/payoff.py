@@ -9,13 +9,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.manifest import fixed_settings, keep_settings, may_change, read_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair, StepLabels
-from prmkit.data.settings import Range, check_limits
+from prmkit.data.settings import COUNT, SEED, THREADS, Range, check_limits
 from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff_kept import keep_row
 from prmkit.train.recipe_files import recipe_path
@@ -43,9 +43,6 @@ ROW, SETTINGS = "row.json", "settings.json"
 class PayoffConfig:
     """`prmkit payoff run`: one labeler's row (docs/payoff.md)."""
 
-    LIMITS: ClassVar[dict[str, Range]] = {"pairs_per_problem": Range(1, None),
-                                          "train_problems": Range(0, None, note="0: every problem of the bench")}
-
     bench: str = field(default="", metadata=_help(
         "a `prmkit bench` output of the training problems (pools.jsonl, truth.jsonl, labels/)"))
     labeler: str = field(default="", metadata=_help(
@@ -53,7 +50,8 @@ class PayoffConfig:
         "the answers), outcome-pairs (a Bradley-Terry head on right/wrong sample pairs of a problem) or pum (the "
         "Bradley-Terry head on --pairs)"))
     pairs_per_problem: int = field(default=8, metadata=_help(
-        "labeler outcome-pairs: at most this many (right, wrong) sample pairs a problem, drawn with --seed"))
+        "labeler outcome-pairs: at most this many (right, wrong) sample pairs a problem, drawn with --seed",
+        range=COUNT))
     fresh: str = field(default="", metadata=_help(
         "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate`), none of them a bench problem"))
     output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json",
@@ -70,7 +68,8 @@ class PayoffConfig:
         "training traces of the bench: all | policy (the policy's own samples) | constructed"))
     train_problems: int = field(default=0, metadata=_help(
         "train on the bench's first N problems only (0: all); the bench's problems are a prefix-stable stream spread "
-        "evenly over its levels, so the rows of a learning curve train on nested sets"))
+        "evenly over its levels, so the rows of a learning curve train on nested sets",
+        range=Range(0, note="0: every problem of the bench")))
     name: str | None = field(default=None, metadata=_help(
         "the row's name in the table (default: the labeler; e.g. truth@300 for a learning curve's point)"))
     fill: str | None = field(default=None, metadata=_help(
@@ -82,8 +81,10 @@ class PayoffConfig:
         "alike, with their labels (copies `<id>#bN`); a problem of one verdict is kept as it is"))
     soft: bool = field(default=False, metadata=_help(
         "soft targets for IG/MCNIG labels: sigmoid(score - tau) (prmkit train --soft)"))
-    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)", resume="may-change"))
-    seed: int = field(default=0, metadata=_help("training seed (a row of several seeds: name each NAME#sN)"))
+    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default)", resume="may-change",
+                                                   range=THREADS))
+    seed: int = field(default=0, metadata=_help("training seed (a row of several seeds: name each NAME#sN)",
+                                                range=SEED))
     keep: str | None = field(default=None, metadata=_help(
         "a directory the repository keeps: the row's scores of the fresh samples and its figures go there as "
         "NAME.jsonl.gz (`prmkit.experiments.payoff_kept`), which `payoff table` re-derives the row from",

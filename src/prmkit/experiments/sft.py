@@ -17,6 +17,7 @@ from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.manifest import fixed_settings, keep_settings, may_change, write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
+from prmkit.data.settings import BATCH_SIZE, COUNT, FRACTION, LR, NON_NEGATIVE, SEED, Range
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import prompt_template
 from prmkit.experiments.bench_sets import LEVELS_HELP, SIZE_HELP, excluded_questions
@@ -43,7 +44,7 @@ class SFTRunConfig(TrainRunConfig):
     levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=1, metadata=_help("seed of the training problems, the data order and initialisation; "
-                                                "not the bench's seed."))
+                                                "not the bench's seed.", range=SEED))
     bench_seed: int = field(default=0, metadata=_help("seed of the bench the policy is evaluated on: its problems "
                                                       "are left out of the training set."))
     holdout: int = field(default=1000, metadata=_help("the bench's first N problems at --bench-seed (same levels and "
@@ -51,17 +52,21 @@ class SFTRunConfig(TrainRunConfig):
     exclude: list[str] = field(default_factory=list, metadata=_help(
         "JSONL files whose questions are left out too (a bench's problems.jsonl, prmkit data bench sets, another "
         "warm start's sft_data.jsonl: lines with `question` or `problem.question`), e.g. every evaluation set."))
-    lr: float = field(default=1e-4, metadata=_help("AdamW learning rate."))
+    lr: float = field(default=1e-4, metadata=_help("AdamW learning rate.", range=LR))
     lora_r: int = field(default=0, metadata=_help("LoRA rank via peft (merged into the saved policy); 0 = full "
-                                                  "fine-tuning."))
-    epochs: float = field(default=1.0, metadata=_help("passes over the training problems (when max_steps is 0)."))
-    max_steps: int = field(default=0, metadata=_help("stop after this many optimiser steps (0: run `epochs`)."))
-    batch_size: int = field(default=8, metadata=_help("examples per optimiser step."))
+                                                  "fine-tuning.", range=NON_NEGATIVE))
+    epochs: float = field(default=1.0, metadata=_help("passes over the training problems (when max_steps is 0).",
+                                                      range=Range(0, 100_000, open_low=True)))
+    max_steps: int = field(default=0, metadata=_help("stop after this many optimiser steps (0: run `epochs`).",
+                                                     range=NON_NEGATIVE))
+    batch_size: int = field(default=8, metadata=_help("examples per optimiser step.", range=BATCH_SIZE))
     micro_batch: int = field(default=8, metadata=_help("examples per forward pass, gradient accumulation up to "
-                                                       "batch_size (a divisor of it; less memory, same steps)."))
+                                                       "batch_size (a divisor of it; less memory, same steps).",
+                                                       range=COUNT))
     max_length: int = field(default=1024, metadata=_help("tokens per example (prompt + completion); longer ones are "
-                                                         "cut."))
-    warmup: float = field(default=0.05, metadata=_help("fraction of steps with linear warm-up, then linear decay."))
+                                                         "cut.", range=COUNT))
+    warmup: float = field(default=0.05, metadata=_help("fraction of steps with linear warm-up, then linear decay.",
+                                                       range=FRACTION))
     chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as the bench "
                                                     "samples it)."))
     template: str | None = field(default=None, metadata=_help(
@@ -69,8 +74,9 @@ class SFTRunConfig(TrainRunConfig):
         "step; generate_math_1shot) or a file; None: the domain's few-shot template. Sample the policy with the "
         "same one (prmkit rl grpo --template)."))
     save_steps: int = field(default=25, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N.",
-                                                       resume="may-change"))
-    logging_steps: int = field(default=5, metadata=_help("optimiser steps between loss logs.", resume="may-change"))
+                                                       resume="may-change", range=NON_NEGATIVE))
+    logging_steps: int = field(default=5, metadata=_help("optimiser steps between loss logs.", resume="may-change",
+                                                         range=COUNT))
     resume: bool = field(default=True, metadata=_help("continue from the last <output>/checkpoint-N of this run; "
                                                       "--no-resume: an output holding checkpoints is an error.",
                                                       resume="may-change"))

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import Range, check_limits
 
 __all__ = ["Executor", "LocalExecutor", "RayExecutor", "Resident", "ScaleConfig", "make_executor", "progress_bar",
            "ray_init"]
@@ -29,7 +29,8 @@ class ScaleConfig:
     ray: str | None = field(default=None, metadata={
         "help": "run the work on Ray: 'local' (or a bare --ray) starts a local cluster, 'auto' joins the running "
                 "one, 'ray://host:10001' a remote one; unset: in this process", "const": "local"})
-    ray_actors: int = field(default=2, metadata={"help": "Ray actors (each loads the model once) with --ray"})
+    ray_actors: int = field(default=2, metadata={"help": "Ray actors (each loads the model once) with --ray",
+                                                 "range": Range(1, 4096)})
 
     def __post_init__(self) -> None:
         check_limits(self)

@@ -106,8 +106,9 @@ def run_generation(config: GenerateConfig, progress: bool = True,
 def _check_resume(config: GenerateConfig, raw: Path) -> None:
     """A re-run may only extend a raw file sampled with the same settings (a pool of K=2 next to pools of K=8
     would be reused as it is); the settings are written beside it on the first run."""
-    settings = {"model": config.model, "backend": config.backend, "k": config.k, "temperature": config.temperature,
-                "top_p": config.top_p, "max_new_tokens": config.max_new_tokens, "seed": config.seed,
-                "chat": config.chat, "domain": config.domain, "template": config.template}
+    d = config.decoding
+    settings = {"model": config.model, "backend": config.backend, "k": config.k, "temperature": d.temperature,
+                "top_p": d.top_p, "max_new_tokens": d.max_new_tokens, "seed": d.seed, "chat": d.chat,
+                "domain": config.domain, "template": d.template}
     keep_file_settings(raw, settings, "sampled", "use a new --output (or --raw) to sample again, or the same "
                        "settings to resume")

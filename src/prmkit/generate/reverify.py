@@ -11,7 +11,7 @@ from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import write_records
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import NON_NEGATIVE, check_limits
 from prmkit.domains import STEP, extract_answer, verify_answers
 from prmkit.generate.generation_recipe import solve_rate
 
@@ -24,7 +24,7 @@ class VerifyConfig:
 
     pools: str | None = field(default=None, metadata={"help": "Pool jsonl", "positional": True})
     output: str | None = field(default=None, metadata={"help": "write the re-validated pools here."})
-    show: int = field(default=10, metadata={"help": "list at most this many changed verdicts."})
+    show: int = field(default=10, metadata={"help": "list at most this many changed verdicts.", "range": NON_NEGATIVE})
     reextract: bool = field(default=False, metadata={"help": "extract each answer again from the steps first "
                                                              "(after an extractor change)."})
     allow_duplicates: bool = field(default=False, metadata={"help": "keep the first of repeated problem ids "

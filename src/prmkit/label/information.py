@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from prmkit.data.answers import answer_sets
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import COUNT, Range
 from prmkit.data.templates import load_template
 from prmkit.label.base import LabelCost, Labeled, LabelerBase, LabelerModelConfig
 from prmkit.label.complexity import information_tokens
@@ -34,13 +35,15 @@ class InformationConfig(LabelerModelConfig):
     cue_template: str | None = field(default=None, metadata={"help": "file with {answer}; default built in"})
     sep: str = field(default="\n", metadata={"help": "text appended after every step (own tokens)"})
     max_step_tokens: int | None = field(default=None, metadata={"help": "a step longer than this (tokens) is "
-                                                                        "too long; default: the model's context"})
+                                                                        "too long; default: the model's context",
+                                                                "range": COUNT})
     max_batch_tokens: int = field(default=16384, metadata={"help": "packed tokens of the problems gathered for "
                                                                     "one labeling window and per forward pass (bounds "
-                                                                    "memory; one sequence at least)"})
+                                                                    "memory; one sequence at least)", "range": COUNT})
     forward_tokens: int = field(default=0, metadata={"help": "padded tokens per forward pass, at most "
                                                               "max_batch_tokens (0: 2048 on a CPU, where larger "
-                                                              "batches spill its caches, max_batch_tokens on a GPU)"})
+                                                              "batches spill its caches, max_batch_tokens on a GPU)",
+                                                     "range": Range(0, note="0: the device's default")})
 
 
 # settings that change no score: not stored in `params`, so a re-run may change them

@@ -20,7 +20,7 @@ from prmkit.data.locks import output_lock
 from prmkit.data.manifest import settings_diff
 from prmkit.data.outputs import claim_outputs
 from prmkit.data.records import Pool
-from prmkit.data.settings import comma_list
+from prmkit.data.settings import LIMIT, comma_list
 from prmkit.data.warn import warn
 from prmkit.generate.distributed import Executor, LocalExecutor, Resident, ScaleConfig, make_executor
 from prmkit.label.base import Labeled, Labeler
@@ -42,7 +42,7 @@ class LabelConfig(ScaleConfig):
     method: str = field(default="mcnig", metadata={"help": lambda: f"labeling method(s), comma-separated, of: "
                                                            f"{', '.join(LABELERS)}; methods of one labeler share "
                                                            "its work per problem"})
-    limit: int | None = field(default=None, metadata={"help": "label only the first N problems"})
+    limit: int | None = field(default=None, metadata={"help": "label only the first N problems", "range": LIMIT})
     tau: float | None = field(default=None, metadata={"help": "fixed threshold; default: best balanced acc."})
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "
                                                                  "choosing it here"})

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import fields
 from typing import Any
 
+from prmkit.data.settings import build_config
 from prmkit.label.base import Labeler
 from prmkit.label.information import InformationLabeler
 from prmkit.label.math_shepherd import MathShepherdLabeler
@@ -34,7 +34,7 @@ def labeler_configs() -> list[type]:
 
 def shared_configs(shared: Mapping[str, Any]) -> list[Any]:
     """Each registered labeler's config, the fields that `shared` names taken from it, the others defaulted."""
-    return [cls(**{f.name: shared[f.name] for f in fields(cls) if f.name in shared}) for cls in labeler_configs()]
+    return [build_config(cls, {}, shared) for cls in labeler_configs()]
 
 
 def check_labelers(methods: Iterable[str], settings: Sequence[Any] = ()) -> None:

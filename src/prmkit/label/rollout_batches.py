@@ -40,8 +40,8 @@ class PrefixRoller:
         for t in pool.traces:
             if t.id in ids and t.steps:
                 n = self.backend.count_tokens(partial_answer(prompt, t.steps[:-1])) or 0
-                if n + self.config.max_new_tokens > context:
-                    out[t.id] = (f"prompt and prefix have {n} tokens: with {self.config.max_new_tokens} new tokens "
+                if n + self.sampling.max_new_tokens > context:
+                    out[t.id] = (f"prompt and prefix have {n} tokens: with {self.sampling.max_new_tokens} new tokens "
                                  f"that exceeds the model's context of {context}")
         return out
 

@@ -4,10 +4,11 @@ subclasses write one pool's labeling as a plan of rounds of step prefixes."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from prmkit.data.records import Pool, StepLabels, Trace
+from prmkit.data.settings import config_values, field_help, field_range
 from prmkit.data.templates import check_template
 from prmkit.generate.backends import PromptBackend
 from prmkit.generate.config import SamplerConfig
@@ -15,7 +16,8 @@ from prmkit.label.base import LabelCost, Labeled, LabelerBase, LabelerModelConfi
 from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
 from prmkit.models.loading import resolve_model
 
-__all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "RolloutMethods", "rollout_skip_reason"]
+__all__ = ["PoolRollouts", "PrefixRoller", "RolloutLabelConfig", "RolloutMethods", "rollout_params",
+           "rollout_skip_reason"]
 
 # settings that change no score (kept out of the records' params, so a re-run may change them)
 _NOT_PARAMS = ("batch_size", "base_url")
@@ -23,7 +25,8 @@ _SCOPE = "Math-Shepherd/OmegaPRM: "  # `prmkit label` has the flags of every lab
 
 
 def _sampler_field(name: str, text: str, **metadata: Any) -> Any:
-    return field(default=SamplerConfig.__dataclass_fields__[name].default, metadata={"help": _SCOPE + text, **metadata})
+    base = SamplerConfig.__dataclass_fields__[name]
+    return field(default=base.default, metadata=field_help(_SCOPE + text, range=field_range(base)) | metadata)
 
 
 @dataclass
@@ -37,8 +40,14 @@ class RolloutLabelConfig(LabelerModelConfig, SamplerConfig):
                                                 "faster with bf16 matrix units, other samples)")
 
     def params(self, method: str) -> dict[str, Any]:
-        names = {"k": "rollouts"}  # K's key in the records' params: every label file, old and new, resumes on it
-        return {"method": method} | {names.get(k, k): v for k, v in asdict(self).items() if k not in _NOT_PARAMS}
+        return rollout_params(self, method)
+
+
+def rollout_params(config: Any, method: str) -> dict[str, Any]:
+    """The records' params of a rollout labeler (Math-Shepherd, OmegaPRM, PUM): its config's settings but those
+    that change no score."""
+    names = {"k": "rollouts"}  # K's key in the records' params: every label file, old and new, resumes on it
+    return {"method": method} | {names.get(k, k): v for k, v in config_values(config).items() if k not in _NOT_PARAMS}
 
 
 def rollout_skip_reason(pool: Pool) -> str | None:
@@ -96,7 +105,7 @@ class RolloutLabeler(RolloutMethods):
     @classmethod
     def check(cls, config: RolloutLabelConfig) -> None:
         """The rollouts sample `config.model`: it exists, and a warm start is given the template it learnt."""
-        check_template(resolve_model(config.model), config.template)
+        check_template(resolve_model(config.model), config.decoding.template)
 
     def __init__(self, config: RolloutLabelConfig, methods: Sequence[str], backend: PromptBackend | None = None):
         super().__init__(config, methods)

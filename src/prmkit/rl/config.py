@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from prmkit.data.settings import COUNT, LR, MAX_NEW_TOKENS, NON_NEGATIVE, SEED, TEMPERATURE, TOP_P
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.config import DecodingConfig
 from prmkit.models.loading import DEFAULT_MODEL
@@ -36,8 +37,10 @@ class RLConfig(DecodingConfig, TrainRunConfig):
         "min:truth:runs/rl/train.jsonl, progress:rollouts:runs/sft; NAME (rl.PROCESS_ADVANTAGES): "
         f"{describe_credit()}. None: GRPO's advantages only."))
     process_coef: float = field(default=0.5, metadata=_help("A = A_GRPO + coef * A_process (PUM D.4: 0.5); 0 logs "
-                                                            "the process advantages without training on them."))
-    max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8)."))
+                                                            "the process advantages without training on them.",
+                                                            range=NON_NEGATIVE))
+    max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8).",
+                                                        range=COUNT))
     data: str = field(default="demo", metadata=_help("problems: demo | a GSM8K-style, Problem or Pool JSONL file."))
     problems_range: str = field(default="0:40", metadata=_help("training problems by index, START:END."))
     heldout_range: str | None = field(default="40:50", metadata=_help(
@@ -47,33 +50,36 @@ class RLConfig(DecodingConfig, TrainRunConfig):
         "out of every training set (`prmkit data bench --exclude`)."))
     heldout_samples: int = field(default=8, metadata=_help("samples per held-out problem (accuracy = mean over "
                                                            "samples, at the training temperature), plus one "
-                                                           "greedy completion (greedy accuracy)."))
+                                                           "greedy completion (greedy accuracy).", range=NON_NEGATIVE))
     heldout_steps: int = field(default=0, metadata=_help("optimiser steps between held-out evaluations, each a line of "
                                                       "heldout.jsonl and a point of heldout.png (0: before and "
-                                                      "after training only).", resume="may-change"))
+                                                      "after training only).", resume="may-change", range=NON_NEGATIVE))
     heldout_before: str | None = field(default=None, metadata=_help(
         "take the step-0 held-out measurement from this run's output (its heldout.jsonl) instead of measuring it: "
         "refused unless that run measured the same policy on the same held-out problems with the same samples, "
         "sampling, template and seed (the step-0 point of runs at one seed is the same); None: measure it.",
         resume="may-change"))
     steps: int = field(default=30, metadata=_help("optimiser steps (CPU-sized; each step samples a new batch).",
-                                                  resume="may-change"))
-    group_size: int = field(default=4, metadata=_help("completions per prompt G (PUM D.4: 8; 4 on CPU)."))
-    prompts_per_step: int = field(default=2, metadata=_help("prompts per optimiser step (PUM D.4: 64 on 8 GPUs)."))
+                                                  resume="may-change", range=COUNT))
+    group_size: int = field(default=4, metadata=_help("completions per prompt G (PUM D.4: 8; 4 on CPU).", range=COUNT))
+    prompts_per_step: int = field(default=2, metadata=_help("prompts per optimiser step (PUM D.4: 64 on 8 GPUs).",
+                                                            range=COUNT))
     lr: float = field(default=1.41e-5, metadata=_help("AdamW learning rate (PSPO, LoRA: 1.41e-5; PUM full "
-                                                      "fine-tuning: 1e-6)."))
+                                                      "fine-tuning: 1e-6).", range=LR))
     beta: float = field(default=0.001, metadata=_help("KL coefficient against the reference policy (PUM D.4: "
-                                                      "0.001; 0 = no reference model and no KL logged)."))
-    temperature: float = field(default=1.0, metadata=_help("sampling temperature (PUM D.4: 1.0)."))
-    top_p: float = field(default=1.0, metadata=_help("nucleus sampling mass (PUM D.4: 1.0)."))
-    max_new_tokens: int = field(default=192, metadata=_help("tokens per completion at most (PUM: 4096; CPU: 192)."))
+                                                      "0.001; 0 = no reference model and no KL logged).",
+                                                      range=NON_NEGATIVE))
+    temperature: float = field(default=1.0, metadata=_help("sampling temperature (PUM D.4: 1.0).", range=TEMPERATURE))
+    top_p: float = field(default=1.0, metadata=_help("nucleus sampling mass (PUM D.4: 1.0).", range=TOP_P))
+    max_new_tokens: int = field(default=192, metadata=_help("tokens per completion at most (PUM: 4096; CPU: 192).",
+                                                            range=MAX_NEW_TOKENS))
     lora_r: int = field(default=16, metadata=_help("LoRA rank via peft on all linear layers (PSPO trains with "
-                                                   "LoRA); 0 = full fine-tuning."))
-    lora_alpha: int = field(default=32, metadata=_help("LoRA alpha."))
+                                                   "LoRA); 0 = full fine-tuning.", range=NON_NEGATIVE))
+    lora_alpha: int = field(default=32, metadata=_help("LoRA alpha.", range=NON_NEGATIVE))
     chat: bool = field(default=True, metadata=_help("few-shot prompts in the policy's chat template (as generate)."))
-    seed: int = field(default=0, metadata=_help("sampling, data order and initialisation seed."))
+    seed: int = field(default=0, metadata=_help("sampling, data order and initialisation seed.", range=SEED))
     save_steps: int = field(default=10, metadata=_help("optimiser steps between checkpoints <output>/checkpoint-N.",
-                                                       resume="may-change"))
+                                                       resume="may-change", range=NON_NEGATIVE))
     resume: bool = field(default=False, metadata=_help("continue from the last <output>/checkpoint-N (a fresh start "
                                                        "when there is none).", resume="may-change"))
     trainer_args: list[str] = field(default_factory=list, metadata=_help(

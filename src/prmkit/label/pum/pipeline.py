@@ -18,9 +18,10 @@ from prmkit.data.locks import output_lock
 from prmkit.data.manifest import settings_diff, write_manifest
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.records import Pool, PrefixPair
+from prmkit.data.settings import FRACTION, NON_NEGATIVE, SAMPLES, Range, config_values, part
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.generate.backends import SamplingConfig, make_backend
-from prmkit.generate.config import SamplerBackendConfig
+from prmkit.generate.config import DecodingConfig, SamplerBackendConfig
 from prmkit.generate.distributed import progress_bar
 from prmkit.generate.rollout import PrefixRequest, rollout_prefixes
 from prmkit.generate.rollout_records import Rollout
@@ -58,11 +59,11 @@ SECONDS = "seconds.jsonl"  # the students' seconds ledger (`_clock`)
 class PumConfig(SamplerBackendConfig):
     """Settings of the PUM pipeline; defaults from pum_paper appendix A.2-A.4 unless the help says otherwise."""
 
-    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)"})
-    temperature: float = field(default=0.7, metadata={"help": "continuation temperature (A.3: 0.7)"})
-    top_p: float = field(default=0.95, metadata={"help": "continuation nucleus mass (A.3: 0.95)"})
-    max_new_tokens: int = field(default=256, metadata={"help": "tokens per continuation at most (the paper: "
-                                                               "8192 - |p|; a CPU budget here)"})
+    decoding: DecodingConfig = part(DecodingConfig, temperature=0.7, max_new_tokens=256, helps={
+        "temperature": "continuation temperature (A.3: 0.7)", "top_p": "continuation nucleus mass (A.3: 0.95)",
+        "max_new_tokens": "tokens per continuation at most (the paper: 8192 - |p|; a CPU budget here)"})
+    k: int = field(default=8, metadata={"help": "K continuations per prefix and per baseline (A.3: 8)",
+                                        "range": SAMPLES})
     backend: str = field(default="transformers", metadata={"help": "backend of students that name none (ct2 is "
                                                                    "~3x faster on CPU)"})
     students: list[str] = field(default_factory=lambda: list(DEFAULT_STUDENTS), metadata={
@@ -72,17 +73,18 @@ class PumConfig(SamplerBackendConfig):
     positions: list[float] = field(default_factory=lambda: list(PREFIX_POSITIONS), metadata={
         "help": "relative cut positions of each trajectory (A.2: 0.1 0.2 0.35 0.5 0.7 0.9)"})
     length_tolerance: float = field(default=0.05, metadata={"help": "horizontal pairs: max relative length "
-                                                                    "difference (A.2: 0.05)"})
+                                                                    "difference (A.2: 0.05)", "range": NON_NEGATIVE})
     margin_quantile: float = field(default=0.25, metadata={"help": "epsilon_global = this quantile of |d_mean| "
                                                                    "over candidate pairs (the paper names no "
-                                                                   "statistic; prmkit's choice)"})
+                                                                   "statistic; prmkit's choice)", "range": FRACTION})
     resolution_scale: float = field(default=1.0, metadata={"help": "lambda_res of the floor lambda * 0.125 / N_eff "
-                                                                   "(not given in the paper)"})
+                                                                   "(not given in the paper)", "range": NON_NEGATIVE})
     max_conflict: float = field(default=0.25, metadata={"help": "rho_max: ties need a sign-conflict rate at most "
-                                                                "this (not given in the paper)"})
+                                                                "this (not given in the paper)", "range": FRACTION})
     weighting: str = field(default="uniform", metadata={"help": "student weights: uniform (main PUM), weak "
                                                                 "(PUM-Weak 0.6/0.3/0.1), strong (PUM-Strong)"})
-    norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation"})
+    norm_eps: float = field(default=1e-6, metadata={"help": "epsilon of the per-student normalisation",
+                                                    "range": Range(0, open_low=True)})
     rollout: bool = field(default=True, metadata={"help": "false: no new rollouts, only prefixes, pairs and figures "
                                                           "from the rollouts already written (a stopped run)"})
     solve_rates: bool = field(default=False, metadata={
@@ -106,7 +108,7 @@ class PumConfig(SamplerBackendConfig):
         if spec is None:
             return base
         return replace(base, temperature=base.temperature if spec.temperature is None else spec.temperature,
-                       template=prompt_template(spec.prompt(self.template)))
+                       template=prompt_template(spec.prompt(self.decoding.template)))
 
 
 def _usable(pool: Pool) -> bool:
@@ -202,9 +204,10 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
     """Record each student's sampling in `<out>/settings.json`; raise if one was rolled out with other settings."""
     path = out / "settings.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    new = {s.name: {"model": s.model, "backend": s.backend, "chat": config.chat, "seed": config.seed,
+    decoding = config.decoding
+    new = {s.name: {"model": s.model, "backend": s.backend, "chat": decoding.chat, "seed": decoding.seed,
                     **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed", "template")},
-                    "template": s.prompt(config.template)}
+                    "template": s.prompt(decoding.template)}
            for s in specs}
     for name, settings in new.items():
         was = old.get(name)  # a setting it lacks was at its default then (None: the few-shot prompt)
@@ -230,7 +233,7 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
         raise ValueError(f"unknown weighting {config.weighting!r}; choose from {', '.join(STUDENT_WEIGHTINGS)}")
     specs, out = parse_students(config.students, config.backend), Path(out_dir)
     for spec in specs:  # a warm start is sampled with the template it was trained on, before any model loads
-        check_template(spec.model, spec.prompt(config.template))
+        check_template(spec.model, spec.prompt(config.decoding.template))
     sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
     outputs = ({"solve_rates": out / SOLVE_RATES} if config.solve_rates else
                {"prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})
@@ -259,9 +262,10 @@ def _label_pum(pools: Sequence[Pool], config: PumConfig, out: Path, specs: list[
     pairs, counts = build_pairs(pools, points, rows, config)
     write_records(out / "prefixes.jsonl", rows)
     write_records(out / "pairs.jsonl", pairs)
-    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.template, student_seconds(out / SECONDS))
+    ledger = _ledger(specs, rolled, {r.prefix_id for r in requests}, config.decoding.template,
+                     student_seconds(out / SECONDS))
     known = [s["seconds"] for s in ledger.values()]
-    report = {"config": asdict(config), "problems": len(pools), "prefixes": len(rows),
+    report = {"config": config_values(config), "problems": len(pools), "prefixes": len(rows),
               "baselines": len(pools), "students": ledger, "seconds": None if None in known else round(sum(known), 1),
               "pairs": len(pairs), "pair_counts": counts,
               "tokens_generated": sum(s["tokens_generated"] for s in ledger.values()),
@@ -303,9 +307,10 @@ def _solve_rates(pools: Sequence[Pool], config: PumConfig, out: Path, specs: Seq
     rolled = _roll(specs, requests, config, out, backends, progress, log)
     found = {pid.rsplit("@", 1)[0] for pid in chosen.values() if pid}
     kinds = [t.source for p in pools for t in p.traces if t.id in found]
-    report = {"config": asdict(config), "k": config.k, "problems": len(pools),
+    report = {"config": config_values(config), "k": config.k, "problems": len(pools),
               "sources": {s: kinds.count(s) for s in sorted(set(kinds))},
-              "students": {s.name: {"model": s.model, "backend": s.backend, "template": s.prompt(config.template),
+              "students": {s.name: {"model": s.model, "backend": s.backend,
+                                    "template": s.prompt(config.decoding.template),
                                     "levels": solve_rate_counts(pools, chosen, rolled[s.name])} for s in specs}}
     (out / SOLVE_RATES).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report

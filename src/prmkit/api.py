@@ -8,10 +8,10 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from prmkit.cli.verbs import VERBS, config_classes, run_verb
+from prmkit.data.settings import config_fields
 
 if TYPE_CHECKING:
     from prmkit.data.records import Pool, StepLabels
@@ -27,7 +27,7 @@ def _verb(name: str) -> Callable[..., Any]:
         if len(args) > len(verb.args):
             raise TypeError(f"{api_name}() takes {len(verb.args)} positional argument(s) ({', '.join(verb.args)})")
         settings |= dict(zip(verb.args, args, strict=False))
-        names = {f.name for cls in config_classes(verb) for f in fields(cls)}
+        names = {s.name for cls in config_classes(verb) for s in config_fields(cls)}
         passed = {k: settings.pop(k) for k in list(settings) if k not in names}
         return run_verb(name, settings, None if config is None else str(config), **passed)[0]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prmkit.cli.main import VERBS, build_parser
+from prmkit.cli.main import TOP, build_parser
 
 FLAGS = Path(__file__).with_name("verb_flags.txt")
 
@@ -33,7 +33,7 @@ def _parsers(parser: argparse.ArgumentParser):
 def verb_flags() -> list[str]:
     """One line per parser of a verb: its prog, then its option strings in the order they were added."""
     return [f"{p.prog}: " + " ".join(o for a in p._actions for o in a.option_strings)
-            for verb in VERBS for p in _parsers(build_parser(verb)) if p.prog.split()[1:2] == [verb]]
+            for verb in TOP for p in _parsers(build_parser(verb)) if p.prog.split()[1:2] == [verb]]
 
 
 def test_every_verb_has_the_flags_it_had():

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import inspect
-from dataclasses import fields
 
 import pytest
 
 import prmkit
 from prmkit.cli.main import build_parser
 from prmkit.cli.verbs import VERBS, config_classes, show
+from prmkit.data.settings import config_fields
 
 
 def _parser(name: str) -> argparse.ArgumentParser:
@@ -26,11 +26,11 @@ def _parser(name: str) -> argparse.ArgumentParser:
 def test_each_verb_is_declared_whole(name):
     verb = VERBS[name]
     classes = config_classes(verb)
-    names = [f.name for cls in classes for f in fields(cls)]
+    settings = [s for cls in classes for s in config_fields(cls)]
     assert classes and callable(verb.load(verb.run)) and callable(show(verb))
-    assert set(verb.args) <= set(names), f"{name}: args {verb.args} are not all fields"
-    assert all(f.metadata.get("help") for cls in classes for f in fields(cls)), f"{name}: a field without help"
-    positional = [f.name for cls in classes for f in fields(cls) if f.metadata.get("positional")]
+    assert set(verb.args) <= {s.name for s in settings}, f"{name}: args {verb.args} are not all fields"
+    assert all(s.help for s in settings), f"{name}: a field without help"
+    positional = [s.name for s in settings if s.field.metadata.get("positional")]
     assert positional == [a for a in verb.args if a in positional]
 
 
@@ -39,7 +39,7 @@ def test_the_flags_and_the_api_are_the_configs_fields(name):
     verb = VERBS[name]
     parser = _parser(name)
     dests = {a.dest for a in parser._actions} - {"help", "config", "quiet", "command"}
-    assert dests == {f.name for cls in config_classes(verb) for f in fields(cls)}
+    assert dests == {s.name for cls in config_classes(verb) for s in config_fields(cls)}
     function = getattr(prmkit.api, verb.api or name.replace("-", "_"))
     assert list(inspect.signature(function).parameters) == [*verb.args, "config", "settings"]
 

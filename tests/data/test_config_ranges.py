@@ -9,7 +9,7 @@ from typing import Union, get_args, get_origin
 
 import pytest
 
-from prmkit.cli.main import VERBS, build_parser
+from prmkit.cli.verbs import VERBS, config_classes
 from prmkit.data.settings import Range, SettingError, check_limits, config_fields, field_range
 
 SEED = Range(0, 2**32 - 1)
@@ -29,6 +29,9 @@ EXPECTED = {
                     "problems": None, "seed": SEED, "temperature": Range(0, 100, open_low=True)},
     "BenchSetConfig": {"problems": Range(1, 100_000), "seed": SEED},
     "BokConfig": {"bootstrap": Range(1, 1_000_000), "max_subsets": AT_LEAST_1, "seed": SEED},
+    "CompareConfig": {"bootstrap": Range(1, 1_000_000)},
+    "PayoffTableConfig": {"bootstrap": Range(1, 1_000_000), "seed": SEED},
+    "TrainTarget": {},
     "CorruptConfig": {"limit": LIMIT, "seed": SEED},
     "ExportConfig": {},
     "ExportHFConfig": {},
@@ -107,7 +110,7 @@ def _numeric(tp) -> bool:
 
 
 def test_every_numeric_field_of_every_verb_has_its_range():
-    classes = {cls for verb in VERBS for cls in _config_classes(build_parser(verb))}
+    classes = {cls for verb in VERBS.values() for cls in config_classes(verb)}
     found = {cls.__name__: {s.name: field_range(s.field) for s in config_fields(cls) if _numeric(s.hint)}
              for cls in classes}
     for name in sorted(found.keys() | EXPECTED.keys()):

@@ -12,7 +12,7 @@ from typing import Any
 
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import SEED, Range, check_limits
 from prmkit.experiments.payoff import ROW
 from prmkit.experiments.payoff_kept import fresh_fingerprint, is_kept, kept_scores, read_fresh, read_kept
 from prmkit.experiments.payoff_seeds import format_seeds, seed_report, seed_summary
@@ -104,8 +104,9 @@ class PayoffTableConfig:
     output: str | None = field(default=None, metadata={"help": "directory for table.json, table.md, payoff.png"})
     ks: str = field(default="", metadata={"help": "K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest "
                                                   "pool)"})
-    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples of the intervals"})
-    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap"})
+    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples of the intervals",
+                                                   "range": Range(1, 1_000_000)})
+    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap", "range": SEED})
     against: str | None = field(default=None, metadata={"help": "a row's name: every other row's weighted voting and "
                                                                 "best-of-K minus that row's, paired by problem (95% "
                                                                 "intervals)"})

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from prmkit.data.jsonl import DataError
-from prmkit.data.settings import check_limits
+from prmkit.data.settings import Range, check_limits
 from prmkit.evaluate.stats import bootstrap_ci
 from prmkit.rl.compare_plots import plot_compare, plot_hacking
 from prmkit.rl.compare_report import format_compare
@@ -37,7 +37,8 @@ class CompareConfig:
                 "is the baseline", "positional": True})
     output: str = field(default="", metadata={"help": "directory for compare.json, compare.md, compare.png, "
                                                       "hacking.png", "required": True})
-    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples (intervals over problems)"})
+    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples (intervals over problems)",
+                                                   "range": Range(1, 1_000_000)})
 
     def __post_init__(self) -> None:
         check_limits(self)

@@ -13,18 +13,8 @@ from fractions import Fraction
 from prmkit.data.demo_problems import APPLY, demo_problems
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
-__all__ = [
-    "PROCESS_ONLY",
-    "SIZES",
-    "SLIPS",
-    "BenchTrace",
-    "bench_problems",
-    "check_difficulty",
-    "constructed_traces",
-    "graph_rows",
-    "path_values",
-    "truth_labels",
-]
+__all__ = ["PROCESS_ONLY", "SIZES", "SLIPS", "BenchTrace", "bench_problems", "check_difficulty", "constructed_traces",
+           "graph_rows", "path_values", "truth_labels"]
 
 SIZES = {"small": 20, "medium": 100, "large": 1000}
 SLIPS = ("arithmetic", "operation", "operand", "drop", "answer", "corrected", "compensated")
@@ -254,10 +244,9 @@ def constructed_traces(problem: Problem, slips: tuple[str, ...], rng: random.Ran
         written, value, first = (rows, None, -1) if not slip else _slipped_rows(rows, slip, k, rng, avoid)
         final = written[-1][3] if value is None else value
         steps = [_phrase(rng, r, item, name) for r in written] + [f"The answer is ${final}$."]
-        labels = truth_labels(len(steps), first)
         trace = Trace(f"{problem.id}/c{j}", problem.id, steps, str(final), str(final) == problem.answer,
                       "bench-constructed")
-        out.append(BenchTrace(trace, labels, first, slip))
+        out.append(BenchTrace(trace, truth_labels(len(steps), first), first, slip))
     return out
 
 

@@ -21,9 +21,7 @@ APPLY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.
 
 @cache
 def _spec() -> dict:
-    return json.loads(
-        resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8")
-    )
+    return json.loads(resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8"))
 
 
 def _filled(expr: str, values: dict[str, int]) -> str:

@@ -14,8 +14,7 @@ from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
 __all__ = ["AppendOnlyWriter", "DataError", "iter_input", "iter_json", "open_ledger", "parsed_lines", "read_clock",
-           "read_ledger",
-           "read_records", "write_records"]
+           "read_ledger", "read_records", "write_records"]
 
 T = TypeVar("T")
 

@@ -122,12 +122,8 @@ def read_omegaprm(path: str | os.PathLike[str]) -> Iterator[Pair]:
 
 
 LABELED_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pair]]] = {
-    "trl": read_trl,
-    "trl-parquet": read_trl_parquet,
-    "math-shepherd": read_math_shepherd_labels,
-    "prm800k": read_prm800k_labels,
-    "omegaprm": read_omegaprm,
-}
+    "trl": read_trl, "trl-parquet": read_trl_parquet, "math-shepherd": read_math_shepherd_labels,
+    "prm800k": read_prm800k_labels, "omegaprm": read_omegaprm}
 # name -> the keys its first record has (checked in this order; parquet is told by its suffix)
 LABELED_SIGNATURES: list[tuple[str, set[str]]] = [
     ("trl", {"prompt", "completions", "labels"}),

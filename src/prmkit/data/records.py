@@ -15,19 +15,9 @@ class RecordError(ValueError):
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    "str": (str,),
-    "str | None": (str, type(None)),
-    "bool | None": (bool, type(None)),
-    "float | None": (int, float, type(None)),
-    "float": (int, float),
-    "int": (int,),
-    "dict[str, Any]": (dict,),
-    "list[str]": (list,),
-    "list[float]": (list,),
-    "list[int]": (list,),
-    "list[Trace]": (list,),
-    "Problem": (dict,),
-}
+    "str": (str,), "str | None": (str, type(None)), "bool | None": (bool, type(None)),
+    "float | None": (int, float, type(None)), "float": (int, float), "int": (int,), "dict[str, Any]": (dict,),
+    "list[str]": (list,), "list[float]": (list,), "list[int]": (list,), "list[Trace]": (list,), "Problem": (dict,)}
 
 
 def _check(cls: type, data: Any) -> dict[str, Any]:

@@ -137,11 +137,9 @@ def write_math_shepherd(path: str | os.PathLike[str], records: Iterable[StepReco
 
 
 STEP_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[StepRecord]]] = {
-    "processbench": read_processbench, "prm800k": read_prm800k, "math-shepherd": read_math_shepherd,
-}
+    "processbench": read_processbench, "prm800k": read_prm800k, "math-shepherd": read_math_shepherd}
 STEP_WRITERS: dict[str, Callable[[str | os.PathLike[str], Iterable[StepRecord]], int]] = {
-    "processbench": write_processbench, "math-shepherd": write_math_shepherd,
-}
+    "processbench": write_processbench, "math-shepherd": write_math_shepherd}
 
 
 def read_step_records(path: str | os.PathLike[str], fmt: str = "processbench") -> list[StepRecord]:

@@ -6,17 +6,13 @@ import resource
 import socket
 import sys
 
-_BLOCKED = {
-    "os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "os.kill",
-    "os.killpg", "signal.pthread_kill", "os.setuid", "os.setgid", "os.setsid", "os.setpgid", "socket.connect",
-    "socket.bind", "socket.sendto", "socket.getaddrinfo", "ctypes.dlopen", "ctypes.dlsym", "os.putenv", "os.unsetenv",
-    "webbrowser.open", "os.startfile",
-}
-_PATH_EVENTS = {
-    "os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.link", "os.symlink",
-    "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move", "shutil.chown", "os.chdir",
-    "os.chroot",
-}
+_BLOCKED = {"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
+            "os.kill", "os.killpg", "signal.pthread_kill", "os.setuid", "os.setgid", "os.setsid", "os.setpgid",
+            "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "ctypes.dlopen", "ctypes.dlsym",
+            "os.putenv", "os.unsetenv", "webbrowser.open", "os.startfile"}
+_PATH_EVENTS = {"os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.link",
+                "os.symlink", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
+                "shutil.chown", "os.chdir", "os.chroot"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 

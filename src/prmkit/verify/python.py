@@ -12,12 +12,8 @@ from prmkit.verify.sandbox import SandboxLimits, SandboxResult, run_sandboxed
 
 __all__ = ["program_for", "verify_python"]
 
-_SIGNALS = {
-    signal.SIGXCPU: "CPU time limit exceeded",
-    signal.SIGXFSZ: "file/output size limit exceeded",
-    signal.SIGKILL: "killed",
-    signal.SIGSEGV: "segmentation fault",
-}
+_SIGNALS = {signal.SIGXCPU: "CPU time limit exceeded", signal.SIGXFSZ: "file/output size limit exceeded",
+            signal.SIGKILL: "killed", signal.SIGSEGV: "segmentation fault"}
 
 
 def program_for(problem: Problem, answer: str) -> str:

@@ -4,6 +4,7 @@ reference solution given a wrong value, carried into the later ones (docs/format
 from __future__ import annotations
 
 import ast
+import itertools
 import random
 import re
 from collections import Counter
@@ -96,16 +97,12 @@ def _wrong_operation(expr: str, value: Fraction, rng: random.Random) -> tuple[st
     old = type(tree.body.op)
     tree.body.op = rng.choice([op for op in BINARY_OPS if op is not old])()
     new_expr = ast.unparse(tree).replace(" ", "")
-    try:
-        return new_expr, evaluate(new_expr)
-    except ArithError:
-        return None
+    return new_expr, evaluate(new_expr)  # an ArithError (48/0) makes `corrupt_at` give None
 
 
 # name -> (expression, correct value, rng) -> (expression shown, wrong value), or None when it does not apply
 WRONG_VALUES: dict[str, Callable[[str, Fraction, random.Random], tuple[str, Fraction] | None]] = {
-    "off_by": _off_by, "digit_slip": _digit_slip, "wrong_operation": _wrong_operation,
-}
+    "off_by": _off_by, "digit_slip": _digit_slip, "wrong_operation": _wrong_operation}
 
 
 def substitute_numbers(text: str, mapping: dict[Fraction, Fraction], numbers: re.Pattern[str] = _TEXT_NUMBER) -> str:
@@ -199,9 +196,7 @@ def safe_corruptions(question: str, text: str, rng: random.Random, kinds: list[s
 
 # name -> the key whose counts are balanced: the error step, or the error step with the final step its own bucket
 BALANCE_KEYS: dict[str, Callable[[Corruption], int | str]] = {
-    "step": lambda c: c.step,
-    "step_or_final": lambda c: "final" if c.last else c.step,
-}
+    "step": lambda c: c.step, "step_or_final": lambda c: "final" if c.last else c.step}
 
 
 def pick_balanced(options: list[Corruption], counts: Counter, rng: random.Random,
@@ -247,9 +242,7 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
     skipped: Counter[str] = Counter()
     counts: Counter = Counter()
     chosen: list[Corruption] = []
-    for k, (lineno, obj) in enumerate(iter_input(cfg.input)):
-        if cfg.limit is not None and k >= cfg.limit:
-            break
+    for k, (lineno, obj) in enumerate(itertools.islice(iter_input(cfg.input), cfg.limit)):
         question, text = obj.get("question"), obj.get("answer")
         if not isinstance(question, str) or not isinstance(text, str):
             raise DataError(f"{cfg.input}:{lineno}: fields 'question' and 'answer' must be strings")

@@ -109,8 +109,7 @@ def _read(path: Path) -> Manifest | None:
     if bad := [role for role, p in record["outputs"].items() if not isinstance(p, str)]:
         raise _unreadable(path, f"output {bad[0]!r} is not a path")
     outputs = {role: path.parent / p for role, p in record["outputs"].items()}  # an absolute path stays as it is
-    return Manifest(record["kind"], record["settings"], record["inputs"], outputs, record["cost"],
-                    record.get("prmkit"))
+    return Manifest(record["kind"], record["settings"], record["inputs"], outputs, record["cost"], record.get("prmkit"))
 
 
 def _unreadable(path: Path, why: str) -> ManifestError:

@@ -205,8 +205,7 @@ def check_score_record(data: Any) -> dict[str, Any]:
         value = data[name]
         if not isinstance(value, allowed) or (isinstance(value, bool) and name in ("index", "score")):
             names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-            raise RecordError(f"score record: field '{name}' must be {names}, got {type(value).__name__} "
-                              f"{value!r}")
+            raise RecordError(f"score record: field '{name}' must be {names}, got {type(value).__name__} {value!r}")
     _finite("score record", "score", data["score"])
     steps = data.get("step_scores")
     if steps is not None:

@@ -60,13 +60,10 @@ def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
 
 def prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
     """(text, rating) of the completion that the trajectory continued with (or the human one, or the first)."""
-    chosen, completions = step.get("chosen_completion"), step.get("completions") or []
-    if chosen is not None:
-        c = completions[chosen]
-    elif step.get("human_completion"):
+    chosen = step.get("chosen_completion")
+    if chosen is None and step.get("human_completion"):
         return step["human_completion"]["text"], 1
-    else:
-        c = completions[0]
+    c = (step.get("completions") or [])[0 if chosen is None else chosen]
     return c["text"], c.get("rating")
 
 

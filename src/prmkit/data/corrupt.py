@@ -278,8 +278,7 @@ def _pair(pid: str, question: str, text: str, c: Corruption, lineno: int) -> tup
     meta = {"kind": c.kind, "original": c.original, "wrong": c.wrong, "changed": c.changed}
     return Pool(problem, [ref, bad]), [
         StepRecord(ref.id, question, ref_steps, -1, True, pid, gold, gold, {"source": "gsm8k reference"}),
-        StepRecord(bad.id, question, steps, c.step, False, pid, gold, wrong_answer, meta),
-    ]
+        StepRecord(bad.id, question, steps, c.step, False, pid, gold, wrong_answer, meta)]
 
 
 def _nothing_usable(path: str | None, skipped: Counter[str]) -> str:

@@ -121,8 +121,7 @@ def _unreadable(path: Path, why: str) -> ManifestError:
 # output that has no manifest.
 
 def _old_warm_start(path: Path) -> Manifest | None:
-    """`prmkit sft` kept its settings (the template among them) in `sft_settings.json`, its data in
-    `sft_data.jsonl`."""
+    """`prmkit sft` kept its settings (the template among them) in `sft_settings.json`, its data in `sft_data.jsonl`."""
     settings = path / "sft_settings.json"
     if not settings.is_file():
         return None
@@ -187,9 +186,8 @@ def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collecti
     return out
 
 
-def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], what: str, *,
-                  skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-                  ) -> None:
+def keep_settings(path: PathLike, settings: Mapping[str, Any], what: str, *, skip: Collection[str] = (),
+                  upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
     """Refuse to continue an output (`path`'s folder) made with other settings, then write `settings` to `path`.
     `skip`: settings a resumed run may change; `upgrade(old)` fills in what an older file lacks before comparing."""
     path = Path(path)

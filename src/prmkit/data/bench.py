@@ -210,8 +210,7 @@ def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
     op, a, b, v = rows[k]
     new = (op, a, b, _wrong_value(rng, v, avoid))  # an arithmetic slip, and the fallback of the two others
     if slip == "operation":
-        choices = [o for o in "+-*" if o != op and APPLY[o](a, b) >= 0 and APPLY[o](a, b) not in avoid]
-        if choices:
+        if choices := [o for o in "+-*" if o != op and APPLY[o](a, b) >= 0 and APPLY[o](a, b) not in avoid]:
             o2 = rng.choice(choices)
             new = (o2, a, b, APPLY[o2](a, b))
     elif slip == "operand":

@@ -94,8 +94,7 @@ def _wrong_operation(expr: str, value: Fraction, rng: random.Random) -> tuple[st
     tree = ast.parse(expr.strip(), mode="eval")
     if not isinstance(tree.body, ast.BinOp):
         return None
-    old = type(tree.body.op)
-    tree.body.op = rng.choice([op for op in BINARY_OPS if op is not old])()
+    tree.body.op = rng.choice([op for op in BINARY_OPS if op is not type(tree.body.op)])()
     new_expr = ast.unparse(tree).replace(" ", "")
     return new_expr, evaluate(new_expr)  # an ArithError (48/0) makes `corrupt_at` give None
 
@@ -168,8 +167,7 @@ def corrupt_at(question: str, text: str, j: int, kind: str, rng: random.Random) 
         parts.append(substitute_numbers(text[anns[j + i].end:stop], mapping))
         if later:
             parts.append(f"<<{exprs[i]}={format_number(evaluate(exprs[i]))}>>")
-    new_text = "".join(parts)
-    return _checked(text, new_text, step_of(text, a.start), kind, a, wrong, mapping)
+    return _checked(text, "".join(parts), step_of(text, a.start), kind, a, wrong, mapping)
 
 
 def _checked(text: str, new_text: str, k: int, kind: str, a: Annotation, wrong: Fraction,
@@ -262,10 +260,10 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
         records.extend(pair)
     if not records:
         raise DataError(_nothing_usable(cfg.input, skipped))
-    report = {"problems": len(pools) + sum(skipped.values()), "usable": len(pools), "records": len(records),
-              "skipped": dict(skipped), "error_steps": dict(sorted(Counter(c.step for c in chosen).items())),
-              "final_step_errors": sum(c.last for c in chosen), "kinds": dict(Counter(c.kind for c in chosen))}
-    return records, pools, report
+    return records, pools, {
+        "problems": len(pools) + sum(skipped.values()), "usable": len(pools), "records": len(records),
+        "skipped": dict(skipped), "error_steps": dict(sorted(Counter(c.step for c in chosen).items())),
+        "final_step_errors": sum(c.last for c in chosen), "kinds": dict(Counter(c.kind for c in chosen))}
 
 
 def _pair(pid: str, question: str, text: str, c: Corruption, lineno: int) -> tuple[Pool, list[StepRecord]]:

@@ -45,6 +45,5 @@ def iter_demo_problems(n: int = 50, seed: int = 0) -> Iterator[Problem]:
         words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
         question = tpl["text"].format(**words)
         expression = _filled(tpl["answer"], values)
-        answer = int(evaluate(expression))
-        yield Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
+        yield Problem(f"demo-{seed}-{k}", question, str(int(evaluate(expression))), None, "math",
                       {"source": "demo", "expression": expression})

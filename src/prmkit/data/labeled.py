@@ -40,8 +40,7 @@ def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
     for lineno, obj in iter_input(path):
         where = f"{path}:{lineno}"
         question, texts, ratings = prm800k_trajectory(path, lineno, obj)
-        bad = [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]
-        if bad:
+        if bad := [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]:
             raise DataError(f"{where}: step {bad[0]} has rating {ratings[bad[0]]!r}; ratings are -1, 0 or 1")
         yield labeled_pair("prm800k", where, f"prm800k-{lineno}", question["problem"],
                            str(question.get("ground_truth_answer") or ""), texts, [float(r) for r in ratings],

@@ -21,13 +21,12 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 
 def _check(cls: type, data: Any) -> dict[str, Any]:
-    """Validate `data` against the dataclass `cls`; return the kwargs to build it."""
+    """Validate `data` against the dataclass `cls`; return it, the kwargs to build one."""
     if not isinstance(data, dict):
         raise RecordError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
     known = {f.name for f in fields(cls)}
     if unknown := sorted(set(data) - known):
         raise RecordError(f"{cls.__name__}: unknown field '{unknown[0]}' (fields: {', '.join(sorted(known))})")
-    out: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data:
             if f.default is not MISSING or f.default_factory is not MISSING:
@@ -45,8 +44,7 @@ def _check(cls: type, data: Any) -> dict[str, Any]:
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of integers")
         if numeric or numbers:
             _finite(cls.__name__, f.name, value)
-        out[f.name] = value
-    return out
+    return data
 
 
 def _finite(kind: str, name: str, value: Any) -> None:

@@ -187,8 +187,7 @@ def _wrong_value(rng: random.Random, v: int, avoid: set[Fraction]) -> int:
 
 def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
                   avoid: set[Fraction]) -> tuple[list[Row], int | None, int]:
-    """The rows a slip at row k writes; the answer line's number (None: the last row's value); the first wrong
-    row index."""
+    """(rows a slip at row k writes, the answer line's number or None for the last row's value, first wrong row)."""
     out = list(rows)
     if slip in PROCESS_ONLY:
         op, a, b, v = rows[k]

@@ -228,8 +228,7 @@ class CorruptConfig:
 
 
 def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], dict[str, Any]]:
-    """Benchmark records, pools and a report of what was skipped, from the first `cfg.limit` GSM8K problems; record
-    ids are the pools' trace ids."""
+    """(records, pools, report of what was skipped) of the first `cfg.limit` GSM8K problems; record ids = trace ids."""
     kinds = comma_list(cfg.kinds)
     if cfg.balance not in BALANCE_KEYS:
         raise ValueError(f"unknown balance {cfg.balance!r}; choose from {sorted(BALANCE_KEYS)}")

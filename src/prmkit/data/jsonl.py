@@ -73,8 +73,7 @@ def iter_input(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
 def parsed_lines(path: str | os.PathLike[str], parse: Callable[[Any], T],
                  records: Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any]]]] = iter_json
                  ) -> Iterator[tuple[int, T]]:
-    """(line number, `parse(object)`) of every record of `records(path)`; a refused record is a DataError naming
-    file:line."""
+    """(line number, `parse(object)`) of every record of `records(path)`; a refused one is a DataError at file:line."""
     for lineno, obj in records(path):
         try:
             record = parse(obj)

@@ -49,8 +49,7 @@ def _dead_pid(fd: int) -> bool:
 
 
 def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) -> None:
-    """Remove the `.lock` files of `folder` (but `keep`) that hold only the pid of a dead process and that no one
-    holds."""
+    """Remove the `.lock` files of `folder` (but `keep`) that no one holds and that hold a dead process's pid only."""
     for lock in Path(folder).glob("*.lock"):
         if lock == keep or str(lock.resolve()) in _HELD:
             continue

@@ -45,8 +45,7 @@ class Manifest:
 
 
 def manifest_path(output: PathLike) -> Path:
-    """Where the manifest of `output` is: `<dir>/manifest.json` for a directory, `<file>.manifest.json` beside a file
-    (or a path not written yet)."""
+    """`<dir>/manifest.json` for a directory `output`, else `<file>.manifest.json` beside it (written yet or not)."""
     path = Path(output)
     return path / MANIFEST if path.is_dir() else path.with_name(f"{path.name}.manifest.json")
 

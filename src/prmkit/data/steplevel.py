@@ -69,8 +69,7 @@ def prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
 
 def prm800k_trajectory(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any]
                        ) -> tuple[dict[str, Any], list[str], list[int | None]]:
-    """(question, step texts, ratings) of a PRM800K line's rated trajectory (`prm800k_step`); DataError naming
-    `file:line`."""
+    """(question, step texts, ratings) of a PRM800K line's rated trajectory (`prm800k_step`); DataError at file:line."""
     question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
     _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
            "field 'question.problem' missing")

@@ -125,11 +125,8 @@ LABELED_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pair]]] =
     "prm800k": read_prm800k_labels, "omegaprm": read_omegaprm}
 # name -> the keys its first record has (checked in this order; parquet is told by its suffix)
 LABELED_SIGNATURES: list[tuple[str, set[str]]] = [
-    ("trl", {"prompt", "completions", "labels"}),
-    ("omegaprm", {"question", "reasoning_steps"}),
-    ("prm800k", {"question", "label"}),
-    ("math-shepherd", {"input", "label"}),
-]
+    ("trl", {"prompt", "completions", "labels"}), ("omegaprm", {"question", "reasoning_steps"}),
+    ("prm800k", {"question", "label"}), ("math-shepherd", {"input", "label"})]
 
 
 def detect_labeled_format(path: str | os.PathLike[str],

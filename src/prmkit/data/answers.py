@@ -23,9 +23,7 @@ def answer_key(answer: str) -> str:
     text = _STRIP.sub("", _THOUSANDS.sub("", text).replace("\\$", "$")).strip()
     text = _FRAC.sub(r"\1\2/\3", text)
     try:
-        if re.fullmatch(r"-?\d+/\d+", text):
-            return str(Fraction(text))
-        return str(Fraction(Decimal(text)))
+        return str(Fraction(text) if re.fullmatch(r"-?\d+/\d+", text) else Fraction(Decimal(text)))
     except (InvalidOperation, ValueError, ZeroDivisionError, OverflowError):  # not a finite number
         return " ".join(text.lower().split())
 

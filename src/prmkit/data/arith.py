@@ -13,9 +13,8 @@ from fractions import Fraction
 __all__ = ["BINARY_OPS", "NUMBER", "ArithError", "evaluate", "format_number", "matches", "parse_number"]
 
 NUMBER = re.compile(r"\d+(?:\.\d+)?|\.\d+")  # unsigned literals as GSM8K annotations write them
-BINARY_OPS: dict[type, Callable[[Fraction, Fraction], Fraction]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-}
+BINARY_OPS: dict[type, Callable[[Fraction, Fraction], Fraction]] = {ast.Add: operator.add, ast.Sub: operator.sub,
+                                                                   ast.Mult: operator.mul, ast.Div: operator.truediv}
 _MAX = Fraction(10) ** 15  # a guard against absurd values; no GSM8K quantity comes near it
 
 
@@ -68,6 +67,4 @@ def format_number(value: Fraction) -> str:
 
 def matches(value: Fraction, written: str) -> bool:
     """Whether `written` (e.g. "3.33") is `value` as GSM8K writes it: exact, or rounded to its own decimals."""
-    target = parse_number(written)
-    decimals = len(written.partition(".")[2])
-    return value == target or abs(value - target) <= Fraction(1, 2 * 10**decimals)
+    return abs(value - parse_number(written)) <= Fraction(1, 2 * 10 ** len(written.partition(".")[2]))

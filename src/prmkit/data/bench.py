@@ -13,18 +13,8 @@ from fractions import Fraction
 from prmkit.data.demo_problems import APPLY, demo_problems
 from prmkit.data.records import Pool, Problem, StepLabels, Trace
 
-__all__ = [
-    "PROCESS_ONLY",
-    "SIZES",
-    "SLIPS",
-    "BenchTrace",
-    "bench_problems",
-    "check_difficulty",
-    "constructed_traces",
-    "graph_rows",
-    "path_values",
-    "truth_labels",
-]
+__all__ = ["PROCESS_ONLY", "SIZES", "SLIPS", "BenchTrace", "bench_problems", "check_difficulty", "constructed_traces",
+           "graph_rows", "path_values", "truth_labels"]
 
 SIZES = {"small": 20, "medium": 100, "large": 1000}
 SLIPS = ("arithmetic", "operation", "operand", "drop", "answer", "corrected", "compensated")
@@ -197,8 +187,7 @@ def _wrong_value(rng: random.Random, v: int, avoid: set[Fraction]) -> int:
 
 def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
                   avoid: set[Fraction]) -> tuple[list[Row], int | None, int]:
-    """The rows a slip at row k writes; the answer line's number (None: the last row's value); the first wrong
-    row index."""
+    """(rows a slip at row k writes, the answer line's number or None for the last row's value, first wrong row)."""
     out = list(rows)
     if slip in PROCESS_ONLY:
         op, a, b, v = rows[k]
@@ -220,8 +209,7 @@ def _slipped_rows(rows: list[Row], slip: str, k: int, rng: random.Random,
     op, a, b, v = rows[k]
     new = (op, a, b, _wrong_value(rng, v, avoid))  # an arithmetic slip, and the fallback of the two others
     if slip == "operation":
-        choices = [o for o in "+-*" if o != op and APPLY[o](a, b) >= 0 and APPLY[o](a, b) not in avoid]
-        if choices:
+        if choices := [o for o in "+-*" if o != op and APPLY[o](a, b) >= 0 and APPLY[o](a, b) not in avoid]:
             o2 = rng.choice(choices)
             new = (o2, a, b, APPLY[o2](a, b))
     elif slip == "operand":
@@ -254,10 +242,9 @@ def constructed_traces(problem: Problem, slips: tuple[str, ...], rng: random.Ran
         written, value, first = (rows, None, -1) if not slip else _slipped_rows(rows, slip, k, rng, avoid)
         final = written[-1][3] if value is None else value
         steps = [_phrase(rng, r, item, name) for r in written] + [f"The answer is ${final}$."]
-        labels = truth_labels(len(steps), first)
         trace = Trace(f"{problem.id}/c{j}", problem.id, steps, str(final), str(final) == problem.answer,
                       "bench-constructed")
-        out.append(BenchTrace(trace, labels, first, slip))
+        out.append(BenchTrace(trace, truth_labels(len(steps), first), first, slip))
     return out
 
 

@@ -52,11 +52,9 @@ def _judge_computation(expr: str, result: str, values: set[Fraction]) -> str | N
     """Why the computation is wrong (its arithmetic, or a number off the solution path), or None when it is right."""
     if why := arithmetic_error(expr, result):
         return why
-    operands = [parse_number(x) for x in re.findall(_NUM, expr)]
-    stated = parse_number(result)
-    if off := [x for x in operands if x not in values]:
+    if off := [x for x in map(parse_number, re.findall(_NUM, expr)) if x not in values]:
         return f"{expr} reads {off[0]}, not a value of the solution"
-    if stated not in values:
+    if parse_number(result) not in values:
         return f"{expr} = {result} is not a value of the solution"
     return None
 
@@ -69,17 +67,15 @@ def check_steps(problem: Problem, steps: list[str]) -> list[StepVerdict]:
     out = []
     for step in steps:
         text = step.replace("×", "*").replace("÷", "/")
-        reasons = []
-        covered = text
+        reasons, covered = [], text
         for expr, result, whole in computations(text):
             if why := _judge_computation(expr, result, values):
                 reasons.append(why)
             covered = covered.replace(whole, " ")
-        stated = _ANSWER_EXPR.search(text) or _ANSWER.search(text)
-        if stated and parse_number(stated.group(1)) != answer:
-            reasons.append(f"the answer line states {stated.group(1)}, not {problem.answer}")
-        if stated:
+        if stated := _ANSWER_EXPR.search(text) or _ANSWER.search(text):
             covered = covered.replace(stated.group(0), " ")
+            if parse_number(stated.group(1)) != answer:
+                reasons.append(f"the answer line states {stated.group(1)}, not {problem.answer}")
         if reasons:
             out.append(StepVerdict("wrong", "; ".join(reasons)))
             continue

@@ -4,6 +4,7 @@ reference solution given a wrong value, carried into the later ones (docs/format
 from __future__ import annotations
 
 import ast
+import itertools
 import random
 import re
 from collections import Counter
@@ -93,19 +94,14 @@ def _wrong_operation(expr: str, value: Fraction, rng: random.Random) -> tuple[st
     tree = ast.parse(expr.strip(), mode="eval")
     if not isinstance(tree.body, ast.BinOp):
         return None
-    old = type(tree.body.op)
-    tree.body.op = rng.choice([op for op in BINARY_OPS if op is not old])()
+    tree.body.op = rng.choice([op for op in BINARY_OPS if op is not type(tree.body.op)])()
     new_expr = ast.unparse(tree).replace(" ", "")
-    try:
-        return new_expr, evaluate(new_expr)
-    except ArithError:
-        return None
+    return new_expr, evaluate(new_expr)  # an ArithError (48/0) makes `corrupt_at` give None
 
 
 # name -> (expression, correct value, rng) -> (expression shown, wrong value), or None when it does not apply
 WRONG_VALUES: dict[str, Callable[[str, Fraction, random.Random], tuple[str, Fraction] | None]] = {
-    "off_by": _off_by, "digit_slip": _digit_slip, "wrong_operation": _wrong_operation,
-}
+    "off_by": _off_by, "digit_slip": _digit_slip, "wrong_operation": _wrong_operation}
 
 
 def substitute_numbers(text: str, mapping: dict[Fraction, Fraction], numbers: re.Pattern[str] = _TEXT_NUMBER) -> str:
@@ -171,8 +167,7 @@ def corrupt_at(question: str, text: str, j: int, kind: str, rng: random.Random) 
         parts.append(substitute_numbers(text[anns[j + i].end:stop], mapping))
         if later:
             parts.append(f"<<{exprs[i]}={format_number(evaluate(exprs[i]))}>>")
-    new_text = "".join(parts)
-    return _checked(text, new_text, step_of(text, a.start), kind, a, wrong, mapping)
+    return _checked(text, "".join(parts), step_of(text, a.start), kind, a, wrong, mapping)
 
 
 def _checked(text: str, new_text: str, k: int, kind: str, a: Annotation, wrong: Fraction,
@@ -199,9 +194,7 @@ def safe_corruptions(question: str, text: str, rng: random.Random, kinds: list[s
 
 # name -> the key whose counts are balanced: the error step, or the error step with the final step its own bucket
 BALANCE_KEYS: dict[str, Callable[[Corruption], int | str]] = {
-    "step": lambda c: c.step,
-    "step_or_final": lambda c: "final" if c.last else c.step,
-}
+    "step": lambda c: c.step, "step_or_final": lambda c: "final" if c.last else c.step}
 
 
 def pick_balanced(options: list[Corruption], counts: Counter, rng: random.Random,
@@ -236,8 +229,7 @@ class CorruptConfig:
 
 
 def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], dict[str, Any]]:
-    """Benchmark records, pools and a report of what was skipped, from the first `cfg.limit` GSM8K problems; record
-    ids are the pools' trace ids."""
+    """(records, pools, report of what was skipped) of the first `cfg.limit` GSM8K problems; record ids = trace ids."""
     kinds = comma_list(cfg.kinds)
     if cfg.balance not in BALANCE_KEYS:
         raise ValueError(f"unknown balance {cfg.balance!r}; choose from {sorted(BALANCE_KEYS)}")
@@ -248,9 +240,7 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
     skipped: Counter[str] = Counter()
     counts: Counter = Counter()
     chosen: list[Corruption] = []
-    for k, (lineno, obj) in enumerate(iter_input(cfg.input)):
-        if cfg.limit is not None and k >= cfg.limit:
-            break
+    for k, (lineno, obj) in enumerate(itertools.islice(iter_input(cfg.input), cfg.limit)):
         question, text = obj.get("question"), obj.get("answer")
         if not isinstance(question, str) or not isinstance(text, str):
             raise DataError(f"{cfg.input}:{lineno}: fields 'question' and 'answer' must be strings")
@@ -270,10 +260,10 @@ def build_benchmark(cfg: CorruptConfig) -> tuple[list[StepRecord], list[Pool], d
         records.extend(pair)
     if not records:
         raise DataError(_nothing_usable(cfg.input, skipped))
-    report = {"problems": len(pools) + sum(skipped.values()), "usable": len(pools), "records": len(records),
-              "skipped": dict(skipped), "error_steps": dict(sorted(Counter(c.step for c in chosen).items())),
-              "final_step_errors": sum(c.last for c in chosen), "kinds": dict(Counter(c.kind for c in chosen))}
-    return records, pools, report
+    return records, pools, {
+        "problems": len(pools) + sum(skipped.values()), "usable": len(pools), "records": len(records),
+        "skipped": dict(skipped), "error_steps": dict(sorted(Counter(c.step for c in chosen).items())),
+        "final_step_errors": sum(c.last for c in chosen), "kinds": dict(Counter(c.kind for c in chosen))}
 
 
 def _pair(pid: str, question: str, text: str, c: Corruption, lineno: int) -> tuple[Pool, list[StepRecord]]:
@@ -286,8 +276,7 @@ def _pair(pid: str, question: str, text: str, c: Corruption, lineno: int) -> tup
     meta = {"kind": c.kind, "original": c.original, "wrong": c.wrong, "changed": c.changed}
     return Pool(problem, [ref, bad]), [
         StepRecord(ref.id, question, ref_steps, -1, True, pid, gold, gold, {"source": "gsm8k reference"}),
-        StepRecord(bad.id, question, steps, c.step, False, pid, gold, wrong_answer, meta),
-    ]
+        StepRecord(bad.id, question, steps, c.step, False, pid, gold, wrong_answer, meta)]
 
 
 def _nothing_usable(path: str | None, skipped: Counter[str]) -> str:

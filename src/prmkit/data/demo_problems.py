@@ -21,9 +21,7 @@ APPLY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.
 
 @cache
 def _spec() -> dict:
-    return json.loads(
-        resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8")
-    )
+    return json.loads(resources.files("prmkit.data").joinpath("demo/templates.json").read_text(encoding="utf-8"))
 
 
 def _filled(expr: str, values: dict[str, int]) -> str:
@@ -47,6 +45,5 @@ def iter_demo_problems(n: int = 50, seed: int = 0) -> Iterator[Problem]:
         words = {"name": rng.choice(spec["names"]), "item": rng.choice(spec["items"]), **values}
         question = tpl["text"].format(**words)
         expression = _filled(tpl["answer"], values)
-        answer = int(evaluate(expression))
-        yield Problem(f"demo-{seed}-{k}", question, str(answer), None, "math",
+        yield Problem(f"demo-{seed}-{k}", question, str(int(evaluate(expression))), None, "math",
                       {"source": "demo", "expression": expression})

@@ -32,13 +32,10 @@ POOL_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pool]]] = {
     "gsm8k": read_gsm8k,
     **{name: (lambda path, read=read: (pool for pool, _ in read(path))) for name, read in LABELED_READERS.items()},
 }
-_SIGNATURES: list[tuple[str, set[str]]] = [
-    ("pool", {"problem", "traces"}),
-    ("problem", {"id", "question", "answer", "domain"}),
-    ("gsm8k-candidates", {"question", "ground_truth", "6b_finetuning"}),
-    *LABELED_SIGNATURES,
-    ("gsm8k", {"question", "answer"}),
-]
+_SIGNATURES: list[tuple[str, set[str]]] = [  # checked in this order
+    ("pool", {"problem", "traces"}), ("problem", {"id", "question", "answer", "domain"}),
+    ("gsm8k-candidates", {"question", "ground_truth", "6b_finetuning"}), *LABELED_SIGNATURES,
+    ("gsm8k", {"question", "answer"})]
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:

@@ -27,8 +27,7 @@ class JoinReport:
 
 
 def read_labels(path: str | os.PathLike[str], allow_duplicates: bool = False) -> list[StepLabels]:
-    """The StepLabels of `path`; a trace id labeled twice (unless `allow_duplicates`: the first kept) or an empty file
-    is a DataError."""
+    """The StepLabels of `path`; a DataError for no label or a trace labeled twice (`allow_duplicates`: first kept)."""
     seen: dict[str, int] = {}
     out = []
     for lineno, rec in parsed_lines(path, StepLabels.from_dict):

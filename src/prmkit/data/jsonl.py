@@ -6,6 +6,7 @@ import io
 import json
 import os
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -14,8 +15,7 @@ from prmkit.data.outputs import atomic_path
 from prmkit.data.records import RecordError
 
 __all__ = ["AppendOnlyWriter", "DataError", "iter_input", "iter_json", "open_ledger", "parsed_lines", "read_clock",
-           "read_ledger",
-           "read_records", "write_records"]
+           "read_ledger", "read_records", "write_records"]
 
 T = TypeVar("T")
 
@@ -73,8 +73,7 @@ def iter_input(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
 def parsed_lines(path: str | os.PathLike[str], parse: Callable[[Any], T],
                  records: Callable[[str | os.PathLike[str]], Iterator[tuple[int, dict[str, Any]]]] = iter_json
                  ) -> Iterator[tuple[int, T]]:
-    """(line number, `parse(object)`) of every record of `records(path)`; a refused record is a DataError naming
-    file:line."""
+    """(line number, `parse(object)`) of every record of `records(path)`; a refused one is a DataError at file:line."""
     for lineno, obj in records(path):
         try:
             record = parse(obj)
@@ -117,7 +116,7 @@ def _cut_torn_line(path: Path, chunk: int = 1 << 16) -> None:
             fh.truncate(0)
 
 
-class AppendOnlyWriter:
+class AppendOnlyWriter(AbstractContextManager):
     """Append records to a JSONL file, skipping keys already written (`key`, default the "id" field): each write
     fsynced, a torn last line cut on reopen, the output's lock held while open."""
 
@@ -125,16 +124,13 @@ class AppendOnlyWriter:
         self.path = Path(path)
         self.key = key or (lambda d: str(d["id"]))
         self.done: set[str] = set()
-        self._lock = output_lock(self.path)  # makes the folder
-        self._lock.__enter__()
-        try:
+        with ExitStack() as held:  # the lock and the file, released by close() (or now, on an error)
+            held.enter_context(output_lock(self.path))  # makes the folder
             if self.path.exists():
                 _cut_torn_line(self.path)
                 self.done = {self.key(obj) for _, obj in iter_json(self.path)}
-            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        except BaseException:
-            self._lock.__exit__(None, None, None)
-            raise
+            self._fh = held.enter_context(open(self.path, "a", encoding="utf-8"))
+            self._held = held.pop_all()
 
     def write(self, record: Any) -> bool:
         """Append one record unless its key is already written; return whether it was written."""
@@ -149,12 +145,7 @@ class AppendOnlyWriter:
         return True
 
     def close(self) -> None:
-        if not self._fh.closed:
-            self._fh.close()
-            self._lock.__exit__(None, None, None)
-
-    def __enter__(self) -> AppendOnlyWriter:
-        return self
+        self._held.close()
 
     def __exit__(self, *exc: object) -> None:
         self.close()

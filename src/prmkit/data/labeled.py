@@ -40,8 +40,7 @@ def read_prm800k_labels(path: str | os.PathLike[str]) -> Iterator[Pair]:
     for lineno, obj in iter_input(path):
         where = f"{path}:{lineno}"
         question, texts, ratings = prm800k_trajectory(path, lineno, obj)
-        bad = [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]
-        if bad:
+        if bad := [i for i, r in enumerate(ratings) if r not in (-1, 0, 1)]:
             raise DataError(f"{where}: step {bad[0]} has rating {ratings[bad[0]]!r}; ratings are -1, 0 or 1")
         yield labeled_pair("prm800k", where, f"prm800k-{lineno}", question["problem"],
                            str(question.get("ground_truth_answer") or ""), texts, [float(r) for r in ratings],
@@ -122,19 +121,12 @@ def read_omegaprm(path: str | os.PathLike[str]) -> Iterator[Pair]:
 
 
 LABELED_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[Pair]]] = {
-    "trl": read_trl,
-    "trl-parquet": read_trl_parquet,
-    "math-shepherd": read_math_shepherd_labels,
-    "prm800k": read_prm800k_labels,
-    "omegaprm": read_omegaprm,
-}
+    "trl": read_trl, "trl-parquet": read_trl_parquet, "math-shepherd": read_math_shepherd_labels,
+    "prm800k": read_prm800k_labels, "omegaprm": read_omegaprm}
 # name -> the keys its first record has (checked in this order; parquet is told by its suffix)
 LABELED_SIGNATURES: list[tuple[str, set[str]]] = [
-    ("trl", {"prompt", "completions", "labels"}),
-    ("omegaprm", {"question", "reasoning_steps"}),
-    ("prm800k", {"question", "label"}),
-    ("math-shepherd", {"input", "label"}),
-]
+    ("trl", {"prompt", "completions", "labels"}), ("omegaprm", {"question", "reasoning_steps"}),
+    ("prm800k", {"question", "label"}), ("math-shepherd", {"input", "label"})]
 
 
 def detect_labeled_format(path: str | os.PathLike[str],

@@ -48,10 +48,8 @@ def _dead_pid(fd: int) -> bool:
     return bool(re.fullmatch(r"\d+\n?", text)) and not _alive(int(text))
 
 
-def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) -> list[Path]:
-    """Remove the `.lock` files of `folder` (but `keep`) that hold only the pid of a dead process and that no one
-    holds; returns those removed."""
-    removed = []
+def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) -> None:
+    """Remove the `.lock` files of `folder` (but `keep`) that no one holds and that hold a dead process's pid only."""
     for lock in Path(folder).glob("*.lock"):
         if lock == keep or str(lock.resolve()) in _HELD:
             continue
@@ -66,10 +64,8 @@ def clean_stale_locks(folder: str | os.PathLike[str], keep: Path | None = None) 
                     continue  # taken over right now: its new holder's
                 if os.fstat(fd).st_ino == os.stat(lock).st_ino and _dead_pid(fd):
                     os.unlink(lock)
-                    removed.append(lock)
             finally:
                 os.close(fd)
-    return removed
 
 
 def _acquire(lock: Path) -> int:

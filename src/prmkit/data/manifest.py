@@ -46,8 +46,7 @@ class Manifest:
 
 
 def manifest_path(output: PathLike) -> Path:
-    """Where the manifest of `output` is: `<dir>/manifest.json` for a directory, `<file>.manifest.json` beside a file
-    (or a path not written yet)."""
+    """`<dir>/manifest.json` for a directory `output`, else `<file>.manifest.json` beside it (written yet or not)."""
     path = Path(output)
     return path / MANIFEST if path.is_dir() else path.with_name(f"{path.name}.manifest.json")
 
@@ -110,8 +109,7 @@ def _read(path: Path) -> Manifest | None:
     if bad := [role for role, p in record["outputs"].items() if not isinstance(p, str)]:
         raise _unreadable(path, f"output {bad[0]!r} is not a path")
     outputs = {role: path.parent / p for role, p in record["outputs"].items()}  # an absolute path stays as it is
-    return Manifest(record["kind"], record["settings"], record["inputs"], outputs, record["cost"],
-                    record.get("prmkit"))
+    return Manifest(record["kind"], record["settings"], record["inputs"], outputs, record["cost"], record.get("prmkit"))
 
 
 def _unreadable(path: Path, why: str) -> ManifestError:
@@ -123,8 +121,7 @@ def _unreadable(path: Path, why: str) -> ManifestError:
 # output that has no manifest.
 
 def _old_warm_start(path: Path) -> Manifest | None:
-    """`prmkit sft` kept its settings (the template among them) in `sft_settings.json`, its data in
-    `sft_data.jsonl`."""
+    """`prmkit sft` kept its settings (the template among them) in `sft_settings.json`, its data in `sft_data.jsonl`."""
     settings = path / "sft_settings.json"
     if not settings.is_file():
         return None
@@ -190,9 +187,8 @@ def settings_diff(old: Mapping[str, Any], new: Mapping[str, Any], skip: Collecti
     return out
 
 
-def keep_settings(path: str | os.PathLike[str], settings: Mapping[str, Any], what: str, *,
-                  skip: Collection[str] = (), upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-                  ) -> None:
+def keep_settings(path: PathLike, settings: Mapping[str, Any], what: str, *, skip: Collection[str] = (),
+                  upgrade: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
     """Refuse to continue an output (`path`'s folder) made with other settings, then write `settings` to `path`.
     `skip`: settings a resumed run may change; `upgrade(old)` fills in what an older file lacks before comparing."""
     path = Path(path)

@@ -15,29 +15,18 @@ class RecordError(ValueError):
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
-    "str": (str,),
-    "str | None": (str, type(None)),
-    "bool | None": (bool, type(None)),
-    "float | None": (int, float, type(None)),
-    "float": (int, float),
-    "int": (int,),
-    "dict[str, Any]": (dict,),
-    "list[str]": (list,),
-    "list[float]": (list,),
-    "list[int]": (list,),
-    "list[Trace]": (list,),
-    "Problem": (dict,),
-}
+    "str": (str,), "str | None": (str, type(None)), "bool | None": (bool, type(None)),
+    "float | None": (int, float, type(None)), "float": (int, float), "int": (int,), "dict[str, Any]": (dict,),
+    "list[str]": (list,), "list[float]": (list,), "list[int]": (list,), "list[Trace]": (list,), "Problem": (dict,)}
 
 
 def _check(cls: type, data: Any) -> dict[str, Any]:
-    """Validate `data` against the dataclass `cls`; return the kwargs to build it."""
+    """Validate `data` against the dataclass `cls`; return it, the kwargs to build one."""
     if not isinstance(data, dict):
         raise RecordError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
     known = {f.name for f in fields(cls)}
     if unknown := sorted(set(data) - known):
         raise RecordError(f"{cls.__name__}: unknown field '{unknown[0]}' (fields: {', '.join(sorted(known))})")
-    out: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in data:
             if f.default is not MISSING or f.default_factory is not MISSING:
@@ -55,8 +44,7 @@ def _check(cls: type, data: Any) -> dict[str, Any]:
             raise RecordError(f"{cls.__name__}: field '{f.name}' must be a list of integers")
         if numeric or numbers:
             _finite(cls.__name__, f.name, value)
-        out[f.name] = value
-    return out
+    return data
 
 
 def _finite(kind: str, name: str, value: Any) -> None:
@@ -215,8 +203,7 @@ def check_score_record(data: Any) -> dict[str, Any]:
         value = data[name]
         if not isinstance(value, allowed) or (isinstance(value, bool) and name in ("index", "score")):
             names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-            raise RecordError(f"score record: field '{name}' must be {names}, got {type(value).__name__} "
-                              f"{value!r}")
+            raise RecordError(f"score record: field '{name}' must be {names}, got {type(value).__name__} {value!r}")
     _finite("score record", "score", data["score"])
     steps = data.get("step_scores")
     if steps is not None:

@@ -60,20 +60,16 @@ def read_processbench(path: str | os.PathLike[str]) -> Iterator[StepRecord]:
 
 def prm800k_step(step: dict[str, Any]) -> tuple[str, int | None]:
     """(text, rating) of the completion that the trajectory continued with (or the human one, or the first)."""
-    chosen, completions = step.get("chosen_completion"), step.get("completions") or []
-    if chosen is not None:
-        c = completions[chosen]
-    elif step.get("human_completion"):
+    chosen = step.get("chosen_completion")
+    if chosen is None and step.get("human_completion"):
         return step["human_completion"]["text"], 1
-    else:
-        c = completions[0]
+    c = (step.get("completions") or [])[0 if chosen is None else chosen]
     return c["text"], c.get("rating")
 
 
 def prm800k_trajectory(path: str | os.PathLike[str], lineno: int, obj: dict[str, Any]
                        ) -> tuple[dict[str, Any], list[str], list[int | None]]:
-    """(question, step texts, ratings) of a PRM800K line's rated trajectory (`prm800k_step`); DataError naming
-    `file:line`."""
+    """(question, step texts, ratings) of a PRM800K line's rated trajectory (`prm800k_step`); DataError at file:line."""
     question, steps = obj.get("question"), (obj.get("label") or {}).get("steps")
     _check(path, lineno, isinstance(question, dict) and isinstance(question.get("problem"), str),
            "field 'question.problem' missing")
@@ -137,11 +133,9 @@ def write_math_shepherd(path: str | os.PathLike[str], records: Iterable[StepReco
 
 
 STEP_READERS: dict[str, Callable[[str | os.PathLike[str]], Iterator[StepRecord]]] = {
-    "processbench": read_processbench, "prm800k": read_prm800k, "math-shepherd": read_math_shepherd,
-}
+    "processbench": read_processbench, "prm800k": read_prm800k, "math-shepherd": read_math_shepherd}
 STEP_WRITERS: dict[str, Callable[[str | os.PathLike[str], Iterable[StepRecord]], int]] = {
-    "processbench": write_processbench, "math-shepherd": write_math_shepherd,
-}
+    "processbench": write_processbench, "math-shepherd": write_math_shepherd}
 
 
 def read_step_records(path: str | os.PathLike[str], fmt: str = "processbench") -> list[StepRecord]:

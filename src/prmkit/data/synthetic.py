@@ -25,13 +25,8 @@ STYLES = ("plain", "policy")
 MAX_PROBLEMS = 1_000_000  # problems one run writes (streamed: memory does not grow with the count)
 MAX_WRONG = 1000  # wrong traces per problem
 _SWAP = {"+": "-", "-": "+", "*": "+", "/": "-"}
-_PHRASES = (
-    "We compute {e}.",
-    "{name} has {e} {item}.",
-    "There are {e} {item}.",
-    "So {e}.",
-    "That makes {e} {item} in all.",
-)
+_PHRASES = ("We compute {e}.", "{name} has {e} {item}.", "There are {e} {item}.", "So {e}.",
+            "That makes {e} {item} in all.")
 _ANSWERS = ("The answer is {r}.", "The answer is ${r}.", "The answer is {r} {item}.")
 
 

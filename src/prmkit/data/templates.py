@@ -39,9 +39,7 @@ def load_template(name: str, path: str | os.PathLike[str] | None = None) -> str:
 def prompt_template(name: str | None) -> str | None:
     """The text of a prompt template given by built-in name (`generate_math_1shot`, `generate_math_0shot`) or file
     path; None keeps each domain's own few-shot template."""
-    if name is None:
-        return None
-    return load_template(name, name if Path(name).is_file() else None)
+    return None if name is None else load_template(name, name if Path(name).is_file() else None)
 
 
 def _warm_start(model: str | os.PathLike[str]) -> Manifest | None:

@@ -75,8 +75,7 @@ def read_trl_parquet(path: str | os.PathLike[str]) -> Iterator[tuple[Pool, StepL
         table = pq.read_table(path)
     except Exception as e:  # pyarrow raises its own error types for a file that is not parquet
         raise DataError(f"{path}: not a readable parquet file ({e})") from None
-    missing = {"prompt", "completions", "labels"} - set(table.column_names)
-    if missing:
+    if missing := {"prompt", "completions", "labels"} - set(table.column_names):
         raise DataError(f"{path}: parquet columns {sorted(table.column_names)} lack {sorted(missing)}")
     for row, obj in enumerate(table.to_pylist(), start=1):
         yield trl_pair(f"{path}:row {row}", obj, f"trl-{row}")

@@ -18,8 +18,7 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep 
 
 
 def warn(message: str) -> str:
-    """Emit `message` as a PrmkitWarning at the first frame outside prmkit (the outermost when all are prmkit's, as
-    under the CLI); return it."""
+    """Emit `message` as a PrmkitWarning at the first frame outside prmkit (else the outermost: the CLI); return it."""
     frame, level = sys._getframe(0), 1  # stacklevel 1 names this frame
     while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1

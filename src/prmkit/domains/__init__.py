@@ -19,25 +19,6 @@ from prmkit.domains.registry import (
     verify_answers,
 )
 
-__all__ = [
-    "DOMAINS",
-    "EXTRACTORS",
-    "STEP",
-    "STOP",
-    "VALIDATORS",
-    "Domain",
-    "DomainField",
-    "choice_answer",
-    "choice_text",
-    "code_stub",
-    "domain",
-    "extract_answer",
-    "fenced_answer",
-    "get_validator",
-    "math_answer",
-    "parse_completion",
-    "question_text",
-    "split_steps",
-    "verify_answer",
-    "verify_answers",
-]
+__all__ = ["DOMAINS", "EXTRACTORS", "STEP", "STOP", "VALIDATORS", "Domain", "DomainField", "choice_answer",
+           "choice_text", "code_stub", "domain", "extract_answer", "fenced_answer", "get_validator", "math_answer",
+           "parse_completion", "question_text", "split_steps", "verify_answer", "verify_answers"]

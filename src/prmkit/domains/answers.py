@@ -56,11 +56,9 @@ def math_answer(text: str) -> str | None:
     truncated generation) gives None. A `$...$` pair never spans a step or a line (GSM8K's money amounts)."""
     segments = [seg for part in text.split(STEP) for seg in part.split("\n")]
     for find in (_BOXED.findall, _ANSWER_IS_MATH.findall):
-        found = [m.strip() for seg in segments for m in find(seg) if m.strip()]
-        if found:
+        if found := [m.strip() for seg in segments for m in find(seg) if m.strip()]:
             return _final_value(found[-1])
-    plain = [m for m in _ANSWER_IS.findall(text) if m.strip()]
-    if plain:  # the value after its last "=", commas dropped ("1,000" -> "1000")
+    if plain := [m for m in _ANSWER_IS.findall(text) if m.strip()]:  # after its last "=", commas dropped: 1,000 -> 1000
         return _plain_value(plain[-1])
     found = [m.strip() for seg in segments for m in _DOLLAR.findall(seg) if m.strip()]
     return _final_value(found[-1]) if found else None
@@ -74,8 +72,7 @@ def choice_answer(text: str) -> str | None:
     """A multiple-choice answer: the last "the answer is X" where X is an option's letter ("B", "(b)": returned as
     "B"), number or text, read to the end of its line; an X in `$...$` or `\\boxed{}`, or no such phrase, is read
     as `math_answer` reads it."""
-    found = [m for seg in text.split(STEP) for line in seg.split("\n") for m in _CHOICE_IS.findall(line)]
-    if found:
+    if found := [m for seg in text.split(STEP) for line in seg.split("\n") for m in _CHOICE_IS.findall(line)]:
         letter, rest = found[-1]
         if letter:
             return letter.upper()

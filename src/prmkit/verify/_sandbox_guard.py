@@ -6,51 +6,13 @@ import resource
 import socket
 import sys
 
-_BLOCKED = {
-    "os.fork",
-    "os.forkpty",
-    "os.system",
-    "os.exec",
-    "os.posix_spawn",
-    "os.spawn",
-    "subprocess.Popen",
-    "os.kill",
-    "os.killpg",
-    "signal.pthread_kill",
-    "os.setuid",
-    "os.setgid",
-    "os.setsid",
-    "os.setpgid",
-    "socket.connect",
-    "socket.bind",
-    "socket.sendto",
-    "socket.getaddrinfo",
-    "ctypes.dlopen",
-    "ctypes.dlsym",
-    "os.putenv",
-    "os.unsetenv",
-    "webbrowser.open",
-    "os.startfile",
-}
-_PATH_EVENTS = {
-    "os.remove",
-    "os.rmdir",
-    "os.rename",
-    "os.mkdir",
-    "os.chmod",
-    "os.chown",
-    "os.truncate",
-    "os.link",
-    "os.symlink",
-    "os.utime",
-    "shutil.rmtree",
-    "shutil.copyfile",
-    "shutil.copytree",
-    "shutil.move",
-    "shutil.chown",
-    "os.chdir",
-    "os.chroot",
-}
+_BLOCKED = {"os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen",
+            "os.kill", "os.killpg", "signal.pthread_kill", "os.setuid", "os.setgid", "os.setsid", "os.setpgid",
+            "socket.connect", "socket.bind", "socket.sendto", "socket.getaddrinfo", "ctypes.dlopen", "ctypes.dlsym",
+            "os.putenv", "os.unsetenv", "webbrowser.open", "os.startfile"}
+_PATH_EVENTS = {"os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.link",
+                "os.symlink", "os.utime", "shutil.rmtree", "shutil.copyfile", "shutil.copytree", "shutil.move",
+                "shutil.chown", "os.chdir", "os.chroot"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -83,12 +45,8 @@ def _hook_for(root):
 
 def main():
     root, uid, cpu, mem, nproc, fsize, guard, as_main = sys.argv[1], *map(int, sys.argv[2:9])
-    for res, value in (
-        (resource.RLIMIT_CPU, cpu),
-        (resource.RLIMIT_AS, mem),
-        (resource.RLIMIT_FSIZE, fsize),
-        (resource.RLIMIT_CORE, 0),
-    ):
+    for res, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, mem), (resource.RLIMIT_FSIZE, fsize),
+                       (resource.RLIMIT_CORE, 0)):
         resource.setrlimit(res, (value, value))
     if uid >= 0:
         os.setgroups([])

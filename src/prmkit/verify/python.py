@@ -12,12 +12,8 @@ from prmkit.verify.sandbox import SandboxLimits, SandboxResult, run_sandboxed
 
 __all__ = ["program_for", "verify_python"]
 
-_SIGNALS = {
-    signal.SIGXCPU: "CPU time limit exceeded",
-    signal.SIGXFSZ: "file/output size limit exceeded",
-    signal.SIGKILL: "killed",
-    signal.SIGSEGV: "segmentation fault",
-}
+_SIGNALS = {signal.SIGXCPU: "CPU time limit exceeded", signal.SIGXFSZ: "file/output size limit exceeded",
+            signal.SIGKILL: "killed", signal.SIGSEGV: "segmentation fault"}
 
 
 def program_for(problem: Problem, answer: str) -> str:
@@ -47,11 +43,8 @@ def verify_python(problem: Problem, answer: str, limits: SandboxLimits | None = 
         return Verdict(False, "empty answer")
     if limits is None:
         t = float(problem.meta.get("timeout", 10.0))
-        limits = SandboxLimits(
-            wall_seconds=t,
-            cpu_seconds=max(1, int(t)),
-            memory_bytes=int(problem.meta.get("memory_mb", 1024)) << 20,
-        )
+        limits = SandboxLimits(wall_seconds=t, cpu_seconds=max(1, int(t)),
+                               memory_bytes=int(problem.meta.get("memory_mb", 1024)) << 20)
     result = run_sandboxed(program_for(problem, answer), limits, main=False)
     if result.completed:
         return Verdict(True, "all tests passed")

@@ -67,18 +67,13 @@ def isolation() -> str:
         if not prefix:
             break
         try:
-            probe = subprocess.run(
-                [*prefix, "true"], capture_output=True, timeout=10, env={"PATH": os.defpath}
-            )
+            probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, env={"PATH": os.defpath})
         except (OSError, subprocess.TimeoutExpired):
             continue
         if probe.returncode == 0:
             return name
-    warnings.warn(
-        "prmkit sandbox: `unshare` is not permitted here; code runs WITHOUT network or PID "
-        "isolation (rlimits, process group, temp dir and audit hook still apply)",
-        stacklevel=2,
-    )
+    warnings.warn("prmkit sandbox: `unshare` is not permitted here; code runs WITHOUT network or PID isolation "
+                  "(rlimits, process group, temp dir and audit hook still apply)", stacklevel=2)
     return "none"
 
 

@@ -112,3 +112,15 @@ def test_model_files_written_private_follow_the_umask(tmp_path, umask):
         modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in [folder, *folder.iterdir()]}
         assert modes == {folder.name: 0o777 & ~umask, "model.safetensors": 0o666 & ~umask,
                          "config.json": 0o666 & ~umask, "run.sh": 0o777 & ~umask}
+
+
+def test_a_verbs_claims_come_from_its_fields_roles():
+    from prmkit.data.outputs import claims
+    from prmkit.label.export import ExportConfig
+    from prmkit.rl.config import RLConfig
+
+    assert claims(ExportConfig(pools="p.jsonl", labels="l.jsonl", output="o.jsonl")) == {
+        "outputs": {"--output": "o.jsonl"}, "inputs": {"--pools": "p.jsonl", "--labels": "l.jsonl"}, "directories": ()}
+    made = claims(RLConfig(output="runs/rl", data="d.jsonl", model="m"), outputs={"extra": "x"})
+    assert made["outputs"] == {"--output": "runs/rl", "extra": "x"} and made["directories"] == ("--output",)
+    assert made["inputs"] == {"--model": "m", "--data": "d.jsonl", "--heldout-data": None}

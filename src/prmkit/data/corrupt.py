@@ -17,7 +17,7 @@ from prmkit.data.answers import answer_key
 from prmkit.data.arith import BINARY_OPS, NUMBER, ArithError, evaluate, format_number, matches, parse_number
 from prmkit.data.gsm8k import split_solution
 from prmkit.data.jsonl import DataError, iter_input, write_records
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.records import Pool, Problem, Trace
 from prmkit.data.settings import LIMIT, SEED, check_limits, comma_list
 from prmkit.data.steplevel import StepRecord, write_processbench
@@ -211,11 +211,14 @@ class CorruptConfig:
     """Settings of `prmkit data corrupt`."""
 
     input: str = field(default="../shared/data/gsm8k/train.jsonl",
-                       metadata={"help": "GSM8K file of {question, answer} lines with <<a*b=c>> annotations"})
+                       metadata={"help": "GSM8K file of {question, answer} lines with <<a*b=c>> annotations",
+                                 "role": "input"})
     output: str = field(default="runs/corrupt/benchmark.jsonl",
-                        metadata={"help": "ProcessBench-style records (reference label -1, corrupted label k)"})
+                        metadata={"help": "ProcessBench-style records (reference label -1, corrupted label k)",
+                                  "role": "output"})
     pools: str | None = field(default=None, metadata={"help": "also write a Pool per problem (reference + "
-                                                               "corrupted trace) here, for `prmkit label`"})
+                                                               "corrupted trace) here, for `prmkit label`",
+                                                      "role": "output"})
     limit: int | None = field(default=None, metadata={"help": "use only the first N problems of the input",
                                                       "range": LIMIT})
     seed: int = field(default=0, metadata={"help": "seed of the wrong values and the error-step choice", "range": SEED})
@@ -290,7 +293,7 @@ def _nothing_usable(path: str | None, skipped: Counter[str]) -> str:
 
 def write_benchmark(cfg: CorruptConfig) -> dict[str, Any]:
     """Build the benchmark and write it (and the pools when `cfg.pools`); returns the report."""
-    with claim_outputs({"--output": cfg.output, "--pools": cfg.pools}, {"--input": cfg.input}):
+    with claim_outputs(**claims(cfg)):
         records, pools, report = build_benchmark(cfg)
         write_processbench(cfg.output, records)
         if cfg.pools:

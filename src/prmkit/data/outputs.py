@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.locks import output_lock
+from prmkit.data.settings import config_fields, config_values
 
-__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "follow_umask",
-           "pyplot", "same_file", "save_figure"]
+__all__ = ["OutputPathError", "atomic_dir", "atomic_path", "check_output_path", "claim_outputs", "claims",
+           "follow_umask", "pyplot", "same_file", "save_figure"]
 
 PathLike = str | os.PathLike[str]
 
@@ -99,6 +100,20 @@ def claim_outputs(outputs: Mapping[str, PathLike | None],
         for _, path in outs:
             held.enter_context(output_lock(path))
         yield
+
+
+def claims(*configs: Any, outputs: Mapping[str, PathLike | None] | None = None,
+           inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`claim_outputs`' arguments from a verb's configs: each field whose metadata `role` is "output" or "output-dir"
+    (a folder) is an output, "input" an input, by its flag; `outputs`, `inputs`: the paths no field holds."""
+    found: dict[str, dict[str, Any]] = {"output": {}, "output-dir": {}, "input": {}}
+    for cfg in configs:
+        values = config_values(cfg)
+        for setting in config_fields(type(cfg)):
+            if role := setting.field.metadata.get("role"):
+                found[role]["--" + setting.name.replace("_", "-")] = values[setting.name]
+    return {"outputs": found["output"] | found["output-dir"] | dict(outputs or {}),
+            "inputs": found["input"] | dict(inputs or {}), "directories": tuple(found["output-dir"])}
 
 
 def _shown(ancestor: Path, target: Path) -> str:

@@ -132,11 +132,13 @@ def check_limits(cfg: Any) -> None:
                 raise SettingError(f.name, f"{_flag(f.name)} {v}: must be {rng.text()}")
 
 
-def field_help(text: str, resume: str | None = None, range: Range | None = None) -> dict[str, Any]:
+def field_help(text: str, resume: str | None = None, range: Range | None = None, role: str | None = None
+               ) -> dict[str, Any]:
     """The metadata of a config field whose flag help is `text`: `field(default=..., metadata=field_help("..."))`;
     `resume`: how a re-run's resume check treats it (`data.manifest.may_change`); `range`: its values
-    (`check_limits`)."""
-    return {"help": text} | ({"resume": resume} if resume else {}) | ({"range": range} if range is not None else {})
+    (`check_limits`); `role`: "input", "output" or "output-dir", the path the verb claims (`data.outputs.claims`)."""
+    return ({"help": text} | ({"resume": resume} if resume else {}) | ({"range": range} if range is not None else {})
+            | ({"role": role} if role else {}))
 
 
 def field_range(f: dataclasses.Field) -> Range | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prmkit.data.demo_problems import APPLY, demo_problems, iter_demo_problems
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.records import Pool, StepLabels, Trace
 from prmkit.data.settings import NON_NEGATIVE, SEED, Range, check_limits
 from prmkit.data.settings import field_help as _help
@@ -48,8 +48,9 @@ class SynthConfig:
     exclude_demo: int = field(default=200, metadata=_help(
         "skip problems whose question is one of the first N demo problems (seed 0), which stay held out.",
         range=NON_NEGATIVE))
-    output: str | None = field(default=None, metadata=_help("Pool JSONL to write (required)."))
-    labels: str | None = field(default=None, metadata=_help("StepLabels JSONL of the true labels (required)."))
+    output: str | None = field(default=None, metadata=_help("Pool JSONL to write (required).", role="output"))
+    labels: str | None = field(default=None, metadata=_help("StepLabels JSONL of the true labels (required).",
+                                                            role="output"))
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -220,7 +221,7 @@ def write_synthetic(cfg: SynthConfig) -> dict[str, Any]:
     if not cfg.output or not cfg.labels:
         raise ValueError("set --output (pools) and --labels (true step labels)")
     report: dict[str, Any] = {}
-    with (claim_outputs({"--output": cfg.output, "--labels": cfg.labels}), atomic_path(cfg.output) as pools_tmp,
+    with (claim_outputs(**claims(cfg)), atomic_path(cfg.output) as pools_tmp,
           atomic_path(cfg.labels) as labels_tmp, open(pools_tmp, "w", encoding="utf-8") as pools,
           open(labels_tmp, "w", encoding="utf-8") as labels):  # streamed: memory does not grow with the count
         for pool, labs in iter_synthetic(cfg, report):

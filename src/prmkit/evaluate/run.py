@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.settings import COUNT, SEED, Range, SettingError, check_limits, parse_range
 from prmkit.models.aggregate import AGGREGATIONS
 
@@ -35,8 +35,8 @@ class BokConfig:
                                                                      f"{' | '.join(AGGREGATIONS)}) instead of each "
                                                                      "file's `score`"})
     seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap", "range": SEED})
-    plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here"})
-    output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
+    plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here", "role": "output"})
+    output: str | None = field(default=None, metadata={"help": "write the report as JSON here", "role": "output"})
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -48,7 +48,8 @@ class BokConfig:
 class ProcessBenchConfig:
     """`prmkit evaluate processbench`: first-error identification (ProcessBench protocol: tau held out)."""
 
-    benchmark: str = field(default="", metadata={"help": "step-level benchmark file (e.g. `prmkit data corrupt`)"})
+    benchmark: str = field(default="", metadata={"help": "step-level benchmark file (e.g. `prmkit data corrupt`)",
+                                                 "role": "input"})
     benchmark_format: str = field(default="processbench", metadata={"help": "processbench | prm800k | "
                                                                              "math-shepherd"})
     scores: list[str] = field(default_factory=list, metadata={"help": "NAME=PATH of `prmkit score` or `prmkit "
@@ -58,7 +59,7 @@ class ProcessBenchConfig:
                                                                         "scorer_spec: KIND:PATH,KEY=VALUE; repeat)"})
     choose_on: str = field(default="0:100", metadata={"help": "problems whose F1 chooses tau"})
     report_on: str = field(default="100:", metadata={"help": "problems reported at that tau"})
-    output: str | None = field(default=None, metadata={"help": "write the report as JSON here"})
+    output: str | None = field(default=None, metadata={"help": "write the report as JSON here", "role": "output"})
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -101,7 +102,7 @@ def best_of_k(cfg: BokConfig) -> dict[str, Any]:
     from prmkit.evaluate.report import bok_report
 
     files = named_files(cfg.scores)
-    with claim_outputs({"--output": cfg.output, "--plot": cfg.plot}, {"--scores": list(files.values())}):
+    with claim_outputs(**claims(cfg, inputs={"--scores": list(files.values())})):
         report = bok_report(files, ks_list(cfg.ks), cfg.weighted, cfg.max_subsets, cfg.bootstrap, cfg.seed,
                             parse_range(cfg.problems_range), cfg.aggregation)
         _write(cfg.output, report)
@@ -122,7 +123,7 @@ def processbench(cfg: ProcessBenchConfig) -> dict[str, Any]:
         raise ValueError("processbench needs a benchmark file (--benchmark FILE)")
     files = named_files(cfg.scores) if cfg.scores or not cfg.scorers else {}
     specs = parse_named_specs(cfg.scorers)
-    with claim_outputs({"--output": cfg.output}, {"--benchmark": cfg.benchmark, "--scores": list(files.values())}):
+    with claim_outputs(**claims(cfg, inputs={"--scores": list(files.values())})):
         records = read_step_records(cfg.benchmark, cfg.benchmark_format)
         scored = {name: scorer_step_scores(records, spec, name) for name, spec in specs.items()}
         report = processbench_report(records, files, parse_range(cfg.choose_on), parse_range(cfg.report_on), scored)

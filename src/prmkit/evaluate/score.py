@@ -13,7 +13,7 @@ from prmkit.data.formats import DEMO_INPUT, read_chosen_pools
 from prmkit.data.jsonl import AppendOnlyWriter
 from prmkit.data.lengths import check_lengths
 from prmkit.data.manifest import settings_beside
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.records import Pool
 from prmkit.data.settings import COUNT, THREADS, check_limits
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
@@ -52,10 +52,11 @@ class ScoreConfig:
     model: str | None = field(default=None, metadata={
         "help": "checkpoint directory written by `prmkit train`, or a scorer spec KIND:PATH[,KEY=VALUE...], KIND "
                 f"one of {', '.join(SCORERS)} (truth:PROBLEMS.jsonl: the bench's exact checker; rule: each step's own "
-                "arithmetic, no PATH)", "required": True})
+                "arithmetic, no PATH)", "required": True, "role": "input"})
     input: str | None = field(default=None, metadata={"help": "Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT,
-                                                      "required": True})
-    output: str | None = field(default=None, metadata={"help": "score JSONL (one record per trace)", "required": True})
+                                                      "required": True, "role": "input"})
+    output: str | None = field(default=None, metadata={"help": "score JSONL (one record per trace)", "required": True,
+                                                       "role": "output"})
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -87,8 +88,7 @@ def score_file(cfg: ScoreConfig) -> dict[str, Any]:
     """Score the pools of `cfg.input` with the checkpoint `cfg.model` into `cfg.output` (`score_to_file`)."""
     model, input_path, output = cfg.model or "", cfg.input or "", cfg.output or ""
     # taken before the model loads: a second writer is refused at once, an input is never the output
-    with claim_outputs({"--output": output, "score settings": settings_beside(output)},
-                       {"--input": input_path, "--model": model}):
+    with claim_outputs(**claims(cfg, outputs={"score settings": settings_beside(output)})):
         return score_to_file(model, read_chosen_pools(input_path, cfg.problems_range), output, cfg)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from prmkit.data.bench import SLIPS, bench_problems, check_difficulty, constructed_pools
 from prmkit.data.jsonl import DataError, iter_input, write_records
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.settings import SEED, Range, check_limits, comma_list
 from prmkit.data.settings import field_help as _help
 
@@ -27,18 +27,19 @@ SIZE_HELP = "number size: small (to 20) | medium (to 100) | large (to 1,000)."
 class BenchSetConfig:
     """`prmkit data bench`: bench problems for training or held-out use, disjoint from other sets by question."""
 
-    output: str | None = field(default=None, metadata=_help("Problem JSONL to write (required)."))
+    output: str | None = field(default=None, metadata=_help("Problem JSONL to write (required).", role="output"))
     problems: int = field(default=100, metadata=_help("problems to write, spread evenly over the levels.",
                                                       range=Range(1, 100_000)))
     levels: str = field(default="1,2,3", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
     seed: int = field(default=1, metadata=_help("seed of the problem stream (the bench's own is 0).", range=SEED))
     exclude: list[str] = field(default_factory=list, metadata=_help(
-        "JSONL files whose questions the set must not hold (Problem, Pool, GSM8K or sft_data.jsonl lines)."))
+        "JSONL files whose questions the set must not hold (Problem, Pool, GSM8K or sft_data.jsonl lines).",
+        role="input"))
     pools: str | None = field(default=None, metadata=_help("also write the constructed traces of the problems here "
-                                                           "(Pool JSONL; needs --labels)."))
+                                                           "(Pool JSONL; needs --labels).", role="output"))
     labels: str | None = field(default=None, metadata=_help("their true step labels (StepLabels JSONL, method "
-                                                            "truth)."))
+                                                            "truth).", role="output"))
     slips: str = field(default=",".join(SLIPS), metadata=_help(
         "slip kinds of the constructed traces, one trace each per problem: " + " | ".join(SLIPS) + "."))
 
@@ -82,8 +83,7 @@ def write_bench_set(cfg: BenchSetConfig) -> dict[str, Any]:
     and their traces and true labels when asked. Returns {output, problems, by_level, skipped, ...}."""
     if not cfg.output:
         raise ValueError("set --output (the Problem JSONL to write)")
-    with claim_outputs({"--output": cfg.output, "--pools": cfg.pools, "--labels": cfg.labels},
-                       {"--exclude": cfg.exclude}):  # no output is an input
+    with claim_outputs(**claims(cfg)):  # no output is an input
         return _write(cfg)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.manifest import keep_settings
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff import ROW, SETTINGS, check_unfiltered
 from prmkit.experiments.payoff_kept import keep_row, read_fresh
@@ -28,8 +28,8 @@ class PayoffScoreConfig:
         "the scorer, a spec KIND:PATH (`prmkit.models.scorer_spec`): truth:PROBLEMS (the exact checker over the "
         "fresh problems, e.g. the fresh pools file) or rule: (each step's arithmetic)"))
     fresh: str = field(default="", metadata=_help(
-        "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate --no-filter`)"))
-    output: str = field(default="", metadata=_help("row directory: scores.jsonl, row.json"))
+        "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate --no-filter`)", role="input"))
+    output: str = field(default="", metadata=_help("row directory: scores.jsonl, row.json", role="output-dir"))
     name: str | None = field(default=None, metadata=_help("the row's name in the table (default: the scorer kind)"))
     keep: str | None = field(default=None, metadata=_help(
         "a directory the repository keeps: the row's kept file goes there as NAME.jsonl.gz"))
@@ -48,7 +48,7 @@ def score_payoff(cfg: PayoffScoreConfig) -> dict[str, Any]:
 
     kind = parse_scorer_spec(cfg.scorer)[0]
     out = Path(cfg.output)
-    with claim_outputs({"--output": out}, {"--fresh": cfg.fresh}, directories=("--output",)):
+    with claim_outputs(**claims(cfg)):
         if not Path(cfg.fresh).is_file():
             raise FileNotFoundError(f"--fresh {cfg.fresh}: no such file")
         fresh = read_fresh(cfg.fresh)

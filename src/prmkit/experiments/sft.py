@@ -16,7 +16,7 @@ from typing import Any
 from prmkit.data.bench import check_difficulty
 from prmkit.data.jsonl import write_records
 from prmkit.data.manifest import fixed_settings, keep_settings, may_change, write_manifest
-from prmkit.data.outputs import atomic_path, claim_outputs, follow_umask
+from prmkit.data.outputs import atomic_path, claim_outputs, claims, follow_umask
 from prmkit.data.settings import BATCH_SIZE, COUNT, FRACTION, LR, NON_NEGATIVE, SEED, Range
 from prmkit.data.settings import field_help as _help
 from prmkit.data.templates import prompt_template
@@ -37,9 +37,10 @@ class SFTRunConfig(TrainRunConfig):
     """A warm start of the bench's policy on right bench traces (TRL SFTTrainer): `TrainRunConfig` with its defaults."""
 
     output: str | None = field(default=None, metadata=_help("run directory (required): checkpoints, the policy, "
-                                                            "sft_run.json; a re-run continues.", resume="may-change"))
+                                                            "sft_run.json; a re-run continues.", resume="may-change",
+                                                            role="output-dir"))
     model: str = field(default=DEFAULT_MODEL, metadata=_help("the policy to warm-start: embedded name or local HF "
-                                                             "directory."))
+                                                             "directory.", role="input"))
     problems: int = field(default=960, metadata=_help("training problems, spread evenly over the levels."))
     levels: str = field(default="1,2,3,4,5,6", metadata=_help(LEVELS_HELP))
     size: str = field(default="small", metadata=_help(SIZE_HELP))
@@ -51,7 +52,8 @@ class SFTRunConfig(TrainRunConfig):
                                                       "size) are left out, by question text."))
     exclude: list[str] = field(default_factory=list, metadata=_help(
         "JSONL files whose questions are left out too (a bench's problems.jsonl, prmkit data bench sets, another "
-        "warm start's sft_data.jsonl: lines with `question` or `problem.question`), e.g. every evaluation set."))
+        "warm start's sft_data.jsonl: lines with `question` or `problem.question`), e.g. every evaluation set.",
+        role="input"))
     lr: float = field(default=1e-4, metadata=_help("AdamW learning rate.", range=LR))
     lora_r: int = field(default=0, metadata=_help("LoRA rank via peft (merged into the saved policy); 0 = full "
                                                   "fine-tuning.", range=NON_NEGATIVE))
@@ -195,8 +197,7 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
         raise FileNotFoundError(f"--exclude: no such file {missing[0]}")
     banned = excluded_questions(list(config.exclude))  # an empty or malformed file: an error before any model loads
     out = Path(config.output)
-    with claim_outputs({"--output": out}, {"--model": config.model, "--exclude": config.exclude},
-                       directories=("--output",)):
+    with claim_outputs(**claims(config)):
         return _run(config, out, banned, progress, log)
 
 

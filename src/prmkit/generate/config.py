@@ -99,7 +99,7 @@ class GenerateConfig(SamplerConfig, ScaleConfig):
     """`prmkit generate`: K step-delimited CoTs per problem, validated, then filtered (MCNIG sec 3.1)."""
 
     data: str | None = field(default=None, metadata=_help("demo | humaneval | a GSM8K-style, Problem or Pool jsonl "
-                                                          "file (required)."))
+                                                          "file (required).", role="input"))
     domain: str | None = field(default=None, metadata=_help("math | python | sql | choice: override the problems' "
                                                             "domain (None: the data's own)."))
     limit: int | None = field(default=None, metadata=_help("use only the first N problems (None: all).", range=LIMIT))
@@ -107,7 +107,8 @@ class GenerateConfig(SamplerConfig, ScaleConfig):
                                                       "every generated trace (e.g. for a test set)."))
     max_traces: int = field(default=8, metadata=_help("traces kept per problem by the filter (sec 3.1: eight).",
                                                       range=COUNT))
-    output: str | None = field(default=None, metadata={"help": "filtered Pool jsonl", "required": True})
+    output: str | None = field(default=None, metadata={"help": "filtered Pool jsonl", "required": True,
+                                                       "role": "output"})
     raw: str | None = field(default=None, metadata=_help("all generated pools, resumable (default: OUTPUT with "
                                                          ".raw.jsonl)"))
 
@@ -117,10 +118,10 @@ class RolloutConfig(SamplerConfig, ScaleConfig):
     """`prmkit rollout`: K continuations after step prefixes of traces (Math-Shepherd, OmegaPRM, PUM prefix gain)."""
 
     input: str | None = field(default=None, metadata=_help("pools to roll out: prmkit Pool jsonl, GSM8K "
-                                                           "candidates, or `demo` (required)."))
+                                                           "candidates, or `demo` (required).", role="input"))
     limit: int | None = field(default=None, metadata=_help("use only the first N pools (None: all).", range=LIMIT))
     positions: list[int] = field(default_factory=list, metadata=_help(
         "prefix lengths n to roll out (0 = the no-prefix baseline, one per problem); empty: 0 and every proper "
         "prefix 1..N-1 of each trace (the full trace is finished already).", range=NON_NEGATIVE))
     output: str | None = field(default=None, metadata={"help": "Rollout jsonl, one line per prefix (append-only, "
-                                                               "resumable)", "required": True})
+                                                               "resumable)", "required": True, "role": "output"})

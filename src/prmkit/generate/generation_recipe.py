@@ -11,7 +11,7 @@ from statistics import fmean
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.lengths import check_lengths
 from prmkit.data.manifest import keep_file_settings, settings_beside, write_manifest
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.records import Pool
 from prmkit.domains import domain
 from prmkit.generate.config import GenerateConfig
@@ -76,8 +76,7 @@ def run_generation(config: GenerateConfig, progress: bool = True,
     if config.domain is not None:
         domain(config.domain)  # an unknown one is refused before any file is touched
     raw = Path(config.raw) if config.raw else raw_path(output)
-    with claim_outputs({"--output": output, "--raw": raw, "raw settings": settings_beside(raw)},
-                       {"--data": config.data}):
+    with claim_outputs(**claims(config, outputs={"--raw": raw, "raw settings": settings_beside(raw)})):
         cfg = config.sampling()
         problems = load_problems(config.data, config.limit, config.domain)
         check_lengths([Pool(p, []) for p in problems], context_length(config.model), "the model",

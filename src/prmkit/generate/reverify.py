@@ -9,7 +9,7 @@ from pathlib import Path
 from prmkit.data.answers import distinct_answers
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import write_records
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.records import Pool
 from prmkit.data.settings import NON_NEGATIVE, check_limits
 from prmkit.domains import STEP, extract_answer, verify_answers
@@ -22,8 +22,8 @@ __all__ = ["VerifyConfig", "reverify_file"]
 class VerifyConfig:
     """`prmkit verify`: the pools, what to show and whether to re-extract the answers first."""
 
-    pools: str | None = field(default=None, metadata={"help": "Pool jsonl", "positional": True})
-    output: str | None = field(default=None, metadata={"help": "write the re-validated pools here."})
+    pools: str | None = field(default=None, metadata={"help": "Pool jsonl", "positional": True, "role": "input"})
+    output: str | None = field(default=None, metadata={"help": "write the re-validated pools here.", "role": "output"})
     show: int = field(default=10, metadata={"help": "list at most this many changed verdicts.", "range": NON_NEGATIVE})
     reextract: bool = field(default=False, metadata={"help": "extract each answer again from the steps first "
                                                              "(after an extractor change)."})
@@ -46,7 +46,7 @@ def reverify_file(cfg: VerifyConfig, log: Callable[[str], None] = print) -> int:
     number of changed verdicts. With `reextract`, each answer is first extracted again from the trace's steps
     (rejoined with `[STEP]`); traces that now have no answer get `answer=None` and fail."""
     path, output = cfg.pools or "", cfg.output
-    with claim_outputs({"--output": output}, {"pools": path}):
+    with claim_outputs(**claims(cfg)):
         return _reverify(path, output, cfg.show, cfg.reextract, log, cfg.allow_duplicates)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from prmkit.data.formats import read_pools
 from prmkit.data.jsonl import read_records
 from prmkit.data.lengths import check_lengths
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.generate.config import RolloutConfig
 from prmkit.generate.distributed import Resident, make_executor, progress_bar
 from prmkit.generate.rollout import RolloutStats, prefix_requests, rollout_prefixes
@@ -73,7 +73,7 @@ def run_rollout(config: RolloutConfig, progress: bool = True,
     if not config.input:
         raise ValueError("no input: set --input (a pool file or demo)")
     # held for the whole run: the append and the totals read back
-    with claim_outputs({"--output": output}, {"--input": config.input}):
+    with claim_outputs(**claims(config)):
         pools = list(itertools.islice(read_pools(config.input), config.limit))
         pools, _ = check_lengths(pools, context_length(config.model), "the rollout model", flag=None)  # before loading
         requests = prefix_requests(pools, config.positions)

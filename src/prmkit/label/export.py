@@ -11,7 +11,7 @@ from typing import Any
 from prmkit.data.formats import read_pools
 from prmkit.data.join import JoinReport, read_labels
 from prmkit.data.jsonl import write_records
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.records import Pool, StepLabels
 from prmkit.data.trl import to_trl
 from prmkit.label.threshold import soft_labels
@@ -51,9 +51,11 @@ EXPORT_FORMATS: dict[str, tuple[Callable[[StepLabels], list], bool, str]] = {
 class ExportConfig:
     """`prmkit export`: pools + step labels -> TRL stepwise supervision."""
 
-    pools: str = field(default="", metadata={"help": "the pool file the labels were made from (or `demo`)"})
-    labels: str = field(default="", metadata={"help": "StepLabels JSONL from `prmkit label`"})
-    output: str = field(default="", metadata={"help": "file to write (TRL stepwise JSONL, or parquet)"})
+    pools: str = field(default="", metadata={"help": "the pool file the labels were made from (or `demo`)",
+                                             "role": "input"})
+    labels: str = field(default="", metadata={"help": "StepLabels JSONL from `prmkit label`", "role": "input"})
+    output: str = field(default="", metadata={"help": "file to write (TRL stepwise JSONL, or parquet)",
+                                              "role": "output"})
     format: str = field(default="trl", metadata={"help": "trl: 0/1 labels; trl-soft: sigmoid(score - tau) in "
                                                          "[0, 1] plus the raw scores; parquet, parquet-soft: the "
                                                          "same as a parquet file"})
@@ -93,7 +95,7 @@ def export_labels(cfg: ExportConfig) -> dict[str, Any]:
     if not (cfg.pools and cfg.labels and cfg.output):
         raise ValueError("export needs pools, labels and output")
     report = JoinReport()
-    with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels}):
+    with claim_outputs(**claims(cfg)):
         rows = list(trl_records(cfg.pools, cfg.labels, cfg.format, report, cfg.require_all_labels,
                                 cfg.allow_duplicates))
         if not rows:

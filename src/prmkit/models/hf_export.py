@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path, claim_outputs
+from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path, claim_outputs, claims
 from prmkit.models.reward import RewardModel
 
 __all__ = ["CARD_NAME", "MLP_CLASS", "MODELING_FILE", "NO_VLLM", "ExportHFConfig", "export_hf", "modeling_code",
@@ -29,8 +29,9 @@ MLP_CLASS = "PrmkitMLPForTokenClassification"
 class ExportHFConfig:
     """`prmkit export-hf`: a `prmkit train` checkpoint -> a standard token-classification model directory."""
 
-    model: str = field(default="", metadata={"help": "checkpoint directory written by `prmkit train` (required)"})
-    output: str = field(default="", metadata={"help": "directory to write (required)"})
+    model: str = field(default="", metadata={"help": "checkpoint directory written by `prmkit train` (required)",
+                                             "role": "input"})
+    output: str = field(default="", metadata={"help": "directory to write (required)", "role": "output-dir"})
     overwrite: bool = field(default=False, metadata={"help": "replace a non-empty output directory"})
 
 
@@ -243,7 +244,7 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
     if not (config.model and config.output):
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
     _check_not_the_model(config.model, config.output)
-    with claim_outputs({"--output": config.output}, directories=("--output",)):  # one writer, from before the load
+    with claim_outputs(**claims(config)):  # one writer, from before the load
         return _export(config)
 
 

@@ -23,7 +23,8 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     of `TrainRunConfig` and `DecodingConfig`. Defaults: PUM D.4 (temperature, top-p, KL and process coefficients,
     segments), PSPO (LoRA, lr); CPU-sized where the papers' cannot run on a CPU (the helps say so)."""
 
-    model: str = field(default=DEFAULT_MODEL, metadata=_help("policy: embedded name or local HF directory."))
+    model: str = field(default=DEFAULT_MODEL, metadata=_help("policy: embedded name or local HF directory.",
+                                                             role="input"))
     reward: str = field(default="outcome", metadata=_help(
         "reward spec: terms [w*]name[:model] joined by '+', names outcome | prm_prod | prm_min | prm_geomean | "
         "pspo_wrs | pum (rewards.REWARDS), e.g. outcome+pspo_wrs:runs/prm; summed with their weights, then "
@@ -41,13 +42,14 @@ class RLConfig(DecodingConfig, TrainRunConfig):
                                                             range=NON_NEGATIVE))
     max_segments: int = field(default=8, metadata=_help("steps grouped into at most this many segments (D.4: 8).",
                                                         range=COUNT))
-    data: str = field(default="demo", metadata=_help("problems: demo | a GSM8K-style, Problem or Pool JSONL file."))
+    data: str = field(default="demo", metadata=_help("problems: demo | a GSM8K-style, Problem or Pool JSONL file.",
+                                                     role="input"))
     problems_range: str = field(default="0:40", metadata=_help("training problems by index, START:END."))
     heldout_range: str | None = field(default="40:50", metadata=_help(
         "held-out problems START:END, accuracy measured before and after training (None: no held-out check)."))
     heldout_data: str | None = field(default=None, metadata=_help(
         "problems of the held-out evaluation (demo | a JSONL file), --heldout-range of them; None: --data. Keep them "
-        "out of every training set (`prmkit data bench --exclude`)."))
+        "out of every training set (`prmkit data bench --exclude`).", role="input"))
     heldout_samples: int = field(default=8, metadata=_help("samples per held-out problem (accuracy = mean over "
                                                            "samples, at the training temperature), plus one "
                                                            "greedy completion (greedy accuracy).", range=NON_NEGATIVE))
@@ -85,4 +87,4 @@ class RLConfig(DecodingConfig, TrainRunConfig):
     trainer_args: list[str] = field(default_factory=list, metadata=_help(
         "further GRPOConfig arguments as KEY=VALUE (YAML value), e.g. loss_type=grpo scale_rewards=none."))
     output: str = field(default="", metadata=_help("run directory (checkpoints, metrics, curves, final policy)",
-                                                   resume="may-change") | {"required": True})
+                                                   resume="may-change") | {"required": True, "role": "output-dir"})

@@ -11,7 +11,7 @@ from typing import Any
 
 from prmkit.data.lengths import check_lengths
 from prmkit.data.manifest import fixed_settings, keep_settings, may_change
-from prmkit.data.outputs import claim_outputs
+from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.records import Pool, Problem
 from prmkit.data.templates import check_template, prompt_template
 from prmkit.models.loading import context_length, load_trainable, resolve_model
@@ -86,9 +86,7 @@ def run_grpo(config: RLConfig, scorers: Scorers | None = None, log: Callable[[st
     """Train the policy with GRPO (+ process advantages) into `config.output`; returns the report (also written to
     report.json). `scorers`: ready StepScorers by the model names of the specs (else checkpoints are loaded)."""
     output = config.output
-    with claim_outputs({"--output": output}, {"--data": config.data, "--heldout-data": config.heldout_data,
-                                              "--model": config.model},
-                       directories=("--output",)):  # before the policy loads; one run per output
+    with claim_outputs(**claims(config)):  # before the policy loads; one run per output
         return _run_grpo(config, output, scorers, log)
 
 

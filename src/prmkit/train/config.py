@@ -15,7 +15,8 @@ class TrainRunConfig:
     """What every training run sets (model, lr, LoRA, seed, threads, checkpoints, trainer arguments); `TrainConfig`
     and `rl.RLConfig` inherit it, the defaults here the reward model's."""
 
-    model: str = field(default="smollm2-135m", metadata={"help": "base model: embedded name or local HF directory."})
+    model: str = field(default="smollm2-135m", metadata={"help": "base model: embedded name or local HF directory.",
+                                                         "role": "input"})
     lr: float = field(default=1e-6, metadata={"help": "AdamW learning rate (paper: 1e-6 for 8B/14B models).",
                                               "range": LR})
     lora_r: int = field(default=0, metadata={"help": "LoRA rank via peft; 0 = full fine-tuning (the paper).",

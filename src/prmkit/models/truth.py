@@ -22,8 +22,7 @@ def truth_scores(problem: Problem, steps: list[str]) -> list[float]:
 
 
 class TruthScorer(StepScorer):
-    """The exact checker's truth of each trace of a bench problem, found by its question text (ValueError for a
-    question that is not a bench problem of the files)."""
+    """The exact checker's truth of each trace of a bench problem, found by its question text (else ValueError)."""
 
     def __init__(self, problems: Iterable[Problem], source: str = "the given problems"):
         self.source = source

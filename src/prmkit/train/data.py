@@ -62,8 +62,7 @@ def _outcome_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_ba
 
 @dataclass(frozen=True)
 class LabelSource:
-    """Where a head's targets come from: `values(trace, labels or None, soft, neutral_band)` -> targets or None
-    (skip the trace)."""
+    """Where a head's targets come from: `values(trace, labels or None, soft, neutral_band)` -> targets, None = skip."""
 
     values: Callable[[Trace, StepLabels | None, bool, float | None], list[float] | None]
     needs_labels: bool

@@ -141,8 +141,7 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
 
 def train_configs(output: str | Path, configs: tuple[TrainConfig, RewardModelConfig, TrainInputs],
                   log: Callable[[str], None] = print, examples: list | None = None) -> dict[str, Any]:
-    """`train` on configs already built (`resolve_configs`; a field changed with `dataclasses.replace`); the head
-    is the model config's `kind`."""
+    """`train` on configs already built (`resolve_configs`, then `dataclasses.replace`); the head is their `kind`."""
     from prmkit.train.pum_pairs import build_pair_trainer
     from prmkit.train.recipe import default_held_out, train_reward_model
 

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path, claim_outputs
+from prmkit.data.templates import load_template
 from prmkit.models.reward import RewardModel
 
 __all__ = ["CARD_NAME", "MLP_CLASS", "MODELING_FILE", "NO_VLLM", "ExportHFConfig", "export_hf", "modeling_code",
@@ -143,27 +144,6 @@ def transformers_snippet(path: str, trust_remote_code: bool = False) -> str:
     ])
 
 
-def _vllm_section(fields: dict[str, Any], output: str) -> str:
-    return f"""(for a one-label model read `logits[0, :, 0]` at the separators instead of the softmax.)
-
-## vLLM (not run on vLLM by prmkit's tests: no GPU was available)
-
-```bash
-{vllm_command(output, fields)}
-```
-
-The STEP pooler returns one row per separator of the prompt; send prmkit's own token ids (built as above) as
-the prompt so the steps are tokenised one by one:
-
-```python
-import requests
-body = {{"model": "{output}", "input": [ids], "task": "token_classify"}}   # ids as built above
-r = requests.post("http://localhost:8000/pooling", json=body)
-probs = [row[0] for row in r.json()["data"][0]["data"]]   # p(positive) at each separator
-```
-"""
-
-
 NO_VLLM = ("vLLM cannot serve this model: its head is an MLP defined by custom code, and vLLM's pooling "
            "classifier (`--convert classify`) is one linear `score` layer. vLLM serves only prmkit's linear "
            "export: train with `prmkit train pum --value-head linear`, then run `prmkit export-hf` on that model.")
@@ -186,39 +166,18 @@ that file); without it transformers builds a plain `{base}` whose `score` is ran
 
 
 def _card(fields: dict[str, Any], source: str, output: str, arch: str, base: str, remote: bool) -> str:
-    sep, sep_id = fields["sep_token"], fields["sep_token_id"]
-    single = len(fields["labels"]) == 1
+    """The model card: `templates/model_card.md`, its vLLM section `templates/model_card_vllm.md`."""
     activation = "" if remote else "; vLLM applies a sigmoid unless the request sets `use_activation: false`"
     read = (f"logits[0, i, 0] at each separator position i is the prefix utility U(x, r_1..r_i) (Bradley-Terry "
-            f"scale{activation})" if single
+            f"scale{activation})" if len(fields["labels"]) == 1
             else "softmax(logits[0, i], -1)[0] at each separator position i is p(step correct)")
-    serve = f"## vLLM\n\n{NO_VLLM}\n" if remote else _vllm_section(fields, output)
-    return f"""---
-library_name: transformers
-pipeline_tag: token-classification
-tags: [prmkit, process-reward-model]
----
-
-# prmkit {fields['kind']} reward model ({arch})
-
-{_intro(fields, source, arch, base, remote)}
-
-## Input format
-
-- prompt: `{json.dumps(fields['prompt'])}` formatted with the question, tokenised with the tokenizer's special
-  tokens;
-- then each step tokenised **on its own** (`add_special_tokens=False`) followed by the separator `{sep}` (id
-  {sep_id}); never join the steps into one string.
-- Scores are read at the separators ({fields['targets']}): {read}.
-- A trace's score: `{fields['aggregation']}` of its step scores.
-
-## transformers
-
-```python
-{transformers_snippet(output, trust_remote_code=remote)}
-```
-
-{serve}"""
+    serve = (f"## vLLM\n\n{NO_VLLM}" if remote
+             else load_template("model_card_vllm.md").format(command=vllm_command(output, fields), output=output))
+    return load_template("model_card.md").format(  # the template's last line: {serve}
+        kind=fields["kind"], arch=arch, intro=_intro(fields, source, arch, base, remote),
+        prompt=json.dumps(fields["prompt"]), sep=fields["sep_token"], sep_id=fields["sep_token_id"],
+        targets=fields["targets"], read=read, aggregation=fields["aggregation"],
+        snippet=transformers_snippet(output, trust_remote_code=remote), serve=serve.removesuffix("\n"))
 
 
 def _check_not_the_model(model: str, output: str) -> None:

@@ -70,8 +70,7 @@ def _convert_gguf(folder: Path, filename: str, target: Path) -> None:
     # The loader marks the model as GGUF-quantised although its weights are now plain fp32 tensors.
     if hasattr(model.config, "quantization_config"):
         delattr(model.config, "quantization_config")
-    model.hf_quantizer = None
-    model.is_quantized = False
+    model.hf_quantizer, model.is_quantized = None, False
     def write(tmp: Path) -> None:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
@@ -104,8 +103,7 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
     if text in EMBEDDED:
         target = cache_dir() / "models" / text
         if not (target / "config.json").is_file():
-            folder, filename = _gguf_location(text)
-            _convert_gguf(folder, filename, target)
+            _convert_gguf(*_gguf_location(text), target)
         return target
     path = Path(text).expanduser()
     if (path / "config.json").is_file():

@@ -94,15 +94,7 @@ class RewardModel(LocalStepScorer):
         self.target_head = head_class(config.kind)(config, self._single_id)
         self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids
-
-    # --- the optional members of a StepScorer -------------------------------------------------------------
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return self.config.kind
-
-    @property
-    def default_aggregation(self) -> str:  # type: ignore[override]
-        return self.config.aggregation
+        self.kind, self.default_aggregation = config.kind, config.aggregation  # a StepScorer's optional members
 
     def limit_batches(self, max_tokens: int, max_batch: int) -> None:
         self.max_tokens, self.max_batch = max_tokens, max_batch

@@ -36,22 +36,15 @@ class ExportHFConfig:
 
 
 def prmkit_fields(rm: RewardModel) -> dict[str, Any]:
-    head = rm.target_head
-    return {
-        "kind": rm.config.kind,
-        "prompt": rm.layout.prompt,
-        "sep_token": rm.config.sep_token,
-        "sep_token_id": rm.sep_id,
-        "class_tokens": rm.config.class_tokens,
-        "class_token_ids": list(rm.class_ids),
-        "labels": list(head.label_names),
-        "score": ("logit 0 (the utility U, no activation)" if len(head.label_names) == 1
-                  else "softmax over the logits, index 0 (p(positive))"),
-        "targets": "every separator" if rm.config.kind != "orm" else "the last separator",
-        "aggregation": rm.config.aggregation,
-        "step_format": "tokenizer(prompt.format(question=q)).input_ids + sum(tokenizer(step, add_special_tokens="
-                       "False).input_ids + [sep_token_id] for step in steps)",
-    }
+    names = rm.target_head.label_names
+    return {"kind": rm.config.kind, "prompt": rm.layout.prompt, "sep_token": rm.config.sep_token,
+            "sep_token_id": rm.sep_id, "class_tokens": rm.config.class_tokens, "class_token_ids": list(rm.class_ids),
+            "labels": list(names), "score": ("logit 0 (the utility U, no activation)" if len(names) == 1
+                                             else "softmax over the logits, index 0 (p(positive))"),
+            "targets": "every separator" if rm.config.kind != "orm" else "the last separator",
+            "aggregation": rm.config.aggregation,
+            "step_format": "tokenizer(prompt.format(question=q)).input_ids + sum(tokenizer(step, add_special_tokens="
+                           "False).input_ids + [sep_token_id] for step in steps)"}
 
 
 def token_class(rm: RewardModel) -> str:
@@ -149,32 +142,18 @@ NO_VLLM = ("vLLM cannot serve this model: its head is an MLP defined by custom c
            "export: train with `prmkit train pum --value-head linear`, then run `prmkit export-hf` on that model.")
 
 
-def _intro(fields: dict[str, Any], source: str, arch: str, base: str, remote: bool) -> str:
-    exported = f"Exported by `prmkit export-hf` from the prmkit checkpoint `{source}`."
-    if not remote:
-        return f"""{exported} A standard `{arch}`: the decoder of the
-checkpoint and `score.weight` = its head ({', '.join(fields['labels'])}); `config.json` holds the step format
-under `prmkit`."""
-    return f"""{exported}
-
-`{arch}` is a `{base}` whose `score` is the checkpoint's MLP value head (PUM appendix C:
-Linear(H, H)-GELU-Linear(H, 1), weights `score.0.*` and `score.2.*`), defined in `{MODELING_FILE}` beside the
-weights and named in `config.json`'s `auto_map`. **Loading it needs `trust_remote_code=True`** (transformers runs
-that file); without it transformers builds a plain `{base}` whose `score` is random (its load report lists
-`score.weight` missing). vLLM cannot serve this model (below). `config.json` holds the step format under
-`prmkit`."""
-
-
 def _card(fields: dict[str, Any], source: str, output: str, arch: str, base: str, remote: bool) -> str:
-    """The model card: `templates/model_card.md`, its vLLM section `templates/model_card_vllm.md`."""
+    """The model card: `templates/model_card.md` with `model_card_intro[_mlp].md` and `model_card_vllm.md`."""
     activation = "" if remote else "; vLLM applies a sigmoid unless the request sets `use_activation: false`"
     read = (f"logits[0, i, 0] at each separator position i is the prefix utility U(x, r_1..r_i) (Bradley-Terry "
             f"scale{activation})" if len(fields["labels"]) == 1
             else "softmax(logits[0, i], -1)[0] at each separator position i is p(step correct)")
     serve = (f"## vLLM\n\n{NO_VLLM}" if remote
              else load_template("model_card_vllm.md").format(command=vllm_command(output, fields), output=output))
+    intro = load_template("model_card_intro_mlp.md" if remote else "model_card_intro.md").format(
+        source=source, arch=arch, base=base, labels=", ".join(fields["labels"]), modeling=MODELING_FILE)
     return load_template("model_card.md").format(  # the template's last line: {serve}
-        kind=fields["kind"], arch=arch, intro=_intro(fields, source, arch, base, remote),
+        kind=fields["kind"], arch=arch, intro=intro.removesuffix("\n"),
         prompt=json.dumps(fields["prompt"]), sep=fields["sep_token"], sep_id=fields["sep_token_id"],
         targets=fields["targets"], read=read, aggregation=fields["aggregation"],
         snippet=transformers_snippet(output, trust_remote_code=remote), serve=serve.removesuffix("\n"))

@@ -55,9 +55,7 @@ def _three_class_values(trace: Trace, lab: StepLabels | None, soft: bool,
 
 def _outcome_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_band: float | None) -> list[float] | None:
     """One target, the validator's verdict `trace.correct`; traces without one (or without steps) are skipped."""
-    if trace.correct is None or not trace.steps:
-        return None
-    return [1.0 if trace.correct else 0.0]
+    return None if trace.correct is None or not trace.steps else [1.0 if trace.correct else 0.0]
 
 
 @dataclass(frozen=True)

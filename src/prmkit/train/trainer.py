@@ -99,8 +99,7 @@ def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int
 
 def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
     """The training seconds of the last log line a checkpoint holds (0 for none)."""
-    state = Path(checkpoint, "trainer_state.json") if checkpoint else None
-    if state is None or not state.is_file():
+    if not checkpoint or not (state := Path(checkpoint, "trainer_state.json")).is_file():
         return 0.0
     seconds = [r["seconds"] for r in json.loads(state.read_text(encoding="utf-8")).get("log_history", [])
                if isinstance(r.get("seconds"), int | float)]

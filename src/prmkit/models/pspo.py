@@ -27,6 +27,4 @@ def pspo_wrs(step_scores: list[float], c: float = WEIBULL_C, k: float = WEIBULL_
              lam: float = WEIBULL_LAMBDA) -> float:
     """R = F * h(n) (PSPO eq. 11); 0 for an empty trace or any zero score. Example: (0.9, 0.4) -> 0.6 * 0.8882 =
     0.5329."""
-    if not step_scores:
-        return 0.0
-    return geometric_mean(step_scores) * adjusted_weibull(len(step_scores), c, k, lam)
+    return geometric_mean(step_scores) * adjusted_weibull(len(step_scores), c, k, lam) if step_scores else 0.0

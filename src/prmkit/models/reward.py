@@ -3,6 +3,7 @@ of q, r_1, <sep>, ..., r_N, <sep>; its checkpoints; a `StepScorer`."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields
@@ -93,23 +94,14 @@ class RewardModel(LocalStepScorer):
         self.target_head = head_class(config.kind)(config, self._single_id)
         self.target_head.attach(model)
         self.class_ids = self.target_head.class_ids
-
-    # --- the optional members of a StepScorer -------------------------------------------------------------
-    @property
-    def kind(self) -> str:  # type: ignore[override]
-        return self.config.kind
-
-    @property
-    def default_aggregation(self) -> str:  # type: ignore[override]
-        return self.config.aggregation
+        self.kind, self.default_aggregation = config.kind, config.aggregation  # a StepScorer's optional members
 
     def limit_batches(self, max_tokens: int, max_batch: int) -> None:
         self.max_tokens, self.max_batch = max_tokens, max_batch
 
     def check_fits(self, pools: list[Any]) -> None:
         """Raise ValueError naming `file:line` and the first trace with more tokens than the model's context."""
-        context = getattr(self.model.config, "max_position_embeddings", None)
-        if not context:
+        if not (context := getattr(self.model.config, "max_position_embeddings", None)):
             return
         for pool in pools:
             for t in pool.traces:
@@ -133,10 +125,8 @@ class RewardModel(LocalStepScorer):
         from prmkit.models.loading import load_pretrained
 
         model, tokenizer = load_pretrained(name_or_path, dtype)
-        wanted = [config.sep_token, *config.class_tokens]
         vocab = tokenizer.get_vocab()
-        missing = [t for t in wanted if t not in vocab]
-        if missing:
+        if missing := [t for t in [config.sep_token, *config.class_tokens] if t not in vocab]:
             tokenizer.add_special_tokens({"additional_special_tokens": missing})
             _add_rows(model, len(tokenizer))
         if tokenizer.pad_token_id is None:
@@ -172,8 +162,6 @@ class RewardModel(LocalStepScorer):
         """Write HF weights + tokenizer (LoRA merged into a copy), the prmkit config and head weights, atomically."""
         model = self.model
         if hasattr(model, "merge_and_unload"):  # a peft model: save plain merged weights, keep training copy
-            import copy
-
             model = copy.deepcopy(model).merge_and_unload()
         with atomic_dir(directory) as out:
             model.save_pretrained(out)
@@ -201,16 +189,15 @@ class RewardModel(LocalStepScorer):
                              f"{', '.join(missing)}: its weights are not a '{config.kind}' model's")
         model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), local_files_only=True)
         rm = cls(model, tokenizer, config)  # in eval mode
-        own = rm.target_head.state_dict()
-        stored = path / HEAD_WEIGHTS
+        own, stored = rm.target_head.state_dict(), path / HEAD_WEIGHTS
         if own and not stored.is_file():
             raise ValueError(f"checkpoint {path}: head '{config.kind}' has weights of its own, but {HEAD_WEIGHTS} is "
                              "missing (every trace would score with an untrained head); copy the whole checkpoint "
                              "directory")
-        if stored.is_file() and not own:
-            raise ValueError(f"checkpoint {path} declares head '{config.kind}', which has no weights of its own, but "
-                             f"holds {HEAD_WEIGHTS}: it was trained with another head")
         if stored.is_file():
+            if not own:
+                raise ValueError(f"checkpoint {path} declares head '{config.kind}', which has no weights of its own, "
+                                 f"but holds {HEAD_WEIGHTS}: it was trained with another head")
             try:
                 rm.target_head.load_state_dict(torch.load(stored, weights_only=True))
             except Exception as e:

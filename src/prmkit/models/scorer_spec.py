@@ -49,8 +49,7 @@ def parse_scorer_spec(spec: str, kind: str | None = None) -> tuple[str, str, dic
 
 
 def scorer_identity(spec: str, kind: str | None = None) -> dict[str, Any]:
-    """What names the scorer of `spec` in an output's settings: its kind, its place (a local path resolved) and
-    its options."""
+    """The scorer of `spec` as an output's settings name it: its kind, place (a local path resolved) and options."""
     kind, path, options = parse_scorer_spec(spec, kind)
     return {"scorer": kind, "model": str(Path(path).resolve()) if Path(path).exists() else path, "options": options}
 
@@ -58,8 +57,7 @@ def scorer_identity(spec: str, kind: str | None = None) -> dict[str, Any]:
 def keep_scorer_file(output: str | os.PathLike[str], spec: str | os.PathLike[str] | None, kind: str | None,
                      settings: Mapping[str, Any], made: str = "scored",
                      hint: str = "use a new --output to score again, or the same settings to resume") -> None:
-    """Keep the scorer's identity (under "prm") and `settings` beside `output`; a re-run with another scorer is
-    refused."""
+    """Keep the scorer's identity (under "prm") and `settings` beside `output`; refuse a re-run with another scorer."""
     prm = scorer_identity(os.fspath(spec), kind) if spec else None
     keep_file_settings(output, {"prm": prm} | dict(settings), made, hint)
 

@@ -25,8 +25,7 @@ def check_options(kind: str, options: dict[str, Any], known: tuple[str, ...]) ->
 
 
 def local_dir(kind: str, path: str, what: str = "model", config: bool = True) -> str:
-    """`path` when it is a local directory (holding a config.json, unless `config` is False), else a ValueError:
-    never a hub lookup."""
+    """`path` when it is a local directory (with a config.json, unless `config` is False), else ValueError: no hub."""
     where = Path(path).expanduser()
     if not where.exists():
         raise ValueError(f"{kind}: no such directory {path} (prmkit loads local {what}s only; download a hub "
@@ -88,8 +87,7 @@ def separator_ids(tokenizer: Any, token: str | None, token_id: int | None) -> li
         return [int(token_id)]
     if not token:
         raise ValueError("no separator: give the option sep (a token) or sep_id")
-    ids = encode_text(tokenizer, token)
-    if not ids:
+    if not (ids := encode_text(tokenizer, token)):
         raise ValueError(f"sep {token!r} encodes to no token")
     return ids
 

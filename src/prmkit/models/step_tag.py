@@ -35,8 +35,7 @@ class StepTagScorer(LocalStepScorer):
 def _token_id(tokenizer: Any, settings: dict[str, Any], name: str) -> int:
     if settings.get(f"{name}_id") is not None:
         return int(settings[f"{name}_id"])
-    ids = encode_text(tokenizer, str(settings[name]))
-    if not ids:
+    if not (ids := encode_text(tokenizer, str(settings[name]))):
         raise ValueError(f"step-tag: {name} {settings[name]!r} encodes to no token")
     return ids[-1]
 

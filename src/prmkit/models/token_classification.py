@@ -30,9 +30,7 @@ class TokenClassificationScorer(LocalStepScorer):
     def values(self, input_ids: Any, attention_mask: Any, positions: Any) -> list[float]:
         out = self.model(input_ids=input_ids, attention_mask=attention_mask)
         logits = (out.logits if hasattr(out, "logits") else out[0])[positions[:, 0], positions[:, 1]].float()  # (P, C)
-        if logits.shape[-1] == 1:
-            return logits[:, 0].tolist()
-        return logits.softmax(-1)[:, self.positive].tolist()
+        return (logits[:, 0] if logits.shape[-1] == 1 else logits.softmax(-1)[:, self.positive]).tolist()
 
 
 def _model_class(config: Any, trust_remote_code: bool) -> Any:

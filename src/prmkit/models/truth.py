@@ -22,8 +22,7 @@ def truth_scores(problem: Problem, steps: list[str]) -> list[float]:
 
 
 class TruthScorer(StepScorer):
-    """The exact checker's truth of each trace of a bench problem, found by its question text (ValueError for a
-    question that is not a bench problem of the files)."""
+    """The exact checker's truth of each trace of a bench problem, found by its question text (else ValueError)."""
 
     def __init__(self, problems: Iterable[Problem], source: str = "the given problems"):
         self.source = source
@@ -48,8 +47,7 @@ def load(path: str, **options: Any) -> TruthScorer:
     """The oracle over the problems of `path`: one or more Problem or pool files joined by `os.pathsep` (`:`)."""
     if options:
         raise ValueError(f"scorer 'truth' takes no options, got {', '.join(sorted(options))}")
-    files = [f for f in path.split(os.pathsep) if f]
-    if not files:
+    if not (files := [f for f in path.split(os.pathsep) if f]):
         raise ValueError("scorer 'truth' needs the bench problems: truth:PROBLEMS.jsonl (several joined by ':')")
     problems = [pool.problem for f in files for pool in read_pools(f, allow_duplicates=True)]
     if not any("graph" in p.meta for p in problems):

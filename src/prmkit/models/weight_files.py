@@ -34,8 +34,7 @@ def safetensors_size(path: str | os.PathLike[str]) -> int:
 
 
 def check_weight_files(folder: str | os.PathLike[str]) -> None:
-    """Raise ValueError naming the first `*.safetensors` file of `folder` whose size is not the one its header
-    describes (truncated, or damaged)."""
+    """Raise ValueError naming the first `*.safetensors` file of `folder` whose size is not what its header says."""
     for path in sorted(Path(folder).glob("*.safetensors")):
         size = path.stat().st_size
         try:

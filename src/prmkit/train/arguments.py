@@ -50,11 +50,9 @@ def training_arguments(config: TrainConfig, output: str | os.PathLike[str], max_
     kwargs: dict[str, Any] = {hf: getattr(config, name) for name, hf in RENAMED.items()}
     if not evaluate:
         kwargs["eval_strategy"] = "no"
-    kwargs.update(
-        output_dir=str(output), max_steps=max_steps, gradient_accumulation_steps=accumulation,
-        eval_steps=config.eval_steps or None, save_steps=config.save_steps or 500,
-        save_total_limit=config.save_total_limit or None, report_to=report_to(config.report_to),
-        disable_tqdm=False, remove_unused_columns=False,
-        dataloader_pin_memory=False, per_device_eval_batch_size=config.micro_batch,
-    )
+    kwargs.update(output_dir=str(output), max_steps=max_steps, gradient_accumulation_steps=accumulation,
+                  eval_steps=config.eval_steps or None, save_steps=config.save_steps or 500,
+                  save_total_limit=config.save_total_limit or None, report_to=report_to(config.report_to),
+                  disable_tqdm=False, remove_unused_columns=False, dataloader_pin_memory=False,
+                  per_device_eval_batch_size=config.micro_batch)
     return TrainingArguments(**(kwargs | trainer_overrides(config.trainer_args)))

@@ -27,8 +27,7 @@ class Encoded:
 
 
 def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) -> tuple[list[Encoded], int]:
-    """Tokenise, the head's truncation policy cutting a trace longer than `max_length`; returns (encoded, number
-    skipped as too long)."""
+    """(encoded, number skipped as too long): tokenised, the head's truncation policy cutting traces past max_length."""
     out, skipped, head = [], 0, prm.target_head
     for ex in examples:
         ids, positions = prm.encode(ex.question, ex.steps)
@@ -44,8 +43,7 @@ def encode_examples(prm: RewardModel, examples: list[Example], max_length: int) 
 
 
 class PlannedBatchSampler:
-    """A batch sampler whose epoch e is the e-th draw (`new_plan`) of one `Random(seed)`, so a resumed run sees the
-    same order."""
+    """A batch sampler whose epoch e is the e-th draw (`new_plan`) of one `Random(seed)`: a resume keeps the order."""
 
     def __init__(self, accumulation: int, seed: int):
         self.accumulation = accumulation

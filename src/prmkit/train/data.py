@@ -55,15 +55,12 @@ def _three_class_values(trace: Trace, lab: StepLabels | None, soft: bool,
 
 def _outcome_values(trace: Trace, lab: StepLabels | None, soft: bool, neutral_band: float | None) -> list[float] | None:
     """One target, the validator's verdict `trace.correct`; traces without one (or without steps) are skipped."""
-    if trace.correct is None or not trace.steps:
-        return None
-    return [1.0 if trace.correct else 0.0]
+    return None if trace.correct is None or not trace.steps else [1.0 if trace.correct else 0.0]
 
 
 @dataclass(frozen=True)
 class LabelSource:
-    """Where a head's targets come from: `values(trace, labels or None, soft, neutral_band)` -> targets or None
-    (skip the trace)."""
+    """Where a head's targets come from: `values(trace, labels or None, soft, neutral_band)` -> targets, None = skip."""
 
     values: Callable[[Trace, StepLabels | None, bool, float | None], list[float] | None]
     needs_labels: bool
@@ -78,16 +75,13 @@ LABEL_SOURCES: dict[str, LabelSource] = {
 }
 
 
-def _source(kind: str) -> LabelSource:
-    return LABEL_SOURCES[head_class(kind).label_source]
-
-
 def build_examples(pools: list[Pool], labels: list[StepLabels] | None, kind: str,
                    soft: bool = False, neutral_band: float | None = None, report: JoinReport | None = None,
                    require_all: bool = False) -> list[Example]:
     """Join on trace_id; traces without labels are skipped (prm/prm3), traces without `correct` too (orm);
     `report` counts what the join left out (`prmkit.data.join`), `require_all` makes that an error."""
-    source, head, out = _source(kind), head_class(kind), []
+    head, out = head_class(kind), []
+    source = LABEL_SOURCES[head.label_source]
     for pool, trace, lab in join_labels(pools, labels, report, require_all):
         values = source.values(trace, lab, soft, neutral_band)
         if values is None:
@@ -118,6 +112,6 @@ def read_training_set(kind: str, pools_path: str | None, labels_path: str | None
             raise ValueError("--pools is required (and --labels for prm/prm3)")
         pools = list(read_pools(pools_path, allow_duplicates=allow_duplicates))
         labels = read_labels(labels_path, allow_duplicates) if labels_path else None
-        if _source(kind).needs_labels and labels is None:
+        if LABEL_SOURCES[head_class(kind).label_source].needs_labels and labels is None:
             raise ValueError(f"train {kind} needs --labels")
     return build_examples(select_range(pools, problems), labels, kind, soft, neutral_band, report, require_all)

@@ -47,8 +47,7 @@ def read_pair_examples(path: str | os.PathLike[str], problems: str | None = None
 
 
 def encode_pairs(prm: RewardModel, pairs: list[PairExample], max_length: int) -> tuple[list[Encoded], int]:
-    """Rows (p_a, p_b) of each pair, adjacent, with targets (t) and (1 - t) (PUM eq. 8); returns (rows, pairs
-    skipped as too long)."""
+    """(rows, pairs skipped as too long): rows p_a, p_b of each pair, adjacent, with targets t and 1 - t (PUM eq. 8)."""
     out, skipped, head = [], 0, prm.target_head
     for pair in pairs:
         rows = []
@@ -95,8 +94,7 @@ def build_pair_trainer(prm: RewardModel, train: list[PairExample], held: list[Pa
 
     trainer = setup_trainer(prm, train, held, config, output, encode_pairs, sampler)
     rows, steps = trainer.train_dataset.items, trainer.args.max_steps
-    log(f"bt: {len(rows) // 2} pairs ({trainer.skipped} skipped as too long), {sum(len(e.ids) for e in rows)} "
-        f"tokens; held-out {len(trainer.held_out) // 2} pairs; {trainable_parameters(prm)} trainable "
-        f"parameters; {steps} steps of ~{config.batch_traces // 2} pairs ({trainer.sampler.accumulation} "
-        "micro-batches each)")
+    log(f"bt: {len(rows) // 2} pairs ({trainer.skipped} skipped as too long), {sum(len(e.ids) for e in rows)} tokens; "
+        f"held-out {len(trainer.held_out) // 2} pairs; {trainable_parameters(prm)} trainable parameters; {steps} steps "
+        f"of ~{config.batch_traces // 2} pairs ({trainer.sampler.accumulation} micro-batches each)")
     return trainer

@@ -71,10 +71,9 @@ def build_trainer(prm: RewardModel, train: list[Example], held: list[Example], c
     trainer = setup_trainer(prm, train, held, config, output, encode_examples, sampler)
     rows, steps = trainer.train_dataset.items, trainer.args.max_steps
     log(f"{prm.config.kind}: {len(rows)} traces ({trainer.skipped} skipped as too long), "
-        f"{sum(len(e.positions) for e in rows)} targets, {sum(len(e.ids) for e in rows)} tokens; "
-        f"held-out {len(trainer.held_out)} traces; {trainable_parameters(prm)} trainable parameters; "
-        f"{steps} steps of ~{config.batch_traces} traces ({trainer.sampler.accumulation} micro-batches "
-        "each)")
+        f"{sum(len(e.positions) for e in rows)} targets, {sum(len(e.ids) for e in rows)} tokens; held-out "
+        f"{len(trainer.held_out)} traces; {trainable_parameters(prm)} trainable parameters; {steps} steps of "
+        f"~{config.batch_traces} traces ({trainer.sampler.accumulation} micro-batches each)")
     return trainer
 
 
@@ -94,9 +93,8 @@ def _whole_json(path: Path) -> bool:
 
 
 def train_reward_model(examples: list[Any], model_config: RewardModelConfig, train_config: TrainConfig,
-                       output: str | os.PathLike[str], held_out_problems: int = 0,
-                       log: Callable[[str], None] = print, build: Callable[..., RewardModelTrainer] = build_trainer
-                       ) -> dict:
+                       output: str | os.PathLike[str], held_out_problems: int = 0, log: Callable[[str], None] = print,
+                       build: Callable[..., RewardModelTrainer] = build_trainer) -> dict:
     """Train on `examples` (traces, or pairs with `build_pair_trainer`), the held-out problems checked per
     `eval_strategy`; save to `output` and return its `train_log.json` record."""
     check_output_path(output, directory=True)  # before any model work: a bad path must not lose the training

@@ -10,8 +10,7 @@ RECIPES_DIR = Path(__file__).resolve().parents[1] / "recipes"
 
 
 def recipe_path(name: str) -> Path:
-    """`prmkit/recipes/<name>.yaml`, or `name` itself when it is a file; a FileNotFoundError names the recipes
-    there are."""
+    """`prmkit/recipes/<name>.yaml`, or `name` when it is a file; a FileNotFoundError names the recipes there are."""
     if Path(name).is_file():
         return Path(name)
     path = RECIPES_DIR / f"{name}.yaml"

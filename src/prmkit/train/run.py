@@ -16,6 +16,7 @@ from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
 from prmkit.train.config import TrainConfig, TrainInputs
+from prmkit.train.recipe_files import RECIPES_DIR, recipe_path
 
 __all__ = ["KIND_ALIASES", "RUN_FLAGS", "SETTINGS", "check_inputs", "check_run_output", "choose_recipe",
            "note_overrides", "resolve_configs", "train", "train_configs", "train_verb"]
@@ -32,8 +33,6 @@ def choose_recipe(config_file: str | None, log: Callable[[str], None] = print) -
     """The config file of the run: `config_file` (a file, or a recipe's name), else the machine's recipe (logged)."""
     import torch
 
-    from prmkit.train.recipe_files import recipe_path
-
     if config_file:  # a YAML path as it is (a missing one is an error where it is read), a bare name a recipe
         named = not Path(config_file).exists() and Path(config_file).suffix not in (".yaml", ".yml")
         return str(recipe_path(config_file)) if named else config_file
@@ -46,8 +45,6 @@ def choose_recipe(config_file: str | None, log: Callable[[str], None] = print) -
 def note_overrides(settings: Mapping[str, Any], config_file: str, where: str = "prmkit train") -> list[str]:
     """Say on stderr which training settings given override a field of `config_file` ("--max-steps 3 overrides
     recipes/cpu.yaml's max_steps"); returns the lines."""
-    from prmkit.train.recipe_files import RECIPES_DIR
-
     path = Path(config_file)
     shown = f"recipes/{path.name}" if path.resolve().parent == RECIPES_DIR else config_file
     training = {f.name for cls in (TrainConfig, RewardModelConfig) for f in fields(cls)} - RUN_FLAGS
@@ -65,14 +62,8 @@ def resolve_configs(kind: str, settings: Mapping[str, Any], config: str | None =
     head = head_class(kind)
     path = choose_recipe(config, log)
     note_overrides(settings, path)
-    train_config, model_config, inputs = build_configs(
-        SETTINGS, settings, path, {"kind": kind}, skip=("kind",),
-        defaults={"aggregation": head.aggregation} if head.aggregation else None)  # the head's way to score a trace
-    return train_config, model_config, inputs
-
-
-def _run_identity(kind: str, configs: Mapping[str, Any]) -> dict[str, Any]:
-    return {"kind": kind} | {name: fixed_settings(c) for name, c in configs.items()}
+    defaults = {"aggregation": head.aggregation} if head.aggregation else None  # the head's way to score a trace
+    return tuple(build_configs(SETTINGS, settings, path, {"kind": kind}, skip=("kind",), defaults=defaults))
 
 
 def check_run_output(output: str | Path, identity: Mapping[str, Any], resume: bool, overwrite: bool,
@@ -150,8 +141,7 @@ def train(kind: str, output: str | Path, settings: Mapping[str, Any] | None = No
 
 def train_configs(output: str | Path, configs: tuple[TrainConfig, RewardModelConfig, TrainInputs],
                   log: Callable[[str], None] = print, examples: list | None = None) -> dict[str, Any]:
-    """`train` on configs already built (`resolve_configs`; a field changed with `dataclasses.replace`); the head
-    is the model config's `kind`."""
+    """`train` on configs already built (`resolve_configs`, then `dataclasses.replace`); the head is their `kind`."""
     from prmkit.train.pum_pairs import build_pair_trainer
     from prmkit.train.recipe import default_held_out, train_reward_model
 
@@ -159,7 +149,8 @@ def train_configs(output: str | Path, configs: tuple[TrainConfig, RewardModelCon
     kind = model_config.kind
     head = head_class(kind)
     check_inputs(kind, head.label_source, inputs)
-    identity = _run_identity(kind, {"train": train_config, "model": model_config, "inputs": inputs})
+    identity = {"kind": kind, "train": fixed_settings(train_config), "model": fixed_settings(model_config),
+                "inputs": fixed_settings(inputs)}
     with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,
                                               "--pairs": inputs.pairs, "--model": train_config.model},
                        directories=("--output",)):  # one run per checkpoint directory, never an input

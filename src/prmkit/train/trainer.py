@@ -31,8 +31,7 @@ class RewardForward(torch.nn.Module):
 
     def __init__(self, prm: RewardModel):
         super().__init__()
-        self.prm = prm
-        self.model, self.head = prm.model, prm.target_head
+        self.prm, self.model, self.head = prm, prm.model, prm.target_head
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, positions: torch.Tensor,
                 **_: Any) -> torch.Tensor:
@@ -82,28 +81,25 @@ def freeze_embeddings_but(embeddings: torch.nn.Embedding, rows: list[int]) -> No
 def held_out_check(module: RewardForward, items: list[Encoded], micro_batch: int,
                    device: torch.device | None = None) -> dict[str, float]:
     """Held-out paper loss (all held-out problems one batch) and accuracy of argmax vs the target's argmax."""
-    was_training, head, prm = module.training, module.head, module.prm
+    was_training, head = module.training, module.head
     module.eval()
-    correct, losses = 0, []
+    correct, groups, losses = 0, [], []
     for i in range(0, len(items), micro_batch):
         part = items[i: i + micro_batch]
-        collated = prm.collate([(it.ids, it.positions) for it in part])
-        batch = {k: v.to(device) if device else v for k, v in collated.items()}
-        logits = module(**batch).float().cpu()
+        collated = module.prm.collate([(it.ids, it.positions) for it in part])
+        logits = module(**{k: v.to(device) if device else v for k, v in collated.items()}).float().cpu()  # (P, C)
         targets = torch.tensor([t for it in part for t in it.targets])
-        losses += list(zip([it.problem_id for it in part for _ in it.positions],
-                           head.target_losses(logits, targets).tolist(), strict=True))
+        groups += [it.problem_id for it in part for _ in it.positions]
+        losses += head.target_losses(logits, targets).tolist()
         correct += head.hits(logits, targets)
     module.train(was_training)
-    weights = head.weights([g for g, _ in losses])
-    loss = float((weights * torch.tensor([c for _, c in losses])).sum()) if losses else float("nan")
+    loss = float((head.weights(groups) * torch.tensor(losses)).sum()) if losses else float("nan")
     return {"loss": loss, "accuracy": correct / max(1, len(losses)), "targets": len(losses)}
 
 
 def logged_seconds(checkpoint: str | os.PathLike[str] | None) -> float:
     """The training seconds of the last log line a checkpoint holds (0 for none)."""
-    state = Path(checkpoint, "trainer_state.json") if checkpoint else None
-    if state is None or not state.is_file():
+    if not checkpoint or not (state := Path(checkpoint, "trainer_state.json")).is_file():
         return 0.0
     seconds = [r["seconds"] for r in json.loads(state.read_text(encoding="utf-8")).get("log_history", [])
                if isinstance(r.get("seconds"), int | float)]
@@ -155,8 +151,7 @@ class RewardModelTrainer(RunClock, Trainer):
                  metric_key_prefix: str = "eval") -> dict[str, float]:
         """The held-out check (`held_out_check`), logged as eval_loss / eval_accuracy."""
         check = held_out_check(self.model, self.held_out, self.args.per_device_eval_batch_size, self.args.device)
-        metrics = {f"{metric_key_prefix}_{k}": v for k, v in check.items()}
-        metrics |= {"tokens": self.tokens}
+        metrics = {f"{metric_key_prefix}_{k}": v for k, v in check.items()} | {"tokens": self.tokens}
         self.log(metrics)
         self.control = self.callback_handler.on_evaluate(self.args, self.state, self.control, metrics)
         return metrics
@@ -177,8 +172,7 @@ class RewardModelTrainer(RunClock, Trainer):
         path = Path(resume_from_checkpoint)
         if (path / TRAINABLE).is_file():
             state = torch.load(path / TRAINABLE, weights_only=True)
-            missing = {n for n, p in module.named_parameters() if p.requires_grad} - set(state)
-            if missing:
+            if missing := {n for n, p in module.named_parameters() if p.requires_grad} - set(state):
                 raise ValueError(f"{path}: trainable parameters missing from {TRAINABLE}: {sorted(missing)[:3]}")
             module.load_state_dict(state, strict=False)
             return

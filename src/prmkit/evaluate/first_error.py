@@ -6,15 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = [
-    "FirstErrorResult",
-    "choose_tau",
-    "error_correct_f1",
-    "first_error_label",
-    "first_error_result",
-    "first_labeled_wrong",
-    "first_step_below",
-]
+__all__ = ["FirstErrorResult", "choose_tau", "error_correct_f1", "first_error_label", "first_error_result",
+           "first_labeled_wrong", "first_step_below"]
 
 
 def first_error_label(step_correct: Sequence[bool]) -> int:

@@ -10,16 +10,11 @@ __all__ = ["BAD", "GOOD", "MIDDLE", "diverging_colour", "line_plot"]
 GOOD, BAD, MIDDLE = "#1a9850", "#d73027", "#f7f7f7"  # label 1, label 0, score at the threshold
 
 
-def _rgb(hex_colour: str) -> tuple[int, int, int]:
-    return int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16)
-
-
 def diverging_colour(value: float, center: float, spread: float) -> str:
     """Hex colour of `value` on a red-white-green scale: white at `center`, full GOOD/BAD at center +/- spread.
     diverging_colour(1.0, 0.0, 2.0) -> "#88c8a4"."""
     t = max(-1.0, min(1.0, (value - center) / spread)) if spread > 0 else float(value > center) - float(value < center)
-    end = _rgb(GOOD if t > 0 else BAD)
-    mid = _rgb(MIDDLE)
+    mid, end = bytes.fromhex(MIDDLE[1:]), bytes.fromhex((GOOD if t > 0 else BAD)[1:])  # (r, g, b)
     return "#" + "".join(f"{round(m + abs(t) * (e - m)):02x}" for m, e in zip(mid, end, strict=True))
 
 

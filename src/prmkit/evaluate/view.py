@@ -68,9 +68,8 @@ def _sparkline(trace: Trace, source: Source, true_error: int | None) -> str:
         dots.append((true_error + 1, at[true_error + 1], _TRUE_ERROR))
     series = [{"points": points, "colour": TRACE_COLOURS[CORRECTNESS[trace.correct][0]], "width": 1.5,
                "dots": dots}]
-    verdict = "no step labeled 0" if pred < 0 else f"\u25B6 first 0 at step {pred + 1}"
-    if not mark.labels:
-        verdict = "no labels (no threshold)"
+    verdict = ("no labels (no threshold)" if not mark.labels else "no step labeled 0" if pred < 0
+               else f"\u25B6 first 0 at step {pred + 1}")
     return (f'<figure data-labeler="{escape(source.name)}">{line_plot(series, (150, 44), _hline(source))}'
             f"<figcaption>{escape(source.name)}: {escape(verdict)}</figcaption></figure>")
 

@@ -13,6 +13,7 @@ from typing import Any
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import check_limits
+from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff import ROW
 from prmkit.experiments.payoff_kept import fresh_fingerprint, is_kept, kept_scores, read_fresh, read_kept
 from prmkit.experiments.payoff_seeds import format_seeds, seed_report, seed_summary
@@ -99,20 +100,18 @@ class PayoffTableConfig:
     rows: list[str] = field(default_factory=list, metadata={
         "help": "`prmkit payoff run` output directories or kept rows (NAME.jsonl.gz, with --fresh); ROW@AGGREGATION "
                 "re-aggregates a row's step scores", "positional": True})
-    fresh: str | None = field(default=None, metadata={"help": "the fresh pools the rows scored (gzipped or not): kept "
-                                                              "rows take their answers and verdicts from it"})
-    output: str | None = field(default=None, metadata={"help": "directory for table.json, table.md, payoff.png"})
-    ks: str = field(default="", metadata={"help": "K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest "
-                                                  "pool)"})
-    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples of the intervals"})
-    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap"})
-    against: str | None = field(default=None, metadata={"help": "a row's name: every other row's weighted voting and "
-                                                                "best-of-K minus that row's, paired by problem (95% "
-                                                                "intervals)"})
-    summary: str | None = field(default=None, metadata={"help": "JSON file: a row per (row, K >= 2) with best-of-K and "
-                                                                "weighted voting minus majority voting [point, lo, "
-                                                                "hi], within-problem AUC, label tokens, training "
-                                                                "seconds"})
+    fresh: str | None = field(default=None, metadata=_help(
+        "the fresh pools the rows scored (gzipped or not): kept rows take their answers and verdicts from it"))
+    output: str | None = field(default=None, metadata=_help("directory for table.json, table.md, payoff.png"))
+    ks: str = field(default="", metadata=_help("K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest pool)"))
+    bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the intervals"))
+    seed: int = field(default=0, metadata=_help("seed of the K-subsets and the bootstrap"))
+    against: str | None = field(default=None, metadata=_help(
+        "a row's name: every other row's weighted voting and best-of-K minus that row's, paired by problem (95% "
+        "intervals)"))
+    summary: str | None = field(default=None, metadata=_help(
+        "JSON file: a row per (row, K >= 2) with best-of-K and weighted voting minus majority voting [point, lo, hi], "
+        "within-problem AUC, label tokens, training seconds"))
 
     def __post_init__(self) -> None:
         check_limits(self)

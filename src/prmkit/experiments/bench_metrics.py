@@ -25,14 +25,11 @@ _balanced = partial(balanced_accuracy, absent=float("nan"))
 
 def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
     """(choose, report) problem ids: within each level, problems alternate in order of first appearance."""
-    by_level: dict[int, list[str]] = {}
+    by_level: dict[int, dict[str, None]] = {}  # each level's problems, in order
     for r in truth:
-        ids = by_level.setdefault(r.params["level"], [])
-        if r.problem_id not in ids:
-            ids.append(r.problem_id)
-    choose = {p for ids in by_level.values() for p in ids[0::2]}
-    report = {p for ids in by_level.values() for p in ids[1::2]}
-    return choose, report
+        by_level.setdefault(r.params["level"], {})[r.problem_id] = None
+    levels = [list(ids) for ids in by_level.values()]
+    return {p for ids in levels for p in ids[0::2]}, {p for ids in levels for p in ids[1::2]}
 
 
 def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[str, StepLabels]]
@@ -45,37 +42,34 @@ def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[
 
 def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
                seed: int) -> dict[str, Any]:
-    scores = [lab.scores for lab, _ in recs]
     firsts = [first_labeled_wrong(tr.labels) for _, tr in recs]
-    preds = [first_step_below(s, tau) for s in scores]
+    preds = [first_step_below(lab.scores, tau) for lab, _ in recs]
     result = error_correct_f1(preds, firsts)
     # the 95% interval of F1 when the problems are resampled (their traces together)
     lo, hi = percentile_interval([error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
                                   for pick in problem_draws([tr.problem_id for _, tr in recs], n_boot, seed)])
     step_pred = [s >= tau for lab, _ in recs for s in lab.scores]
     step_true = [bool(x) for _, tr in recs for x in tr.labels]
-    cot_pred = [p == -1 for p in preds]
-    cot_true = [f == -1 for f in firsts]
     process_only = [(p, f) for (_, tr), p, f in zip(recs, preds, firsts, strict=True) if tr.correct and f >= 0]
     return {"labeler": name, "level": level, "traces": len(recs), "tau": tau, "f1": result.f1,
             "f1_low": lo, "f1_high": hi, "error_accuracy": result.error_accuracy,
             "correct_accuracy": result.correct_accuracy, "n_error": result.n_error, "n_correct": result.n_correct,
             "step_balanced_accuracy": _balanced(step_pred, step_true),
-            "cot_balanced_accuracy": _balanced(cot_pred, cot_true),
+            "cot_balanced_accuracy": _balanced([p == -1 for p in preds], [f == -1 for f in firsts]),
             "process_only": len(process_only),
             "process_only_recall": (sum(p == f for p, f in process_only) / len(process_only)) if process_only
             else float("nan")}
 
 
+def _tau(fit: list[tuple[StepLabels, StepLabels]]) -> float:
+    """The tau that `choose_tau` chooses on (labels, truth) pairs."""
+    return choose_tau([lab.scores for lab, _ in fit], [first_labeled_wrong(tr.labels) for _, tr in fit])[0]
+
+
 def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int]) -> dict[int, float]:
     """A tau per level chosen on that level's choose-half traces alone (a level without any keeps the pooled tau)."""
-    out = {}
-    for level in levels:
-        mine = [(lab, tr) for lab, tr in fit if tr.params["level"] == level]
-        if mine:
-            out[level], _ = choose_tau([lab.scores for lab, _ in mine],
-                                       [first_labeled_wrong(tr.labels) for _, tr in mine])
-    return out
+    by_level = {level: [(lab, tr) for lab, tr in fit if tr.params["level"] == level] for level in levels}
+    return {level: _tau(mine) for level, mine in by_level.items() if mine}
 
 
 def f1_per_ktokens(f1: float, tokens_per_trace: float) -> float:
@@ -102,8 +96,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
         fit = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in choose]
         if not fit:
             raise ValueError(f"{name}: no labeled trace in the choose half")
-        tau, _ = choose_tau([lab.scores for lab, _ in fit],
-                            [first_labeled_wrong(tr.labels) for _, tr in fit])
+        tau = _tau(fit)
         held = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in report]
         levels = sorted({tr.params["level"] for _, tr in held})
         level_taus = _level_taus(fit, levels)
@@ -116,8 +109,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
                 [first_labeled_wrong(tr.labels) for _, tr in recs]).f1
             paid = [t for t in ids if level == "all" or by_id[t].params["level"] == level]  # both halves
             spent = [got[t].cost for t in paid]
-            row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
-            row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)
+            row |= {key: sum(c.get(key, 0) for c in spent) for key in ("tokens_read", "tokens_generated")}
             row["labeled_traces"] = len(spent)
             if seconds is not None:
                 timed = [seconds[name][t] for t in paid if t in seconds.get(name, {})]
@@ -137,16 +129,12 @@ def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[st
     squares on log-log; MCNIG appendix A: IG/MCNIG cost O(N), OmegaPRM O(N log N), Math-Shepherd O(N^2) tokens)."""
     levels = {r["level"]: r for r in rows if r["labeler"] == base and r["level"] != "all"}
     out: dict[str, dict[str, Any]] = {}
-    for name in dict.fromkeys(r["labeler"] for r in rows):
-        if name == base:
-            continue
+    for name in dict.fromkeys(r["labeler"] for r in rows if r["labeler"] != base):
         mine = [(levels[r["level"]], r) for r in rows if r["labeler"] == name and r["level"] in levels]
         points = [(b["steps_per_trace"], r["tokens_per_trace"] / b["tokens_per_trace"]) for b, r in mine
                   if b["tokens_per_trace"] > 0 and r["tokens_per_trace"] > 0]
-        exponent = float("nan")
-        if len({x for x, _ in points}) >= 2:
-            xs, ys = np.log([x for x, _ in points]), np.log([y for _, y in points])
-            exponent = float(np.polyfit(xs, ys, 1)[0])
+        exponent = (float(np.polyfit(np.log([x for x, _ in points]), np.log([y for _, y in points]), 1)[0])
+                    if len({x for x, _ in points}) >= 2 else float("nan"))
         out[name] = {"ratio_by_level": {b["level"]: round(r["tokens_per_trace"] / b["tokens_per_trace"], 2)
                                         for b, r in mine if b["tokens_per_trace"] > 0},
                      "steps_by_level": {b["level"]: round(b["steps_per_trace"], 2) for b, _ in mine},

@@ -95,24 +95,18 @@ class SFTRunConfig(TrainRunConfig):
         return check_difficulty(self.levels, self.size)
 
 
-def _has_gpu() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
-
-
 def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
     """The `trl.SFTConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
+    import torch
     from trl import SFTConfig
 
-    gpu = _has_gpu()
+    gpu = torch.cuda.is_available()
     micro = min(config.micro_batch, config.batch_size)
     kwargs: dict[str, Any] = dict(
         output_dir=str(output), learning_rate=config.lr, num_train_epochs=config.epochs,
         max_steps=config.max_steps or -1, per_device_train_batch_size=micro,
-        gradient_accumulation_steps=config.batch_size // micro, warmup_steps=config.warmup,
-        lr_scheduler_type="linear", seed=config.seed,
-        logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps or 25,
+        gradient_accumulation_steps=config.batch_size // micro, warmup_steps=config.warmup, lr_scheduler_type="linear",
+        seed=config.seed, logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps or 25,
         save_total_limit=config.save_total_limit or None, report_to=[], max_length=config.max_length,
         completion_only_loss=True, packing=False, dataloader_pin_memory=False, use_cpu=not gpu,
         include_num_input_tokens_seen="non_padding", disable_tqdm=not progress,
@@ -133,10 +127,10 @@ def _no_checkpointing(config_class: type) -> dict[str, Any]:
 
 def _peak_memory() -> dict[str, float]:
     """This process's peak resident memory (MiB) and, on a GPU, the peak allocated by torch."""
-    out = {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-    if _has_gpu():
-        import torch
+    import torch
 
+    out = {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    if torch.cuda.is_available():
         out["peak_gpu_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
     return out
 
@@ -153,8 +147,7 @@ class _Record:
 
     def write(self, state: Any, **extra: Any) -> dict[str, Any]:
         losses = [{"step": h["step"], "loss": h["loss"]} for h in state.log_history if "loss" in h]
-        self.data |= {"steps": state.global_step, "max_steps": state.max_steps,
-                      "train_loss": losses,
+        self.data |= {"steps": state.global_step, "max_steps": state.max_steps, "train_loss": losses,
                       "mean_train_loss": sum(x["loss"] for x in losses) / len(losses) if losses else None,
                       "first_train_loss": losses[0]["loss"] if losses else None,
                       "last_train_loss": losses[-1]["loss"] if losses else None,

@@ -14,8 +14,7 @@ from prmkit.data.settings import SettingError, check_limits, parse_range
 from prmkit.data.settings import field_help as _help
 from prmkit.models.aggregate import AGGREGATIONS
 
-__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files",
-           "processbench"]
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files", "processbench"]
 
 
 @dataclass

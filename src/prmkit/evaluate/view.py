@@ -66,8 +66,7 @@ def _sparkline(trace: Trace, source: Source, true_error: int | None) -> str:
     dots = [(pred + 1, at[pred + 1], BAD)] if pred >= 0 and pred + 1 in at else []
     if true_error is not None and true_error >= 0 and true_error + 1 in at:
         dots.append((true_error + 1, at[true_error + 1], _TRUE_ERROR))
-    series = [{"points": points, "colour": TRACE_COLOURS[CORRECTNESS[trace.correct][0]], "width": 1.5,
-               "dots": dots}]
+    series = [{"points": points, "colour": TRACE_COLOURS[CORRECTNESS[trace.correct][0]], "width": 1.5, "dots": dots}]
     verdict = ("no labels (no threshold)" if not mark.labels else "no step labeled 0" if pred < 0
                else f"\u25B6 first 0 at step {pred + 1}")
     return (f'<figure data-labeler="{escape(source.name)}">{line_plot(series, (150, 44), _hline(source))}'

@@ -38,8 +38,7 @@ class HeldoutCurve(TrainerCallback):
     def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, output: Path,
                  log: Callable[[str], None]):
         self.config, self.problems, self.tokenizer, self.template, self.log = config, problems, tokenizer, template, log
-        self.rows_path, self.summary_path, self.plot_path = (output / "heldout.jsonl", output / "heldout.json",
-                                                             output / "heldout.png")
+        self.rows_path, self.summary_path, self.plot_path = (output / f"heldout.{x}" for x in ("jsonl", "json", "png"))
         self.rows = {r["step"]: r for r in read_metrics(self.rows_path)}
         self.fingerprint = problems_fingerprint(problems) if problems else None
 

@@ -47,18 +47,13 @@ def line_plot(series: list[dict], size: tuple[int, int], hline: float | None = N
         for x, y, colour in s.get("dots", []):
             out.append(f'<circle cx="{fx(x)}" cy="{fy(y)}" r="3" fill="{colour}"/>')
     if labels:
-        out.append(_axes(w, h, pad_l, pad_b, (min(xs), max(xs)), (lo, hi), x_label, y_label))
+        t = 'font-size="10" fill="#333"'
+        out.append(f'<text x="{pad_l - 3}" y="12" text-anchor="end" {t}>{hi:.2g}</text>'
+                   f'<text x="{pad_l - 3}" y="{h - pad_b}" text-anchor="end" {t}>{lo:.2g}</text>'
+                   f'<text x="{pad_l}" y="{h - 8}" {t}>{min(xs):g}</text>'
+                   f'<text x="{w - 4}" y="{h - 8}" text-anchor="end" {t}>{max(xs):g}</text>'
+                   f'<text x="{(pad_l + w) // 2}" y="{h - 8}" text-anchor="middle" {t}>{escape(x_label)}</text>'
+                   f'<text x="10" y="{(h - pad_b) // 2}" text-anchor="middle" {t} '
+                   f'transform="rotate(-90 10 {(h - pad_b) // 2})">{escape(y_label)}</text>')
     out.append("</svg>")
     return "".join(out)
-
-
-def _axes(w: int, h: int, pad_l: int, pad_b: int, xr: tuple[float, float], yr: tuple[float, float],
-          x_label: str, y_label: str) -> str:
-    t = 'font-size="10" fill="#333"'
-    return (f'<text x="{pad_l - 3}" y="12" text-anchor="end" {t}>{yr[1]:.2g}</text>'
-            f'<text x="{pad_l - 3}" y="{h - pad_b}" text-anchor="end" {t}>{yr[0]:.2g}</text>'
-            f'<text x="{pad_l}" y="{h - 8}" {t}>{xr[0]:g}</text>'
-            f'<text x="{w - 4}" y="{h - 8}" text-anchor="end" {t}>{xr[1]:g}</text>'
-            f'<text x="{(pad_l + w) // 2}" y="{h - 8}" text-anchor="middle" {t}>{escape(x_label)}</text>'
-            f'<text x="10" y="{(h - pad_b) // 2}" text-anchor="middle" {t} '
-            f'transform="rotate(-90 10 {(h - pad_b) // 2})">{escape(y_label)}</text>')

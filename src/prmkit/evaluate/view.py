@@ -144,8 +144,7 @@ def render_page(pools: list[Pool], sources: list[Source], first_errors: dict[str
 
 def build_view(cfg: ViewConfig) -> str:
     """Read `cfg.pools` and the labels/scores files, and return the page."""
-    pools, sources, first_errors = load_view(cfg)
-    return render_page(pools, sources, first_errors, cfg.title)
+    return render_page(*load_view(cfg), cfg.title)
 
 
 def write_view(cfg: ViewConfig) -> dict[str, int | str]:

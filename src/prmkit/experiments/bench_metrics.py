@@ -35,9 +35,8 @@ def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
 def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[str, StepLabels]]
                   ) -> tuple[list[str], dict[str, int]]:
     """The trace ids every labeler scored (in truth order) and, per labeler, how many truth traces it lacks."""
-    ids = [t for t in truth if all(t in got for got in labels.values())]
-    missing = {name: sum(t not in got for t in truth) for name, got in labels.items()}
-    return ids, missing
+    return ([t for t in truth if all(t in got for got in labels.values())],
+            {name: sum(t not in got for t in truth) for name, got in labels.items()})
 
 
 def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
@@ -64,12 +63,6 @@ def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]],
 def _tau(fit: list[tuple[StepLabels, StepLabels]]) -> float:
     """The tau that `choose_tau` chooses on (labels, truth) pairs."""
     return choose_tau([lab.scores for lab, _ in fit], [first_labeled_wrong(tr.labels) for _, tr in fit])[0]
-
-
-def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int]) -> dict[int, float]:
-    """A tau per level chosen on that level's choose-half traces alone (a level without any keeps the pooled tau)."""
-    by_level = {level: [(lab, tr) for lab, tr in fit if tr.params["level"] == level] for level in levels}
-    return {level: _tau(mine) for level, mine in by_level.items() if mine}
 
 
 def f1_per_ktokens(f1: float, tokens_per_trace: float) -> float:
@@ -99,7 +92,8 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
         tau = _tau(fit)
         held = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in report]
         levels = sorted({tr.params["level"] for _, tr in held})
-        level_taus = _level_taus(fit, levels)
+        by_level = {level: [(lab, tr) for lab, tr in fit if tr.params["level"] == level] for level in levels}
+        level_taus = {level: _tau(mine) for level, mine in by_level.items() if mine}  # else the pooled tau applies
         for level in [*levels, "all"]:
             recs = [(lab, tr) for lab, tr in held if level == "all" or tr.params["level"] == level]
             row = _level_row(name, str(level), recs, tau, n_boot, seed)
@@ -119,9 +113,8 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
             row["tokens_per_trace"] = tokens / len(spent) if spent else float("nan")
             row["f1_per_ktoken"] = f1_per_ktokens(row["f1"], row["tokens_per_trace"])
             rows.append(row)
-    coverage = {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
-                "choose_problems": len(choose), "report_problems": len(report)}
-    return rows, coverage
+    return rows, {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
+                  "choose_problems": len(choose), "report_problems": len(report)}
 
 
 def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[str, Any]]:

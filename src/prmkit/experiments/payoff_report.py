@@ -247,10 +247,6 @@ def _trained_on(cost: dict[str, Any]) -> str:
     return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
 
 
-def _seconds(value: float | None) -> str:
-    return "?" if value is None else f"{value:,.0f}"
-
-
 def format_payoff(report: dict[str, Any]) -> str:
     """`prmkit evaluate bok`'s tables, then a row per labeler: its gain at the largest K and what it cost."""
     from prmkit.evaluate.report import format_table, method_lines
@@ -263,10 +259,10 @@ def format_payoff(report: dict[str, Any]) -> str:
     for c in report["costs"]:
         per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
             f"{c['points_per_million_tokens']:+.2f}"
+        seconds = "?" if c["label_seconds"] is None else f"{c['label_seconds']:,.0f}"
         lines.append(f"| {c['labeler']} | {c['kind']} | {signed_points(*c['best_minus_majority'])} | "
                      f"{signed_points(*c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | "
-                     f"{c['label_tokens']:,} | {_seconds(c['label_seconds'])} | {per} | "
-                     f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
+                     f"{c['label_tokens']:,} | {seconds} | {per} | {_trained_on(c)} | {c['train_seconds']:.0f} | "
                      f"{c['peak_rss_gb']:.2f} |")
     if report.get("against"):
         base = report["against"][0]["against"].removeprefix("weighted:")

@@ -187,18 +187,13 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
         return _run(config, out, banned, progress, log)
 
 
-def _check_settings(config: SFTRunConfig, out: Path) -> None:
-    path = out / SETTINGS_FILE
-    if not path.is_file() and out.is_dir() and any(out.iterdir()):
-        raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
-    # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
-    keep_settings(path, fixed_settings(config), "a warm start", skip=may_change(config),
-                  upgrade=lambda old: {"template": None, "exclude": []} | old)
-
-
 def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log: Callable[[str], None]
          ) -> dict[str, Any]:
-    _check_settings(config, out)
+    if not (out / SETTINGS_FILE).is_file() and out.is_dir() and any(out.iterdir()):
+        raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
+    # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
+    keep_settings(out / SETTINGS_FILE, fixed_settings(config), "a warm start", skip=may_change(config),
+                  upgrade=lambda old: {"template": None, "exclude": []} | old)
     run_file = out / SFT_RECORD
     if run_file.is_file() and (done := json.loads(run_file.read_text(encoding="utf-8"))).get("done"):
         log(f"{out} holds a finished warm start ({done['steps']} steps): nothing to do")

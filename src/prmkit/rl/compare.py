@@ -152,9 +152,8 @@ def _fractions(runs: list[dict[str, Any]], step: int) -> np.ndarray:
 def _setting_curve(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per step that every run of the setting measured: the mean, lowest and highest seed of each `_CURVES` key,
     and the mean generated training tokens up to that step (None unless every run logged its training)."""
-    steps = sorted(set.intersection(*(set(r["curve"]) for r in runs)))
     out = []
-    for step in steps:
+    for step in sorted(set.intersection(*(set(r["curve"]) for r in runs))):
         point: dict[str, Any] = {"step": step}
         for key in _CURVES:
             values = [r["curve"][step][key] for r in runs]

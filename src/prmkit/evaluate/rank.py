@@ -27,9 +27,8 @@ def rank_robustness(pools: list[list[Candidate]]) -> dict[str, float]:
     best = [max(pcts) for r in ranked if (pcts := [p for p, c in r if not c.correct])]
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
     auc, mixed = within_problem_auc(pools)
-    return {"worst_correct": mean(worst), "best_incorrect": mean(best),
-            "problems_with_correct": len(worst), "problems_with_incorrect": len(best),
-            "within_problem_auc": auc, "problems_with_both": mixed}
+    return {"worst_correct": mean(worst), "best_incorrect": mean(best), "problems_with_correct": len(worst),
+            "problems_with_incorrect": len(best), "within_problem_auc": auc, "problems_with_both": mixed}
 
 
 def within_problem_auc(pools: list[list[Candidate]]) -> tuple[float, int]:

@@ -35,8 +35,7 @@ def line_plot(series: list[dict], size: tuple[int, int], hline: float | None = N
     fx, fy = _scale(min(xs), max(xs), pad_l, w - 4), _scale(lo, hi, h - pad_b, 4)
     out = [f'<svg class="plot" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
            f'xmlns="http://www.w3.org/2000/svg" role="img">']
-    out.append(f'<rect x="{pad_l}" y="2" width="{w - pad_l - 2}" height="{h - pad_b - 1}" fill="#fff" '
-               f'stroke="#ccc"/>')
+    out.append(f'<rect x="{pad_l}" y="2" width="{w - pad_l - 2}" height="{h - pad_b - 1}" fill="#fff" stroke="#ccc"/>')
     if hline is not None:
         out.append(f'<line x1="{pad_l}" x2="{w - 2}" y1="{fy(hline)}" y2="{fy(hline)}" stroke="#555" '
                    f'stroke-dasharray="3 2" stroke-width="1"/>')

@@ -17,10 +17,8 @@ __all__ = ["build_view", "render_page", "write_view"]
 CORRECTNESS = {True: ("correct", "\u2713 correct"), False: ("incorrect", "\u2717 incorrect"),
                None: ("unknown", "? not validated")}
 TRACE_COLOURS = {"correct": "#2166ac", "incorrect": "#b35806", "unknown": "#888888"}
-UNITS: dict[str, dict[str, str]] = {
-    "nats": {"format": "{:+.2f}", "axis": "nats vs step 0", "center": "tau = {:.4g}"},
-    "probability": {"format": "{:.2f}", "axis": "P(step correct)", "center": "{:.2g}"},
-}
+UNITS: dict[str, dict[str, str]] = {"nats": {"format": "{:+.2f}", "axis": "nats vs step 0", "center": "tau = {:.4g}"},
+                                    "probability": {"format": "{:.2f}", "axis": "P(step correct)", "center": "{:.2g}"}}
 _TRUE_ERROR = "#7b3294"
 
 
@@ -132,13 +130,10 @@ def render_page(pools: list[Pool], sources: list[Source], first_errors: dict[str
               "score below \u00b7 at \u00b7 above \u03c4 (PRM: 0.5)</span>"
               f'<span style="outline:2px solid #000">\u25B6 predicted first error</span>'
               f'<span style="color:{_TRUE_ERROR}">\u2716 true first error</span>')
-    parts = {
-        "TITLE": escape(title),
-        "LABELER_OPTIONS": "".join(f'<option value="{escape(s.name)}">{escape(s.name)}</option>' for s in sources),
-        "LEGEND": legend,
-        "SUMMARY": "".join(_summary(s, pools) for s in sources),
-        "PROBLEMS": "".join(_problem(p, sources, spreads, first_errors) for p in pools),
-    }
+    parts = {"TITLE": escape(title),
+             "LABELER_OPTIONS": "".join(f'<option value="{escape(s.name)}">{escape(s.name)}</option>' for s in sources),
+             "LEGEND": legend, "SUMMARY": "".join(_summary(s, pools) for s in sources),
+             "PROBLEMS": "".join(_problem(p, sources, spreads, first_errors) for p in pools)}
     return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], template)  # one pass: inserted text stays
 
 

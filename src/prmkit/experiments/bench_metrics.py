@@ -84,8 +84,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
     for name, got in labels.items():
         for tid in ids:
             if len(got[tid].scores) != len(by_id[tid].labels):
-                raise ValueError(f"{name}: {tid} has {len(got[tid].scores)} scores for {len(by_id[tid].labels)} "
-                                 "steps")
+                raise ValueError(f"{name}: {tid} has {len(got[tid].scores)} scores for {len(by_id[tid].labels)} steps")
         fit = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in choose]
         if not fit:
             raise ValueError(f"{name}: no labeled trace in the choose half")
@@ -170,9 +169,8 @@ def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping
                      for pick in problem_draws([t.problem_id for t in recs], n_boot, seed)]
             f1_lo, f1_hi = percentile_interval([d for d, _ in draws if not math.isnan(d)])
             bal_lo, bal_hi = percentile_interval([d for _, d in draws if not math.isnan(d)])
-            out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs),
-                        "f1_diff": d_f1, "f1_diff_low": f1_lo, "f1_diff_high": f1_hi,
-                        "step_balanced_accuracy_diff": d_bal, "step_balanced_accuracy_diff_low": bal_lo,
-                        "step_balanced_accuracy_diff_high": bal_hi,
+            out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs), "f1_diff": d_f1,
+                        "f1_diff_low": f1_lo, "f1_diff_high": f1_hi, "step_balanced_accuracy_diff": d_bal,
+                        "step_balanced_accuracy_diff_low": bal_lo, "step_balanced_accuracy_diff_high": bal_hi,
                         "share_at_least": float(np.mean([d >= 0 for d, _ in draws])) if draws else float("nan")})
     return out

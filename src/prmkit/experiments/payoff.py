@@ -59,9 +59,8 @@ class PayoffConfig:
     output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json",
                                                    resume="may-change"))
     pairs: str | None = field(default=None, metadata=_help(
-        "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the "
-        "pairs between the traces --train-problems and --traces keep (its manifest gives the students' token "
-        "cost)"))
+        "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the pairs "
+        "between the traces --train-problems and --traces keep (its manifest gives the students' token cost)"))
     train_config: str = field(default="cpu_verifier", metadata=_help(
         "the reward-model recipe every row shares: a name under recipes/ or a YAML file of `prmkit train`"))
     model: str | None = field(default=None, metadata=_help(

@@ -206,9 +206,8 @@ def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dic
             "kind": r["kind"], "label_tokens": tokens, "train_problems": r.get("train_problems"),
             "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
             "label_tokens_generated": r["label_cost"]["tokens_generated"],
-            "label_seconds": r["label_cost"].get("seconds"),
-            "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
-            "examples": r["train"]["examples"], "k": top,
+            "label_seconds": r["label_cost"].get("seconds"), "train_seconds": r["train"]["train_seconds"],
+            "peak_rss_gb": r["train"]["peak_rss_gb"], "examples": r["train"]["examples"], "k": top,
             "best_minus_majority": [best["mean"], best["lo"], best["hi"]],
             "weighted_minus_majority": [vote["mean"], vote["lo"], vote["hi"]],
             "points_per_million_tokens": 100 * best["mean"] / (tokens / 1e6) if tokens else None}
@@ -226,15 +225,14 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
                 continue
             best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
             out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
-                        "aggregation": r["aggregation"] or "as scored",
-                        "train_problems": r.get("train_problems"), "seed": r.get("seed"), "k": k,
+                        "aggregation": r["aggregation"] or "as scored", "train_problems": r.get("train_problems"),
+                        "seed": r.get("seed"), "k": k,
                         "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
                         "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
                         "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),
                         "label_tokens": r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"],
-                        "label_seconds": r["label_cost"].get("seconds"),
-                        "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
-                        "fresh_problems": report["problems"]})
+                        "label_seconds": r["label_cost"].get("seconds"), "train_seconds": r["train"]["train_seconds"],
+                        "peak_rss_gb": r["train"]["peak_rss_gb"], "fresh_problems": report["problems"]})
     return out
 
 

@@ -152,8 +152,7 @@ class _Record:
                       "first_train_loss": losses[0]["loss"] if losses else None,
                       "last_train_loss": losses[-1]["loss"] if losses else None,
                       "tokens_trained": int(getattr(state, "num_input_tokens_seen", 0) or 0),
-                      "seconds": round(self.before + time.perf_counter() - self.start, 1),
-                      **_peak_memory(), **extra}
+                      "seconds": round(self.before + time.perf_counter() - self.start, 1), **_peak_memory(), **extra}
         with atomic_path(self.path) as tmp:
             tmp.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
         return self.data
@@ -240,10 +239,9 @@ def _check_max_length(rows: list[dict[str, Any]], tokenizer: Any, max_length: in
     """Refuse a `max_length` that the longest prompt alone reaches: its completion would be cut whole."""
     longest, row = max(((len(tokenizer(r["prompt"]).input_ids), r) for r in rows), key=lambda x: x[0])
     if longest >= max_length:
-        raise ValueError(f"--max-length {max_length} is not above the prompt's length: the longest prompt "
-                         f"(problem {row['problem_id']}) has {longest} tokens, so its completion would be cut "
-                         f"whole; give --max-length of at least {longest} plus the completion's tokens, or a "
-                         "shorter --template")
+        raise ValueError(f"--max-length {max_length} is not above the prompt's length: the longest prompt (problem "
+                         f"{row['problem_id']}) has {longest} tokens, so its completion would be cut whole; give "
+                         f"--max-length of at least {longest} plus the completion's tokens, or a shorter --template")
 
 
 def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:

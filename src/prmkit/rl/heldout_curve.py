@@ -24,11 +24,9 @@ __all__ = ["BEFORE_SETTINGS", "HELDOUT_CURVES", "HeldoutCurve", "problems_finger
 BEFORE_SETTINGS = ("model", "template", "chat", "heldout_samples", "temperature", "top_p", "max_new_tokens", "seed")
 
 # panel title -> the keys of a heldout.jsonl line drawn in it
-HELDOUT_CURVES: dict[str, tuple[str, ...]] = {
-    "held-out accuracy": ("accuracy", "greedy_accuracy"),
-    "answered (extractable answer)": ("answered",),
-    "steps per completion": ("steps",),
-}
+HELDOUT_CURVES: dict[str, tuple[str, ...]] = {"held-out accuracy": ("accuracy", "greedy_accuracy"),
+                                              "answered (extractable answer)": ("answered",),
+                                              "steps per completion": ("steps",)}
 
 
 class HeldoutCurve(TrainerCallback):

@@ -58,8 +58,7 @@ class ScoreConfig:
 
 
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
-                skip: set[str] | None = None, stats: dict | None = None, window: int = 512
-                ) -> Iterator[dict[str, Any]]:
+                skip: set[str] | None = None, stats: dict | None = None, window: int = 512) -> Iterator[dict[str, Any]]:
     """Yield a score record per trace (skipping ids in `skip`) in input order, `window` traces scored at a time (a
     killed run loses one window at most); `stats` receives traces and seconds; `kind` goes into each record."""
     flat = [(pool, k, t) for pool in pools for k, t in enumerate(pool.traces) if t.id not in (skip or set())]

@@ -279,8 +279,7 @@ def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Calla
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
 
 
-def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: PayoffConfig, trained: Path
-                             ) -> None:
+def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: PayoffConfig, trained: Path) -> None:
     """A kept model must have trained on the training set the row names now (the bench may have grown since)."""
     if changed := {k: (figures[k], n) for k, n in now.items() if figures.get(k, n) != n}:
         what = ", ".join(f"{k.replace('_', ' ')} {a} -> {b}" for k, (a, b) in changed.items())

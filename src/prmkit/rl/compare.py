@@ -178,8 +178,7 @@ def _training(runs: list[dict[str, Any]]) -> dict[str, Any]:
     by_step = [{row["step"]: row for row in r["metrics"]} for r in runs]
     curves = {name: [_mean([b[s].get(k) for b in by_step]) for s in steps] for name, k in keys.items()}
     ends = {name: [_mean(v[:_TRAINING]), _mean(v[-_TRAINING:])] for name, v in curves.items()}
-    return {"steps": steps, "curves": curves, "first_last": ends,
-            "scorers": sorted(set(keys) - {"length", "accuracy"})}
+    return {"steps": steps, "curves": curves, "first_last": ends, "scorers": sorted(set(keys) - {"length", "accuracy"})}
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

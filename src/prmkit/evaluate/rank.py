@@ -39,6 +39,5 @@ def within_problem_auc(pools: list[list[Candidate]]) -> tuple[float, int]:
         right = [c.score for c in cands if c.correct]
         wrong = [c.score for c in cands if not c.correct]
         if right and wrong:
-            wins = sum((r > w) + 0.5 * (r == w) for r in right for w in wrong)
-            aucs.append(wins / (len(right) * len(wrong)))
+            aucs.append(sum((r > w) + 0.5 * (r == w) for r in right for w in wrong) / (len(right) * len(wrong)))
     return (sum(aucs) / len(aucs) if aucs else float("nan")), len(aucs)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 from html import escape
 from importlib import resources
 
@@ -26,8 +27,8 @@ def _spread(source: Source) -> float:
     """Half-width of the colour scale: 0.5 for probabilities, else the median of |score - tau|."""
     if source.unit == "probability":
         return 0.5
-    dev = sorted(abs(s - m.threshold) for m in source.marks.values() for s in m.scores)
-    return dev[(len(dev) - 1) // 2] if dev else 1.0
+    dev = [abs(s - m.threshold) for m in source.marks.values() for s in m.scores]
+    return statistics.median_low(dev) if dev else 1.0
 
 
 def _hline(source: Source) -> float | None:

@@ -38,10 +38,8 @@ def _read_row(spec: str) -> dict[str, Any]:
         if not file.is_file():
             raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
         row = {"name": None} | _row_record(file) | {"kept": None}
-    row["name"] = row["name"] or row["labeler"]  # a row run without --name is named by its labeler
+    row["name"] = (row["name"] or row["labeler"]) + (f"/{how}" if how else "")  # no --name: named by its labeler
     row["aggregation"], row["dir"] = how or None, path
-    if how:
-        row["name"] += f"/{how}"
     return row
 
 
@@ -148,8 +146,7 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
             tempfile.TemporaryDirectory() as scratch:
         files = {r["name"]: _scores_file(r, Path(scratch), pools) for r in read}
         if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
-            sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
-            ks = default_ks(max(sizes))
+            ks = default_ks(max(len(recs) for recs in read_scores(next(iter(files.values()))).values()))
         values: dict = {}
         report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed, values=values)
         if seeds := seed_report(read, values, ks, bootstrap, seed):

@@ -6,15 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = [
-    "FirstErrorResult",
-    "choose_tau",
-    "error_correct_f1",
-    "first_error_label",
-    "first_error_result",
-    "first_labeled_wrong",
-    "first_step_below",
-]
+__all__ = ["FirstErrorResult", "choose_tau", "error_correct_f1", "first_error_label", "first_error_result",
+           "first_labeled_wrong", "first_step_below"]
 
 
 def first_error_label(step_correct: Sequence[bool]) -> int:
@@ -66,9 +59,7 @@ def first_error_result(scores: Sequence[Sequence[float]], labels: Sequence[int],
 def _candidates(scores: Sequence[Sequence[float]]) -> list[float]:
     """Every tau that changes a prediction: each distinct score, and one above the largest (all flagged)."""
     values = sorted({float(s) for row in scores for s in row})
-    if not values:
-        return [0.0]
-    return [*values, values[-1] + max(1.0, abs(values[-1])) * 1e-9 + 1e-12]
+    return [*values, values[-1] + max(1.0, abs(values[-1])) * 1e-9 + 1e-12] if values else [0.0]
 
 
 def choose_tau(scores: Sequence[Sequence[float]], labels: Sequence[int]) -> tuple[float, FirstErrorResult]:

@@ -91,8 +91,7 @@ def plot_payoff(costs: list[dict], path: str | os.PathLike[str], title: str) -> 
             ax.errorbar(mean, i + offset, xerr=_errors([mean], [lo], [hi]), fmt="o", color=colour, capsize=3,
                         label=name if i == 0 else None)
     ax.axvline(0, color="grey", lw=1)
-    ax.set_yticks(range(len(costs)), [f"{c['labeler']} ({c['label_tokens'] / 1e6:.2f}M label tokens)"
-                                      for c in costs])
+    ax.set_yticks(range(len(costs)), [f"{c['labeler']} ({c['label_tokens'] / 1e6:.2f}M label tokens)" for c in costs])
     ax.set_xlabel("accuracy minus majority voting (points, 95% interval)")
     fig.suptitle(title)  # over the figure: the long labeler names push the axes right, an axes title off the edge
     ax.grid(alpha=0.3, axis="x")

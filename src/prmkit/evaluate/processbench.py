@@ -55,8 +55,7 @@ def scorer_step_scores(records: list[StepRecord], spec: str, name: str = "") -> 
 
 def _split(records: list[StepRecord], rng: slice) -> list[StepRecord]:
     """The records of the problems in `rng`, problems numbered by first appearance in the benchmark."""
-    order = list(dict.fromkeys(r.problem_id or r.id for r in records))
-    chosen = set(order[rng])
+    chosen = set(list(dict.fromkeys(r.problem_id or r.id for r in records))[rng])
     return [r for r in records if (r.problem_id or r.id) in chosen]
 
 
@@ -82,8 +81,7 @@ def processbench_report(records: list[StepRecord], score_files: dict[str, str], 
     if twice := set(every) & set(scored or {}):
         raise ValueError(f"the name(s) {sorted(twice)} are given to a score file and to a scorer")
     every |= scored or {}
-    wanted = choose + report
-    dropped = {name: sum(r.id not in scores for r in wanted) for name, scores in every.items()}
+    dropped = {name: sum(r.id not in scores for r in choose + report) for name, scores in every.items()}
     choose = [r for r in choose if all(r.id in s for s in every.values())]
     report = [r for r in report if all(r.id in s for s in every.values())]
     if not choose or not report:

@@ -21,22 +21,14 @@ def rank_robustness(pools: list[list[Candidate]]) -> dict[str, float]:
     """PUM sec 4.2: the mean over problems (of at least two candidates) of the lowest percentile of a correct
     candidate (`worst_correct`, higher is better) and the highest of an incorrect one (`best_incorrect`, lower is
     better); scores (.9 F, .2 T, .3 T, .1 F) -> 1/3 and 1. Also `within_problem_auc`."""
-    worst, best = [], []
-    for cands in pools:
-        if len(cands) < 2:
-            continue
-        pct = rank_percentiles([c.score for c in cands])
-        correct = [p for p, c in zip(pct, cands, strict=True) if c.correct]
-        wrong = [p for p, c in zip(pct, cands, strict=True) if not c.correct]
-        if correct:
-            worst.append(min(correct))
-        if wrong:
-            best.append(max(wrong))
+    ranked = [list(zip(rank_percentiles([c.score for c in cands]), cands, strict=True)) for cands in pools
+              if len(cands) > 1]
+    worst = [min(pcts) for r in ranked if (pcts := [p for p, c in r if c.correct])]
+    best = [max(pcts) for r in ranked if (pcts := [p for p, c in r if not c.correct])]
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
     auc, mixed = within_problem_auc(pools)
-    return {"worst_correct": mean(worst), "best_incorrect": mean(best),
-            "problems_with_correct": len(worst), "problems_with_incorrect": len(best),
-            "within_problem_auc": auc, "problems_with_both": mixed}
+    return {"worst_correct": mean(worst), "best_incorrect": mean(best), "problems_with_correct": len(worst),
+            "problems_with_incorrect": len(best), "within_problem_auc": auc, "problems_with_both": mixed}
 
 
 def within_problem_auc(pools: list[list[Candidate]]) -> tuple[float, int]:
@@ -47,6 +39,5 @@ def within_problem_auc(pools: list[list[Candidate]]) -> tuple[float, int]:
         right = [c.score for c in cands if c.correct]
         wrong = [c.score for c in cands if not c.correct]
         if right and wrong:
-            wins = sum((r > w) + 0.5 * (r == w) for r in right for w in wrong)
-            aucs.append(wins / (len(right) * len(wrong)))
+            aucs.append(sum((r > w) + 0.5 * (r == w) for r in right for w in wrong) / (len(right) * len(wrong)))
     return (sum(aucs) / len(aucs) if aucs else float("nan")), len(aucs)

@@ -125,12 +125,9 @@ def check_ks(ks: list[int], sizes: list[int]) -> tuple[dict[int, int], list[str]
 
 def rank_warnings(name: str, ranks: dict[str, float]) -> list[str]:
     """Why a rank percentile is nan: no problem of at least 2 candidates has a correct (incorrect) one."""
-    out = []
-    for key, kind in (("worst_correct", "correct"), ("best_incorrect", "incorrect")):
-        if not ranks[f"problems_with_{kind}"]:
-            out.append(warn(f"{name}: {key} rank percentile is undefined (nan): no problem with at least 2 "
-                            f"candidates has a {kind} one"))
-    return out
+    return [warn(f"{name}: {key} rank percentile is undefined (nan): no problem with at least 2 candidates has a "
+                 f"{kind} one") for key, kind in (("worst_correct", "correct"), ("best_incorrect", "incorrect"))
+            if not ranks[f"problems_with_{kind}"]]
 
 
 # below this many problems a bootstrap interval over problems is rough (its own error is large)
@@ -185,11 +182,8 @@ def spread_warnings(name: str, trace_scores: list[float], step_scores: list[floa
 
 def method_lines(rows: list[dict], ks: list[int], cell: Callable[[dict], str]) -> list[str]:
     """A markdown line per method of `rows` (first-appearance order): the method, then `cell` of its row at each K."""
-    lines = []
-    for method in dict.fromkeys(r["method"] for r in rows):
-        cells = {r["k"]: r for r in rows if r["method"] == method}
-        lines.append(f"| {method} | " + " | ".join(cell(cells[k]) for k in ks) + " |")
-    return lines
+    cells = {(r["method"], r["k"]): r for r in rows}
+    return [f"| {m} | " + " | ".join(cell(cells[m, k]) for k in ks) + " |" for m in dict.fromkeys(m for m, _ in cells)]
 
 
 def format_table(report: dict) -> str:

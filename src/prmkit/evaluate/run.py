@@ -11,32 +11,30 @@ from typing import Any
 
 from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.settings import COUNT, SEED, Range, SettingError, check_limits, parse_range
+from prmkit.data.settings import field_help as _help
 from prmkit.models.aggregate import AGGREGATIONS
 
-__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files",
-           "processbench"]
+__all__ = ["BokConfig", "ProcessBenchConfig", "best_of_k", "ks_list", "named_file", "named_files", "processbench"]
 
 
 @dataclass
 class BokConfig:
     """`prmkit evaluate bok`: best-of-K over score files (MCNIG sec 3.5, Table 2) and rank robustness (PUM 4.2)."""
 
-    scores: list[str] = field(default_factory=list, metadata={"help": "NAME=PATH of a `prmkit score` output "
-                                                                      "(repeat); PATH alone names it by the file"})
-    ks: str = field(default="", metadata={"help": "comma list of K, each at most the largest pool (default: 1, 2, "
-                                                  "4, ... up to the smallest pool)"})
-    problems_range: str | None = field(default=None, metadata={"help": "problems by order in the score files, "
-                                                                       "e.g. 0:160"})
-    weighted: bool = field(default=True, metadata={"help": "add reward-weighted majority votes"})
-    max_subsets: int = field(default=256, metadata={"help": "K-subsets per pool (all when fewer)", "range": COUNT})
-    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples for the 95% interval",
-                                                   "range": Range(1, 1_000_000)})
-    aggregation: str | None = field(default=None, metadata={"help": "re-aggregate the stored step scores ("
-                                                                     f"{' | '.join(AGGREGATIONS)}) instead of each "
-                                                                     "file's `score`"})
-    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap", "range": SEED})
-    plot: str | None = field(default=None, metadata={"help": "write the accuracy-vs-K PNG here", "role": "output"})
-    output: str | None = field(default=None, metadata={"help": "write the report as JSON here", "role": "output"})
+    scores: list[str] = field(default_factory=list, metadata=_help(
+        "NAME=PATH of a `prmkit score` output (repeat); PATH alone names it by the file"))
+    ks: str = field(default="", metadata=_help(
+        "comma list of K, each at most the largest pool (default: 1, 2, 4, ... up to the smallest pool)"))
+    problems_range: str | None = field(default=None, metadata=_help("problems by order in the score files, e.g. 0:160"))
+    weighted: bool = field(default=True, metadata=_help("add reward-weighted majority votes"))
+    max_subsets: int = field(default=256, metadata=_help("K-subsets per pool (all when fewer)", range=COUNT))
+    bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples for the 95% interval",
+                                                        range=Range(1, 1_000_000)))
+    aggregation: str | None = field(default=None, metadata=_help(
+        f"re-aggregate the stored step scores ({' | '.join(AGGREGATIONS)}) instead of each file's `score`"))
+    seed: int = field(default=0, metadata=_help("seed of the K-subsets and the bootstrap", range=SEED))
+    plot: str | None = field(default=None, metadata=_help("write the accuracy-vs-K PNG here", role="output"))
+    output: str | None = field(default=None, metadata=_help("write the report as JSON here", role="output"))
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -48,18 +46,17 @@ class BokConfig:
 class ProcessBenchConfig:
     """`prmkit evaluate processbench`: first-error identification (ProcessBench protocol: tau held out)."""
 
-    benchmark: str = field(default="", metadata={"help": "step-level benchmark file (e.g. `prmkit data corrupt`)",
-                                                 "role": "input"})
-    benchmark_format: str = field(default="processbench", metadata={"help": "processbench | prm800k | "
-                                                                             "math-shepherd"})
-    scores: list[str] = field(default_factory=list, metadata={"help": "NAME=PATH of `prmkit score` or `prmkit "
-                                                                      "label` files (repeat)"})
-    scorers: list[str] = field(default_factory=list, metadata={"help": "NAME=SPEC of step scorers that score the "
-                                                                        "benchmark's steps themselves (models."
-                                                                        "scorer_spec: KIND:PATH,KEY=VALUE; repeat)"})
-    choose_on: str = field(default="0:100", metadata={"help": "problems whose F1 chooses tau"})
-    report_on: str = field(default="100:", metadata={"help": "problems reported at that tau"})
-    output: str | None = field(default=None, metadata={"help": "write the report as JSON here", "role": "output"})
+    benchmark: str = field(default="", metadata=_help("step-level benchmark file (e.g. `prmkit data corrupt`)",
+                                                      role="input"))
+    benchmark_format: str = field(default="processbench", metadata=_help("processbench | prm800k | math-shepherd"))
+    scores: list[str] = field(default_factory=list, metadata=_help(
+        "NAME=PATH of `prmkit score` or `prmkit label` files (repeat)"))
+    scorers: list[str] = field(default_factory=list, metadata=_help(
+        "NAME=SPEC of step scorers that score the benchmark's steps themselves (models.scorer_spec: "
+        "KIND:PATH,KEY=VALUE; repeat)"))
+    choose_on: str = field(default="0:100", metadata=_help("problems whose F1 chooses tau"))
+    report_on: str = field(default="100:", metadata=_help("problems reported at that tau"))
+    output: str | None = field(default=None, metadata=_help("write the report as JSON here", role="output"))
 
     def __post_init__(self) -> None:
         check_limits(self)

@@ -16,6 +16,7 @@ from prmkit.data.manifest import settings_beside
 from prmkit.data.outputs import claim_outputs, claims
 from prmkit.data.records import Pool
 from prmkit.data.settings import COUNT, THREADS, check_limits
+from prmkit.data.settings import field_help as _help
 from prmkit.models.aggregate import AGGREGATIONS, aggregate
 from prmkit.models.loading import context_length
 from prmkit.models.scorer import SCORERS, StepScorer, score_items
@@ -28,43 +29,38 @@ __all__ = ["ScoreConfig", "score_file", "score_pools", "score_to_file"]
 class ScoreConfig:
     """How `prmkit score` scores a pool file with a checkpoint (MCNIG sec 3.5: product of the step scores)."""
 
-    scorer: str = field(default="reward-model", metadata={"help": f"kind of step scorer: {' | '.join(SCORERS)} "
-                                                                   "(models.SCORERS; reward-model: a PRM, ORM or "
-                                                                   "PUM value model); --model may also be a spec "
-                                                                   "KIND:PATH,KEY=VALUE (models.scorer_spec)."})
-    scorer_options: str | None = field(default=None, metadata={"help": "the scorer's options: a JSON object or a "
-                                                                        ".json file, e.g. '{\"sep\": \"<extra_0>\"}' "
-                                                                        "(the spec's own win)."})
+    scorer: str = field(default="reward-model", metadata=_help(
+        f"kind of step scorer: {' | '.join(SCORERS)} (models.SCORERS; reward-model: a PRM, ORM or PUM value model); "
+        "--model may also be a spec KIND:PATH,KEY=VALUE (models.scorer_spec)."))
+    scorer_options: str | None = field(default=None, metadata=_help(
+        "the scorer's options: a JSON object or a .json file, e.g. '{\"sep\": \"<extra_0>\"}' (the spec's own win)."))
 
-    problems_range: str | None = field(default=None, metadata={"help": "problems by index in --input, e.g. 500:660; "
-                                                                       "None = all."})
-    aggregation: str | None = field(default=None, metadata={"help": "step scores -> trace score: "
-                                                                     f"{' | '.join(AGGREGATIONS)}; None = the "
-                                                                     "checkpoint's (prod)."})
-    max_tokens: int = field(default=4096, metadata={"help": "padded tokens per forward pass (a reward model).",
-                                                    "range": COUNT})
-    max_batch: int = field(default=64, metadata={"help": "traces per forward pass at most (a reward model).",
-                                                 "range": COUNT})
-    threads: int = field(default=0, metadata={"help": "torch CPU threads (0 = torch default).", "range": THREADS})
-    window: int = field(default=512, metadata={"help": "traces scored together (batched by length) before their "
-                                                       "records are written in input order; a killed run redoes "
-                                                       "at most one window.", "range": COUNT})
-    model: str | None = field(default=None, metadata={
-        "help": "checkpoint directory written by `prmkit train`, or a scorer spec KIND:PATH[,KEY=VALUE...], KIND "
-                f"one of {', '.join(SCORERS)} (truth:PROBLEMS.jsonl: the bench's exact checker; rule: each step's own "
-                "arithmetic, no PATH)", "required": True, "role": "input"})
-    input: str | None = field(default=None, metadata={"help": "Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT,
-                                                      "required": True, "role": "input"})
-    output: str | None = field(default=None, metadata={"help": "score JSONL (one record per trace)", "required": True,
-                                                       "role": "output"})
+    problems_range: str | None = field(default=None, metadata=_help(
+        "problems by index in --input, e.g. 500:660; None = all."))
+    aggregation: str | None = field(default=None, metadata=_help(
+        f"step scores -> trace score: {' | '.join(AGGREGATIONS)}; None = the checkpoint's (prod)."))
+    max_tokens: int = field(default=4096, metadata=_help("padded tokens per forward pass (a reward model).",
+                                                         range=COUNT))
+    max_batch: int = field(default=64, metadata=_help("traces per forward pass at most (a reward model).", range=COUNT))
+    threads: int = field(default=0, metadata=_help("torch CPU threads (0 = torch default).", range=THREADS))
+    window: int = field(default=512, metadata=_help(
+        "traces scored together (batched by length) before their records are written in input order; a killed run "
+        "redoes at most one window.", range=COUNT))
+    model: str | None = field(default=None, metadata=_help(
+        "checkpoint directory written by `prmkit train`, or a scorer spec KIND:PATH[,KEY=VALUE...], KIND one of "
+        f"{', '.join(SCORERS)} (truth:PROBLEMS.jsonl: the bench's exact checker; rule: each step's own arithmetic, no "
+        "PATH)", role="input") | {"required": True})
+    input: str | None = field(default=None, metadata=_help("Pool JSONL or GSM8K candidates_dev.jsonl" + DEMO_INPUT,
+                                                           role="input") | {"required": True})
+    output: str | None = field(default=None, metadata=_help("score JSONL (one record per trace)", role="output")
+                               | {"required": True})
 
     def __post_init__(self) -> None:
         check_limits(self)
 
 
 def score_pools(scorer: StepScorer, pools: list[Pool], aggregation: str = "prod", kind: str = "",
-                skip: set[str] | None = None, stats: dict | None = None, window: int = 512
-                ) -> Iterator[dict[str, Any]]:
+                skip: set[str] | None = None, stats: dict | None = None, window: int = 512) -> Iterator[dict[str, Any]]:
     """Yield a score record per trace (skipping ids in `skip`) in input order, `window` traces scored at a time (a
     killed run loses one window at most); `stats` receives traces and seconds; `kind` goes into each record."""
     flat = [(pool, k, t) for pool in pools for k, t in enumerate(pool.traces) if t.id not in (skip or set())]

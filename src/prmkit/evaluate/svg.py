@@ -10,16 +10,11 @@ __all__ = ["BAD", "GOOD", "MIDDLE", "diverging_colour", "line_plot"]
 GOOD, BAD, MIDDLE = "#1a9850", "#d73027", "#f7f7f7"  # label 1, label 0, score at the threshold
 
 
-def _rgb(hex_colour: str) -> tuple[int, int, int]:
-    return int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16)
-
-
 def diverging_colour(value: float, center: float, spread: float) -> str:
     """Hex colour of `value` on a red-white-green scale: white at `center`, full GOOD/BAD at center +/- spread.
     diverging_colour(1.0, 0.0, 2.0) -> "#88c8a4"."""
     t = max(-1.0, min(1.0, (value - center) / spread)) if spread > 0 else float(value > center) - float(value < center)
-    end = _rgb(GOOD if t > 0 else BAD)
-    mid = _rgb(MIDDLE)
+    mid, end = bytes.fromhex(MIDDLE[1:]), bytes.fromhex((GOOD if t > 0 else BAD)[1:])  # (r, g, b)
     return "#" + "".join(f"{round(m + abs(t) * (e - m)):02x}" for m, e in zip(mid, end, strict=True))
 
 
@@ -40,8 +35,7 @@ def line_plot(series: list[dict], size: tuple[int, int], hline: float | None = N
     fx, fy = _scale(min(xs), max(xs), pad_l, w - 4), _scale(lo, hi, h - pad_b, 4)
     out = [f'<svg class="plot" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
            f'xmlns="http://www.w3.org/2000/svg" role="img">']
-    out.append(f'<rect x="{pad_l}" y="2" width="{w - pad_l - 2}" height="{h - pad_b - 1}" fill="#fff" '
-               f'stroke="#ccc"/>')
+    out.append(f'<rect x="{pad_l}" y="2" width="{w - pad_l - 2}" height="{h - pad_b - 1}" fill="#fff" stroke="#ccc"/>')
     if hline is not None:
         out.append(f'<line x1="{pad_l}" x2="{w - 2}" y1="{fy(hline)}" y2="{fy(hline)}" stroke="#555" '
                    f'stroke-dasharray="3 2" stroke-width="1"/>')
@@ -52,18 +46,13 @@ def line_plot(series: list[dict], size: tuple[int, int], hline: float | None = N
         for x, y, colour in s.get("dots", []):
             out.append(f'<circle cx="{fx(x)}" cy="{fy(y)}" r="3" fill="{colour}"/>')
     if labels:
-        out.append(_axes(w, h, pad_l, pad_b, (min(xs), max(xs)), (lo, hi), x_label, y_label))
+        t = 'font-size="10" fill="#333"'
+        out.append(f'<text x="{pad_l - 3}" y="12" text-anchor="end" {t}>{hi:.2g}</text>'
+                   f'<text x="{pad_l - 3}" y="{h - pad_b}" text-anchor="end" {t}>{lo:.2g}</text>'
+                   f'<text x="{pad_l}" y="{h - 8}" {t}>{min(xs):g}</text>'
+                   f'<text x="{w - 4}" y="{h - 8}" text-anchor="end" {t}>{max(xs):g}</text>'
+                   f'<text x="{(pad_l + w) // 2}" y="{h - 8}" text-anchor="middle" {t}>{escape(x_label)}</text>'
+                   f'<text x="10" y="{(h - pad_b) // 2}" text-anchor="middle" {t} '
+                   f'transform="rotate(-90 10 {(h - pad_b) // 2})">{escape(y_label)}</text>')
     out.append("</svg>")
     return "".join(out)
-
-
-def _axes(w: int, h: int, pad_l: int, pad_b: int, xr: tuple[float, float], yr: tuple[float, float],
-          x_label: str, y_label: str) -> str:
-    t = 'font-size="10" fill="#333"'
-    return (f'<text x="{pad_l - 3}" y="12" text-anchor="end" {t}>{yr[1]:.2g}</text>'
-            f'<text x="{pad_l - 3}" y="{h - pad_b}" text-anchor="end" {t}>{yr[0]:.2g}</text>'
-            f'<text x="{pad_l}" y="{h - 8}" {t}>{xr[0]:g}</text>'
-            f'<text x="{w - 4}" y="{h - 8}" text-anchor="end" {t}>{xr[1]:g}</text>'
-            f'<text x="{(pad_l + w) // 2}" y="{h - 8}" text-anchor="middle" {t}>{escape(x_label)}</text>'
-            f'<text x="10" y="{(h - pad_b) // 2}" text-anchor="middle" {t} '
-            f'transform="rotate(-90 10 {(h - pad_b) // 2})">{escape(y_label)}</text>')

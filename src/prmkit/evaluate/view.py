@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 from html import escape
 from importlib import resources
 
@@ -17,10 +18,8 @@ __all__ = ["build_view", "render_page", "write_view"]
 CORRECTNESS = {True: ("correct", "\u2713 correct"), False: ("incorrect", "\u2717 incorrect"),
                None: ("unknown", "? not validated")}
 TRACE_COLOURS = {"correct": "#2166ac", "incorrect": "#b35806", "unknown": "#888888"}
-UNITS: dict[str, dict[str, str]] = {
-    "nats": {"format": "{:+.2f}", "axis": "nats vs step 0", "center": "tau = {:.4g}"},
-    "probability": {"format": "{:.2f}", "axis": "P(step correct)", "center": "{:.2g}"},
-}
+UNITS: dict[str, dict[str, str]] = {"nats": {"format": "{:+.2f}", "axis": "nats vs step 0", "center": "tau = {:.4g}"},
+                                    "probability": {"format": "{:.2f}", "axis": "P(step correct)", "center": "{:.2g}"}}
 _TRUE_ERROR = "#7b3294"
 
 
@@ -28,8 +27,8 @@ def _spread(source: Source) -> float:
     """Half-width of the colour scale: 0.5 for probabilities, else the median of |score - tau|."""
     if source.unit == "probability":
         return 0.5
-    dev = sorted(abs(s - m.threshold) for m in source.marks.values() for s in m.scores)
-    return dev[(len(dev) - 1) // 2] if dev else 1.0
+    dev = [abs(s - m.threshold) for m in source.marks.values() for s in m.scores]
+    return statistics.median_low(dev) if dev else 1.0
 
 
 def _hline(source: Source) -> float | None:
@@ -66,11 +65,9 @@ def _sparkline(trace: Trace, source: Source, true_error: int | None) -> str:
     dots = [(pred + 1, at[pred + 1], BAD)] if pred >= 0 and pred + 1 in at else []
     if true_error is not None and true_error >= 0 and true_error + 1 in at:
         dots.append((true_error + 1, at[true_error + 1], _TRUE_ERROR))
-    series = [{"points": points, "colour": TRACE_COLOURS[CORRECTNESS[trace.correct][0]], "width": 1.5,
-               "dots": dots}]
-    verdict = "no step labeled 0" if pred < 0 else f"\u25B6 first 0 at step {pred + 1}"
-    if not mark.labels:
-        verdict = "no labels (no threshold)"
+    series = [{"points": points, "colour": TRACE_COLOURS[CORRECTNESS[trace.correct][0]], "width": 1.5, "dots": dots}]
+    verdict = ("no labels (no threshold)" if not mark.labels else "no step labeled 0" if pred < 0
+               else f"\u25B6 first 0 at step {pred + 1}")
     return (f'<figure data-labeler="{escape(source.name)}">{line_plot(series, (150, 44), _hline(source))}'
             f"<figcaption>{escape(source.name)}: {escape(verdict)}</figcaption></figure>")
 
@@ -134,20 +131,16 @@ def render_page(pools: list[Pool], sources: list[Source], first_errors: dict[str
               "score below \u00b7 at \u00b7 above \u03c4 (PRM: 0.5)</span>"
               f'<span style="outline:2px solid #000">\u25B6 predicted first error</span>'
               f'<span style="color:{_TRUE_ERROR}">\u2716 true first error</span>')
-    parts = {
-        "TITLE": escape(title),
-        "LABELER_OPTIONS": "".join(f'<option value="{escape(s.name)}">{escape(s.name)}</option>' for s in sources),
-        "LEGEND": legend,
-        "SUMMARY": "".join(_summary(s, pools) for s in sources),
-        "PROBLEMS": "".join(_problem(p, sources, spreads, first_errors) for p in pools),
-    }
+    parts = {"TITLE": escape(title),
+             "LABELER_OPTIONS": "".join(f'<option value="{escape(s.name)}">{escape(s.name)}</option>' for s in sources),
+             "LEGEND": legend, "SUMMARY": "".join(_summary(s, pools) for s in sources),
+             "PROBLEMS": "".join(_problem(p, sources, spreads, first_errors) for p in pools)}
     return re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: parts[m.group(1)], template)  # one pass: inserted text stays
 
 
 def build_view(cfg: ViewConfig) -> str:
     """Read `cfg.pools` and the labels/scores files, and return the page."""
-    pools, sources, first_errors = load_view(cfg)
-    return render_page(pools, sources, first_errors, cfg.title)
+    return render_page(*load_view(cfg), cfg.title)
 
 
 def write_view(cfg: ViewConfig) -> dict[str, int | str]:

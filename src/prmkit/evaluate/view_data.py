@@ -142,23 +142,16 @@ def load_view(cfg: ViewConfig) -> tuple[list[Pool], list[Source], dict[str, int]
     names = [s.name for s in sources]
     if len(set(names)) != len(names):
         raise ValueError(f"two sources share a name in {names}; name them with NAME=PATH")
-    first_errors: dict[str, int] = {}
-    for pool in pools:
-        meta = pool.problem.meta.get("first_error")
-        if isinstance(meta, dict):
+    first_errors = {k: v for s in reversed(sources) for k, v in s.first_errors.items()}  # the first source's wins
+    for pool in pools:  # over which a problem's own wins
+        if isinstance(meta := pool.problem.meta.get("first_error"), dict):
             first_errors |= {str(k): int(v) for k, v in meta.items() if isinstance(v, int)}
-    for source in sources:
-        first_errors |= {k: v for k, v in source.first_errors.items() if k not in first_errors}
-    _warn_unmatched(pools, sources, [*cfg.labels, *cfg.scores], cfg.pools)
-    return pools, sources, first_errors
-
-
-def _warn_unmatched(pools: list[Pool], sources: list[Source], items: list[str], pools_path: str) -> None:
     shown = {t.id for p in pools for t in p.traces}
-    for item, source in zip(items, sources, strict=True):
+    for item, source in zip([*cfg.labels, *cfg.scores], sources, strict=True):
         path = named_file(item)[1]
         if not source.marks:
             warn(f"{path}: no records (the file is empty): the page shows no {source.name} marks")
         elif not shown & source.marks.keys():
             warn(f"{path}: none of its {len(source.marks)} records is a trace of the {len(shown)} on the page "
-                 f"(e.g. {next(iter(source.marks))!r}; --pools {pools_path}): the page shows no {source.name} marks")
+                 f"(e.g. {next(iter(source.marks))!r}; --pools {cfg.pools}): the page shows no {source.name} marks")
+    return pools, sources, first_errors

@@ -25,57 +25,44 @@ _balanced = partial(balanced_accuracy, absent=float("nan"))
 
 def split_problems(truth: Sequence[StepLabels]) -> tuple[set[str], set[str]]:
     """(choose, report) problem ids: within each level, problems alternate in order of first appearance."""
-    by_level: dict[int, list[str]] = {}
+    by_level: dict[int, dict[str, None]] = {}  # each level's problems, in order
     for r in truth:
-        ids = by_level.setdefault(r.params["level"], [])
-        if r.problem_id not in ids:
-            ids.append(r.problem_id)
-    choose = {p for ids in by_level.values() for p in ids[0::2]}
-    report = {p for ids in by_level.values() for p in ids[1::2]}
-    return choose, report
+        by_level.setdefault(r.params["level"], {})[r.problem_id] = None
+    levels = [list(ids) for ids in by_level.values()]
+    return {p for ids in levels for p in ids[0::2]}, {p for ids in levels for p in ids[1::2]}
 
 
 def common_traces(truth: Mapping[str, StepLabels], labels: Mapping[str, Mapping[str, StepLabels]]
                   ) -> tuple[list[str], dict[str, int]]:
     """The trace ids every labeler scored (in truth order) and, per labeler, how many truth traces it lacks."""
-    ids = [t for t in truth if all(t in got for got in labels.values())]
-    missing = {name: sum(t not in got for t in truth) for name, got in labels.items()}
-    return ids, missing
+    return ([t for t in truth if all(t in got for got in labels.values())],
+            {name: sum(t not in got for t in truth) for name, got in labels.items()})
 
 
 def _level_row(name: str, level: str, recs: list[tuple[StepLabels, StepLabels]], tau: float, n_boot: int,
                seed: int) -> dict[str, Any]:
-    scores = [lab.scores for lab, _ in recs]
     firsts = [first_labeled_wrong(tr.labels) for _, tr in recs]
-    preds = [first_step_below(s, tau) for s in scores]
+    preds = [first_step_below(lab.scores, tau) for lab, _ in recs]
     result = error_correct_f1(preds, firsts)
     # the 95% interval of F1 when the problems are resampled (their traces together)
     lo, hi = percentile_interval([error_correct_f1([preds[i] for i in pick], [firsts[i] for i in pick]).f1
                                   for pick in problem_draws([tr.problem_id for _, tr in recs], n_boot, seed)])
     step_pred = [s >= tau for lab, _ in recs for s in lab.scores]
     step_true = [bool(x) for _, tr in recs for x in tr.labels]
-    cot_pred = [p == -1 for p in preds]
-    cot_true = [f == -1 for f in firsts]
     process_only = [(p, f) for (_, tr), p, f in zip(recs, preds, firsts, strict=True) if tr.correct and f >= 0]
     return {"labeler": name, "level": level, "traces": len(recs), "tau": tau, "f1": result.f1,
             "f1_low": lo, "f1_high": hi, "error_accuracy": result.error_accuracy,
             "correct_accuracy": result.correct_accuracy, "n_error": result.n_error, "n_correct": result.n_correct,
             "step_balanced_accuracy": _balanced(step_pred, step_true),
-            "cot_balanced_accuracy": _balanced(cot_pred, cot_true),
+            "cot_balanced_accuracy": _balanced([p == -1 for p in preds], [f == -1 for f in firsts]),
             "process_only": len(process_only),
             "process_only_recall": (sum(p == f for p, f in process_only) / len(process_only)) if process_only
             else float("nan")}
 
 
-def _level_taus(fit: list[tuple[StepLabels, StepLabels]], levels: Sequence[int]) -> dict[int, float]:
-    """A tau per level chosen on that level's choose-half traces alone (a level without any keeps the pooled tau)."""
-    out = {}
-    for level in levels:
-        mine = [(lab, tr) for lab, tr in fit if tr.params["level"] == level]
-        if mine:
-            out[level], _ = choose_tau([lab.scores for lab, _ in mine],
-                                       [first_labeled_wrong(tr.labels) for _, tr in mine])
-    return out
+def _tau(fit: list[tuple[StepLabels, StepLabels]]) -> float:
+    """The tau that `choose_tau` chooses on (labels, truth) pairs."""
+    return choose_tau([lab.scores for lab, _ in fit], [first_labeled_wrong(tr.labels) for _, tr in fit])[0]
 
 
 def f1_per_ktokens(f1: float, tokens_per_trace: float) -> float:
@@ -97,16 +84,15 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
     for name, got in labels.items():
         for tid in ids:
             if len(got[tid].scores) != len(by_id[tid].labels):
-                raise ValueError(f"{name}: {tid} has {len(got[tid].scores)} scores for {len(by_id[tid].labels)} "
-                                 "steps")
+                raise ValueError(f"{name}: {tid} has {len(got[tid].scores)} scores for {len(by_id[tid].labels)} steps")
         fit = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in choose]
         if not fit:
             raise ValueError(f"{name}: no labeled trace in the choose half")
-        tau, _ = choose_tau([lab.scores for lab, _ in fit],
-                            [first_labeled_wrong(tr.labels) for _, tr in fit])
+        tau = _tau(fit)
         held = [(got[t], by_id[t]) for t in ids if by_id[t].problem_id in report]
         levels = sorted({tr.params["level"] for _, tr in held})
-        level_taus = _level_taus(fit, levels)
+        by_level = {level: [(lab, tr) for lab, tr in fit if tr.params["level"] == level] for level in levels}
+        level_taus = {level: _tau(mine) for level, mine in by_level.items() if mine}  # else the pooled tau applies
         for level in [*levels, "all"]:
             recs = [(lab, tr) for lab, tr in held if level == "all" or tr.params["level"] == level]
             row = _level_row(name, str(level), recs, tau, n_boot, seed)
@@ -116,8 +102,7 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
                 [first_labeled_wrong(tr.labels) for _, tr in recs]).f1
             paid = [t for t in ids if level == "all" or by_id[t].params["level"] == level]  # both halves
             spent = [got[t].cost for t in paid]
-            row["tokens_read"] = sum(c.get("tokens_read", 0) for c in spent)
-            row["tokens_generated"] = sum(c.get("tokens_generated", 0) for c in spent)
+            row |= {key: sum(c.get(key, 0) for c in spent) for key in ("tokens_read", "tokens_generated")}
             row["labeled_traces"] = len(spent)
             if seconds is not None:
                 timed = [seconds[name][t] for t in paid if t in seconds.get(name, {})]
@@ -127,9 +112,8 @@ def bench_rows(truth: Sequence[StepLabels], labels: Mapping[str, Mapping[str, St
             row["tokens_per_trace"] = tokens / len(spent) if spent else float("nan")
             row["f1_per_ktoken"] = f1_per_ktokens(row["f1"], row["tokens_per_trace"])
             rows.append(row)
-    coverage = {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
-                "choose_problems": len(choose), "report_problems": len(report)}
-    return rows, coverage
+    return rows, {"truth_traces": len(by_id), "common_traces": len(ids), "missing": missing,
+                  "choose_problems": len(choose), "report_problems": len(report)}
 
 
 def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[str, Any]]:
@@ -137,16 +121,12 @@ def cost_scaling(rows: Sequence[dict[str, Any]], base: str) -> dict[str, dict[st
     squares on log-log; MCNIG appendix A: IG/MCNIG cost O(N), OmegaPRM O(N log N), Math-Shepherd O(N^2) tokens)."""
     levels = {r["level"]: r for r in rows if r["labeler"] == base and r["level"] != "all"}
     out: dict[str, dict[str, Any]] = {}
-    for name in dict.fromkeys(r["labeler"] for r in rows):
-        if name == base:
-            continue
+    for name in dict.fromkeys(r["labeler"] for r in rows if r["labeler"] != base):
         mine = [(levels[r["level"]], r) for r in rows if r["labeler"] == name and r["level"] in levels]
         points = [(b["steps_per_trace"], r["tokens_per_trace"] / b["tokens_per_trace"]) for b, r in mine
                   if b["tokens_per_trace"] > 0 and r["tokens_per_trace"] > 0]
-        exponent = float("nan")
-        if len({x for x, _ in points}) >= 2:
-            xs, ys = np.log([x for x, _ in points]), np.log([y for _, y in points])
-            exponent = float(np.polyfit(xs, ys, 1)[0])
+        exponent = (float(np.polyfit(np.log([x for x, _ in points]), np.log([y for _, y in points]), 1)[0])
+                    if len({x for x, _ in points}) >= 2 else float("nan"))
         out[name] = {"ratio_by_level": {b["level"]: round(r["tokens_per_trace"] / b["tokens_per_trace"], 2)
                                         for b, r in mine if b["tokens_per_trace"] > 0},
                      "steps_by_level": {b["level"]: round(b["steps_per_trace"], 2) for b, _ in mine},
@@ -189,9 +169,8 @@ def paired_differences(truth: Sequence[StepLabels], labels: Mapping[str, Mapping
                      for pick in problem_draws([t.problem_id for t in recs], n_boot, seed)]
             f1_lo, f1_hi = percentile_interval([d for d, _ in draws if not math.isnan(d)])
             bal_lo, bal_hi = percentile_interval([d for _, d in draws if not math.isnan(d)])
-            out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs),
-                        "f1_diff": d_f1, "f1_diff_low": f1_lo, "f1_diff_high": f1_hi,
-                        "step_balanced_accuracy_diff": d_bal, "step_balanced_accuracy_diff_low": bal_lo,
-                        "step_balanced_accuracy_diff_high": bal_hi,
+            out.append({"labeler": a, "against": b, "level": str(level), "traces": len(recs), "f1_diff": d_f1,
+                        "f1_diff_low": f1_lo, "f1_diff_high": f1_hi, "step_balanced_accuracy_diff": d_bal,
+                        "step_balanced_accuracy_diff_low": bal_lo, "step_balanced_accuracy_diff_high": bal_hi,
                         "share_at_least": float(np.mean([d >= 0 for d, _ in draws])) if draws else float("nan")})
     return out

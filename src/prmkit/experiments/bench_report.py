@@ -75,9 +75,8 @@ def format_bench(report: dict[str, Any]) -> str:
         f1 = pct_interval(r["f1"], r["f1_low"], r["f1_high"])
         po = f"{pct(r['process_only_recall'])} ({r['process_only']})"
         lines.append(f"| {r['labeler']} | {r['level']} | {r['traces']} | {f1} | {pct(r['f1_level_tau'])} | "
-                     f"{pct(r['error_accuracy'])} | "
-                     f"{pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])} | "
-                     f"{pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
+                     f"{pct(r['error_accuracy'])} | {pct(r['correct_accuracy'])} | {pct(r['step_balanced_accuracy'])}"
+                     f" | {pct(r['cot_balanced_accuracy'])} | {po} | {r['tokens_per_trace']:.0f} | "
                      f"{_per_ktoken(r['f1_per_ktoken'])} | {_per_trace(r)} |")
     if report["rows"]:
         lines += ["", "key ('-' in a cell: undefined, no trace of that kind):"]
@@ -108,8 +107,7 @@ def format_bench(report: dict[str, Any]) -> str:
 
 def plot_f1_tokens(rows: list[dict[str, Any]], path: Path) -> None:
     """F1 against tokens per trace (log scale), one point per labeler and level, a line per labeler."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = pyplot().subplots(figsize=(7, 4.5))
     for name in dict.fromkeys(r["labeler"] for r in rows):
         mine = [r for r in rows if r["labeler"] == name and r["level"] != "all" and r["tokens_per_trace"] > 0]
         if not mine:

@@ -126,6 +126,5 @@ def _write(cfg: BenchSetConfig) -> dict[str, Any]:
         write_records(cfg.labels, truth)
         traces = {"pools": cfg.pools, "labels": cfg.labels, "traces": len(truth),
                   "answer_right": sum(bool(t.correct) for t in truth)}
-    return traces | {"output": cfg.output, "problems": len(kept),
-            "by_level": {str(lv): sum(p.meta["level"] == lv for p in kept) for lv in levels},
-            "skipped": dict(skipped)}
+    return traces | {"output": cfg.output, "problems": len(kept), "by_level": {str(lv): have[lv] for lv in levels},
+                     "skipped": dict(skipped)}

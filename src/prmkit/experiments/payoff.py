@@ -57,9 +57,8 @@ class PayoffConfig:
     output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json",
                                                    resume="may-change"))
     pairs: str | None = field(default=None, metadata=_help(
-        "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the "
-        "pairs between the traces --train-problems and --traces keep (its manifest gives the students' token "
-        "cost)"))
+        "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the pairs "
+        "between the traces --train-problems and --traces keep (its manifest gives the students' token cost)"))
     train_config: str = field(default="cpu_verifier", metadata=_help(
         "the reward-model recipe every row shares: a name under recipes/ or a YAML file of `prmkit train`"))
     model: str | None = field(default=None, metadata=_help(
@@ -281,8 +280,7 @@ def _train(cfg: PayoffConfig, kind: str, examples: list, model: Path, log: Calla
             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
 
 
-def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: PayoffConfig, trained: Path
-                             ) -> None:
+def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: PayoffConfig, trained: Path) -> None:
     """A kept model must have trained on the training set the row names now (the bench may have grown since)."""
     if changed := {k: (figures[k], n) for k, n in now.items() if figures.get(k, n) != n}:
         what = ", ".join(f"{k.replace('_', ' ')} {a} -> {b}" for k, (a, b) in changed.items())

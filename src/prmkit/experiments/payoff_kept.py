@@ -96,7 +96,6 @@ def kept_scores(figures: dict[str, Any], steps: dict[str, list[list[float]]], fr
         raise ValueError(f"{source}: it scored another fresh set (fingerprint {mine}) than --fresh gives "
                          f"({fresh_fingerprint(fresh)}, {len(fresh)} problems)")
     how, kind = figures["score_aggregation"], figures.get("score_kind")
-    write_records(path, ({"id": t.id, "problem_id": p.problem.id, "index": i, "answer": t.answer,
-                          "correct": t.correct, "kind": kind, "step_scores": s, "aggregation": how,
-                          "score": aggregate(s, how)}
+    write_records(path, ({"id": t.id, "problem_id": p.problem.id, "index": i, "answer": t.answer, "correct": t.correct,
+                          "kind": kind, "step_scores": s, "aggregation": how, "score": aggregate(s, how)}
                          for p in fresh for i, (t, s) in enumerate(zip(p.traces, steps[p.problem.id], strict=True))))

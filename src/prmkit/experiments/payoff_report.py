@@ -13,6 +13,7 @@ from typing import Any
 from prmkit.data.jsonl import DataError, iter_json, write_records
 from prmkit.data.outputs import atomic_path, claim_outputs
 from prmkit.data.settings import SEED, Range, check_limits
+from prmkit.data.settings import field_help as _help
 from prmkit.experiments.payoff import ROW
 from prmkit.experiments.payoff_kept import fresh_fingerprint, is_kept, kept_scores, read_fresh, read_kept
 from prmkit.experiments.payoff_seeds import format_seeds, seed_report, seed_summary
@@ -37,10 +38,8 @@ def _read_row(spec: str) -> dict[str, Any]:
         if not file.is_file():
             raise FileNotFoundError(f"{path}: no {ROW} (a `prmkit payoff run` output that finished)")
         row = {"name": None} | _row_record(file) | {"kept": None}
-    row["name"] = row["name"] or row["labeler"]  # a row run without --name is named by its labeler
+    row["name"] = (row["name"] or row["labeler"]) + (f"/{how}" if how else "")  # no --name: named by its labeler
     row["aggregation"], row["dir"] = how or None, path
-    if how:
-        row["name"] += f"/{how}"
     return row
 
 
@@ -99,21 +98,19 @@ class PayoffTableConfig:
     rows: list[str] = field(default_factory=list, metadata={
         "help": "`prmkit payoff run` output directories or kept rows (NAME.jsonl.gz, with --fresh); ROW@AGGREGATION "
                 "re-aggregates a row's step scores", "positional": True})
-    fresh: str | None = field(default=None, metadata={"help": "the fresh pools the rows scored (gzipped or not): kept "
-                                                              "rows take their answers and verdicts from it"})
-    output: str | None = field(default=None, metadata={"help": "directory for table.json, table.md, payoff.png"})
-    ks: str = field(default="", metadata={"help": "K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest "
-                                                  "pool)"})
-    bootstrap: int = field(default=1000, metadata={"help": "bootstrap resamples of the intervals",
-                                                   "range": Range(1, 1_000_000)})
-    seed: int = field(default=0, metadata={"help": "seed of the K-subsets and the bootstrap", "range": SEED})
-    against: str | None = field(default=None, metadata={"help": "a row's name: every other row's weighted voting and "
-                                                                "best-of-K minus that row's, paired by problem (95% "
-                                                                "intervals)"})
-    summary: str | None = field(default=None, metadata={"help": "JSON file: a row per (row, K >= 2) with best-of-K and "
-                                                                "weighted voting minus majority voting [point, lo, "
-                                                                "hi], within-problem AUC, label tokens, training "
-                                                                "seconds"})
+    fresh: str | None = field(default=None, metadata=_help(
+        "the fresh pools the rows scored (gzipped or not): kept rows take their answers and verdicts from it"))
+    output: str | None = field(default=None, metadata=_help("directory for table.json, table.md, payoff.png"))
+    ks: str = field(default="", metadata=_help("K values, e.g. 1,2,4,8 (default: powers of 2 up to the largest pool)"))
+    bootstrap: int = field(default=1000, metadata=_help("bootstrap resamples of the intervals",
+                                                        range=Range(1, 1_000_000)))
+    seed: int = field(default=0, metadata=_help("seed of the K-subsets and the bootstrap", range=SEED))
+    against: str | None = field(default=None, metadata=_help(
+        "a row's name: every other row's weighted voting and best-of-K minus that row's, paired by problem (95% "
+        "intervals)"))
+    summary: str | None = field(default=None, metadata=_help(
+        "JSON file: a row per (row, K >= 2) with best-of-K and weighted voting minus majority voting [point, lo, hi], "
+        "within-problem AUC, label tokens, training seconds"))
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -150,8 +147,7 @@ def payoff_table(rows: Sequence[str], output: str | None = None, ks: Sequence[in
             tempfile.TemporaryDirectory() as scratch:
         files = {r["name"]: _scores_file(r, Path(scratch), pools) for r in read}
         if not ks:  # powers of 2 up to the largest pool: K above a smaller pool uses all of it (noted in the table)
-            sizes = [len(recs) for recs in read_scores(next(iter(files.values()))).values()]
-            ks = default_ks(max(sizes))
+            ks = default_ks(max(len(recs) for recs in read_scores(next(iter(files.values()))).values()))
         values: dict = {}
         report = bok_report(files, ks, weighted=True, n_boot=bootstrap, seed=seed, values=values)
         if seeds := seed_report(read, values, ks, bootstrap, seed):
@@ -208,9 +204,8 @@ def _cost_row(r: dict[str, Any], diffs: dict[tuple[str, int], dict], report: dic
             "kind": r["kind"], "label_tokens": tokens, "train_problems": r.get("train_problems"),
             "within_problem_auc": report["rank_robustness"][r["name"]]["within_problem_auc"],
             "label_tokens_generated": r["label_cost"]["tokens_generated"],
-            "label_seconds": r["label_cost"].get("seconds"),
-            "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
-            "examples": r["train"]["examples"], "k": top,
+            "label_seconds": r["label_cost"].get("seconds"), "train_seconds": r["train"]["train_seconds"],
+            "peak_rss_gb": r["train"]["peak_rss_gb"], "examples": r["train"]["examples"], "k": top,
             "best_minus_majority": [best["mean"], best["lo"], best["hi"]],
             "weighted_minus_majority": [vote["mean"], vote["lo"], vote["hi"]],
             "points_per_million_tokens": 100 * best["mean"] / (tokens / 1e6) if tokens else None}
@@ -228,15 +223,14 @@ def summary_rows(report: dict[str, Any], read: Sequence[dict[str, Any]]) -> list
                 continue
             best, vote = diffs[(name, k)], diffs[(f"weighted:{name}", k)]
             out.append({"row": name, "labels": r["labeler"], "head": r["kind"], "traces": r["traces"],
-                        "aggregation": r["aggregation"] or "as scored",
-                        "train_problems": r.get("train_problems"), "seed": r.get("seed"), "k": k,
+                        "aggregation": r["aggregation"] or "as scored", "train_problems": r.get("train_problems"),
+                        "seed": r.get("seed"), "k": k,
                         "bon_minus_majority": [round(best[x], 4) for x in ("mean", "lo", "hi")],
                         "weighted_minus_majority": [round(vote[x], 4) for x in ("mean", "lo", "hi")],
                         "within_problem_auc": round(report["rank_robustness"][name]["within_problem_auc"], 4),
                         "label_tokens": r["label_cost"]["tokens_read"] + r["label_cost"]["tokens_generated"],
-                        "label_seconds": r["label_cost"].get("seconds"),
-                        "train_seconds": r["train"]["train_seconds"], "peak_rss_gb": r["train"]["peak_rss_gb"],
-                        "fresh_problems": report["problems"]})
+                        "label_seconds": r["label_cost"].get("seconds"), "train_seconds": r["train"]["train_seconds"],
+                        "peak_rss_gb": r["train"]["peak_rss_gb"], "fresh_problems": report["problems"]})
     return out
 
 
@@ -247,10 +241,6 @@ def _trained_on(cost: dict[str, Any]) -> str:
     if cost["examples"] == 0:
         return "untrained"
     return f"{cost['examples'] // 2:,} pairs" if cost["kind"] == "bt" else f"{cost['examples']:,} traces"
-
-
-def _seconds(value: float | None) -> str:
-    return "?" if value is None else f"{value:,.0f}"
 
 
 def format_payoff(report: dict[str, Any]) -> str:
@@ -265,10 +255,10 @@ def format_payoff(report: dict[str, Any]) -> str:
     for c in report["costs"]:
         per = "n/a (no label tokens)" if c["points_per_million_tokens"] is None else \
             f"{c['points_per_million_tokens']:+.2f}"
+        seconds = "?" if c["label_seconds"] is None else f"{c['label_seconds']:,.0f}"
         lines.append(f"| {c['labeler']} | {c['kind']} | {signed_points(*c['best_minus_majority'])} | "
                      f"{signed_points(*c['weighted_minus_majority'])} | {c['within_problem_auc']:.3f} | "
-                     f"{c['label_tokens']:,} | {_seconds(c['label_seconds'])} | {per} | "
-                     f"{_trained_on(c)} | {c['train_seconds']:.0f} | "
+                     f"{c['label_tokens']:,} | {seconds} | {per} | {_trained_on(c)} | {c['train_seconds']:.0f} | "
                      f"{c['peak_rss_gb']:.2f} |")
     if report.get("against"):
         base = report["against"][0]["against"].removeprefix("weighted:")

@@ -17,9 +17,6 @@ from prmkit.experiments.payoff_kept import keep_row, read_fresh
 
 __all__ = ["PayoffScoreConfig", "score_payoff"]
 
-UNTRAINED = {"seconds": 0.0, "train_seconds": 0.0, "examples": 0, "peak_rss_gb": 0.0}  # a row's training figures
-
-
 @dataclass
 class PayoffScoreConfig:
     """`prmkit payoff score`: an untrained scorer's row."""
@@ -61,7 +58,7 @@ def score_payoff(cfg: PayoffScoreConfig) -> dict[str, Any]:
         row = {"name": cfg.name or kind, "labeler": f"{kind} (untrained)", "kind": kind, "traces": "none",
                "train_problems": 0, "seed": None, "scorer": cfg.scorer,
                "label_cost": {"tokens_read": 0, "tokens_generated": 0, "seconds": 0.0, "known": True},
-               "train": dict(UNTRAINED),
+               "train": {"seconds": 0.0, "train_seconds": 0.0, "examples": 0, "peak_rss_gb": 0.0},
                "fresh": {"path": cfg.fresh, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
                "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},
                "scores": str(out / "scores.jsonl"), "model": None}

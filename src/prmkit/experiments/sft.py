@@ -103,24 +103,18 @@ class SFTRunConfig(TrainRunConfig):
         return check_difficulty(self.levels, self.size)
 
 
-def _has_gpu() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
-
-
 def _arguments(config: SFTRunConfig, output: Path, progress: bool) -> Any:
     """The `trl.SFTConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
+    import torch
     from trl import SFTConfig
 
-    gpu = _has_gpu()
+    gpu = torch.cuda.is_available()
     micro = min(config.micro_batch, config.batch_size)
     kwargs: dict[str, Any] = dict(
         output_dir=str(output), learning_rate=config.lr, num_train_epochs=config.epochs,
         max_steps=config.max_steps or -1, per_device_train_batch_size=micro,
-        gradient_accumulation_steps=config.batch_size // micro, warmup_steps=config.warmup,
-        lr_scheduler_type="linear", seed=config.seed,
-        logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps or 25,
+        gradient_accumulation_steps=config.batch_size // micro, warmup_steps=config.warmup, lr_scheduler_type="linear",
+        seed=config.seed, logging_steps=config.logging_steps, save_strategy="steps", save_steps=config.save_steps or 25,
         save_total_limit=config.save_total_limit or None, report_to=[], max_length=config.max_length,
         completion_only_loss=True, packing=False, dataloader_pin_memory=False, use_cpu=not gpu,
         include_num_input_tokens_seen="non_padding", disable_tqdm=not progress,
@@ -141,10 +135,10 @@ def _no_checkpointing(config_class: type) -> dict[str, Any]:
 
 def _peak_memory() -> dict[str, float]:
     """This process's peak resident memory (MiB) and, on a GPU, the peak allocated by torch."""
-    out = {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-    if _has_gpu():
-        import torch
+    import torch
 
+    out = {"peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    if torch.cuda.is_available():
         out["peak_gpu_mib"] = round(torch.cuda.max_memory_allocated() / 2**20, 1)
     return out
 
@@ -161,14 +155,12 @@ class _Record:
 
     def write(self, state: Any, **extra: Any) -> dict[str, Any]:
         losses = [{"step": h["step"], "loss": h["loss"]} for h in state.log_history if "loss" in h]
-        self.data |= {"steps": state.global_step, "max_steps": state.max_steps,
-                      "train_loss": losses,
+        self.data |= {"steps": state.global_step, "max_steps": state.max_steps, "train_loss": losses,
                       "mean_train_loss": sum(x["loss"] for x in losses) / len(losses) if losses else None,
                       "first_train_loss": losses[0]["loss"] if losses else None,
                       "last_train_loss": losses[-1]["loss"] if losses else None,
                       "tokens_trained": int(getattr(state, "num_input_tokens_seen", 0) or 0),
-                      "seconds": round(self.before + time.perf_counter() - self.start, 1),
-                      **_peak_memory(), **extra}
+                      "seconds": round(self.before + time.perf_counter() - self.start, 1), **_peak_memory(), **extra}
         with atomic_path(self.path) as tmp:
             tmp.write_text(json.dumps(self.data, indent=1) + "\n", encoding="utf-8")
         return self.data
@@ -201,18 +193,13 @@ def run_sft(config: SFTRunConfig, progress: bool = True, log: Callable[[str], No
         return _run(config, out, banned, progress, log)
 
 
-def _check_settings(config: SFTRunConfig, out: Path) -> None:
-    path = out / SETTINGS_FILE
-    if not path.is_file() and out.is_dir() and any(out.iterdir()):
-        raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
-    # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
-    keep_settings(path, fixed_settings(config), "a warm start", skip=may_change(config),
-                  upgrade=lambda old: {"template": None, "exclude": []} | old)
-
-
 def _run(config: SFTRunConfig, out: Path, banned: set[str], progress: bool, log: Callable[[str], None]
          ) -> dict[str, Any]:
-    _check_settings(config, out)
+    if not (out / SETTINGS_FILE).is_file() and out.is_dir() and any(out.iterdir()):
+        raise ValueError(f"{out} is not empty and holds no warm start: choose another --output")
+    # a warm start made before --template used the domain's few-shot prompt, and before --exclude excluded nothing
+    keep_settings(out / SETTINGS_FILE, fixed_settings(config), "a warm start", skip=may_change(config),
+                  upgrade=lambda old: {"template": None, "exclude": []} | old)
     run_file = out / SFT_RECORD
     if run_file.is_file() and (done := json.loads(run_file.read_text(encoding="utf-8"))).get("done"):
         log(f"{out} holds a finished warm start ({done['steps']} steps): nothing to do")
@@ -259,10 +246,9 @@ def _check_max_length(rows: list[dict[str, Any]], tokenizer: Any, max_length: in
     """Refuse a `max_length` that the longest prompt alone reaches: its completion would be cut whole."""
     longest, row = max(((len(tokenizer(r["prompt"]).input_ids), r) for r in rows), key=lambda x: x[0])
     if longest >= max_length:
-        raise ValueError(f"--max-length {max_length} is not above the prompt's length: the longest prompt "
-                         f"(problem {row['problem_id']}) has {longest} tokens, so its completion would be cut "
-                         f"whole; give --max-length of at least {longest} plus the completion's tokens, or a "
-                         "shorter --template")
+        raise ValueError(f"--max-length {max_length} is not above the prompt's length: the longest prompt (problem "
+                         f"{row['problem_id']}) has {longest} tokens, so its completion would be cut whole; give "
+                         f"--max-length of at least {longest} plus the completion's tokens, or a shorter --template")
 
 
 def _save_policy(trainer: Any, tokenizer: Any, out: Path) -> None:

@@ -7,8 +7,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from operator import itemgetter
 
-from prmkit.rl.credit import PURE_TEMPERATURE, min_form_group, progress_group
+from prmkit.rl.credit import PURE_TEMPERATURE, min_form_group, progress_advantages, progress_group
 
 __all__ = ["MAX_SEGMENTS", "PROCESS_ADVANTAGES", "PROCESS_COEF", "Credit", "describe_credit", "group_advantages",
            "prefix_utility_advantages", "prm_step_advantages", "segment_ends", "step_segments", "token_advantages"]
@@ -44,30 +45,14 @@ def segment_ends(segments: list[int]) -> list[int]:
     return [i for i, s in enumerate(segments) if i + 1 == len(segments) or segments[i + 1] != s]
 
 
-def prefix_utility_advantages(values: list[float], baseline: float) -> list[float]:
-    """PUM D.4: A_t = U(p_t) - U(p_{t-1}) for prefix utilities U(p_1..p_n), with U(p_0) = `baseline`.
-    U = (0.2, 0.5, 0.4), U(p_0) = 0.3 -> (-0.1, 0.3, -0.1)."""
-    return [v - prev for prev, v in zip([baseline, *values], values, strict=False)]
+# PUM D.4: A_t = U(p_t) - U(p_{t-1}) for prefix utilities U(p_1..p_n), U(p_0) given; PAV's progress with Q = U.
+# U = (0.2, 0.5, 0.4), U(p_0) = 0.3 -> (-0.1, 0.3, -0.1).
+prefix_utility_advantages = progress_advantages
 
 
 def prm_step_advantages(scores: list[float], shift: float = 0.5) -> list[float]:
     """PRM variant of PUM D.4: A_t = s_t - 0.5. (0.9, 0.4) -> (0.4, -0.1)."""
     return [s - shift for s in scores]
-
-
-def _pum_group(group: list[list[float]]) -> list[list[float]]:
-    """PUM D.4 over a group; U(p_0), which no scorer gives, is the group mean of U(p_1)."""
-    firsts = [values[0] for values in group if values]
-    baseline = sum(firsts) / len(firsts) if firsts else 0.0
-    return [prefix_utility_advantages(values, baseline) for values in group]
-
-
-def _prm_group(group: list[list[float]]) -> list[list[float]]:
-    return [prm_step_advantages(values) for values in group]
-
-
-def _last(scores: list[float]) -> float:
-    return scores[-1]
 
 
 @dataclass(frozen=True)
@@ -77,7 +62,7 @@ class Credit:
 
     group: Callable[[list[list[float]]], list[list[float]]]
     summary: str
-    segment: Callable[[list[float]], float] = _last
+    segment: Callable[[list[float]], float] = itemgetter(-1)  # the last step's score
 
     def __call__(self, group: list[list[float]]) -> list[list[float]]:
         return self.group(group)
@@ -85,9 +70,10 @@ class Credit:
 
 # name -> credit assignment; `prmkit rl grpo --process NAME:SCORER` (its help lists these)
 PROCESS_ADVANTAGES: dict[str, Credit] = {
-    "pum": Credit(_pum_group, "U(p_t) - U(p_t-1), nested prefix-utility differences, U(p_0) = group mean of U(p_1) "
+    "pum": Credit(progress_group, "U(p_t) - U(p_t-1), nested prefix-utility differences, U(p_0) = group mean of U(p_1) "
                   "(PUM D.4)"),
-    "prm": Credit(_prm_group, "step score - 0.5 (PUM D.4, PRM variant)"),
+    "prm": Credit(lambda group: [prm_step_advantages(values) for values in group],
+                  "step score - 0.5 (PUM D.4, PRM variant)"),
     "min": Credit(min_form_group, "min over the steps at and after t of 2s-1, minus the group mean of the first "
                   "step's (PURE, strict min-form)", min),
     "softmin": Credit(partial(min_form_group, temperature=PURE_TEMPERATURE),

@@ -153,9 +153,8 @@ def _fractions(runs: list[dict[str, Any]], step: int) -> np.ndarray:
 def _setting_curve(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per step that every run of the setting measured: the mean, lowest and highest seed of each `_CURVES` key,
     and the mean generated training tokens up to that step (None unless every run logged its training)."""
-    steps = sorted(set.intersection(*(set(r["curve"]) for r in runs)))
     out = []
-    for step in steps:
+    for step in sorted(set.intersection(*(set(r["curve"]) for r in runs))):
         point: dict[str, Any] = {"step": step}
         for key in _CURVES:
             values = [r["curve"][step][key] for r in runs]
@@ -180,8 +179,7 @@ def _training(runs: list[dict[str, Any]]) -> dict[str, Any]:
     by_step = [{row["step"]: row for row in r["metrics"]} for r in runs]
     curves = {name: [_mean([b[s].get(k) for b in by_step]) for s in steps] for name, k in keys.items()}
     ends = {name: [_mean(v[:_TRAINING]), _mean(v[-_TRAINING:])] for name, v in curves.items()}
-    return {"steps": steps, "curves": curves, "first_last": ends,
-            "scorers": sorted(set(keys) - {"length", "accuracy"})}
+    return {"steps": steps, "curves": curves, "first_last": ends, "scorers": sorted(set(keys) - {"length", "accuracy"})}
 
 
 def _mean(values: Sequence[float | None]) -> float | None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from itertools import accumulate
 
 __all__ = ["PURE_TEMPERATURE", "min_form_group", "min_form_returns", "progress_advantages", "progress_group",
            "step_rewards"]
@@ -26,11 +27,7 @@ def min_form_returns(rewards: list[float], temperature: float = 0.0) -> list[flo
     if not rewards:
         return []
     if temperature <= 0:
-        out, low = [], math.inf
-        for r in reversed(rewards):
-            low = min(low, r)
-            out.append(low)
-        return out[::-1]
+        return list(accumulate(reversed(rewards), min))[::-1]
     top = max(-r / temperature for r in rewards)  # shift for a stable softmax
     exps = [math.exp(-r / temperature - top) for r in rewards]
     weighted = [e / sum(exps) * r for e, r in zip(exps, rewards, strict=True)]

@@ -37,8 +37,7 @@ def heldout_accuracy(model: Any, tokenizer: Any, problems: list[Problem], sample
             group = list(group)
             prompts = [build_prompt(p, template) for p in group]
             stop = STOP.get(domain, ())
-            sampled = backend.generate(prompts, SamplingConfig(samples, temperature, top_p, max_new_tokens, seed,
-                                                               stop))
+            sampled = backend.generate(prompts, SamplingConfig(samples, temperature, top_p, max_new_tokens, seed, stop))
             argmax = backend.generate(prompts, SamplingConfig(1, _GREEDY_T, 1.0, max_new_tokens, seed, stop))
             for problem, completions, (best,) in zip(group, sampled, argmax, strict=True):
                 right[problem.id] = 0

@@ -24,11 +24,9 @@ __all__ = ["BEFORE_SETTINGS", "HELDOUT_CURVES", "HeldoutCurve", "problems_finger
 BEFORE_SETTINGS = ("model", "template", "chat", "heldout_samples", "temperature", "top_p", "max_new_tokens", "seed")
 
 # panel title -> the keys of a heldout.jsonl line drawn in it
-HELDOUT_CURVES: dict[str, tuple[str, ...]] = {
-    "held-out accuracy": ("accuracy", "greedy_accuracy"),
-    "answered (extractable answer)": ("answered",),
-    "steps per completion": ("steps",),
-}
+HELDOUT_CURVES: dict[str, tuple[str, ...]] = {"held-out accuracy": ("accuracy", "greedy_accuracy"),
+                                              "answered (extractable answer)": ("answered",),
+                                              "steps per completion": ("steps",)}
 
 
 class HeldoutCurve(TrainerCallback):
@@ -38,8 +36,7 @@ class HeldoutCurve(TrainerCallback):
     def __init__(self, config: RLConfig, problems: list[Any], tokenizer: Any, template: str | None, output: Path,
                  log: Callable[[str], None]):
         self.config, self.problems, self.tokenizer, self.template, self.log = config, problems, tokenizer, template, log
-        self.rows_path, self.summary_path, self.plot_path = (output / "heldout.jsonl", output / "heldout.json",
-                                                             output / "heldout.png")
+        self.rows_path, self.summary_path, self.plot_path = (output / f"heldout.{x}" for x in ("jsonl", "json", "png"))
         self.rows = {r["step"]: r for r in read_metrics(self.rows_path)}
         self.fingerprint = problems_fingerprint(problems) if problems else None
 

@@ -46,13 +46,11 @@ def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def plot_curves(rows: list[dict[str, Any]], path: str | os.PathLike[str], title: str = "GRPO",
                 curves: dict[str, tuple[str, ...]] | None = None) -> None:
     """One panel per entry of `curves` (default `CURVES`) that the rows have, against the optimiser step."""
-    plt = pyplot()
     panels = [(t, keys) for t, keys in (curves or CURVES).items() if any(k in r for r in rows for k in keys)]
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.2 * max(1, len(panels)), 3), squeeze=False)
+    fig, axes = pyplot().subplots(1, max(1, len(panels)), figsize=(3.2 * max(1, len(panels)), 3), squeeze=False)
     for ax, (name, keys) in zip(axes[0], panels, strict=False):
         for key in keys:
-            pts = [(r["step"], r[key]) for r in rows if key in r]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=key)
+            ax.plot([r["step"] for r in rows if key in r], [r[key] for r in rows if key in r], marker=".", label=key)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("step")
         ax.grid(alpha=0.3)

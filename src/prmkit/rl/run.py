@@ -29,7 +29,6 @@ from prmkit.train.arguments import trainer_overrides
 __all__ = ["SETTINGS", "grpo_arguments", "run_grpo"]
 
 
-
 def grpo_arguments(config: RLConfig, output: str | os.PathLike[str], weights: list[float]) -> Any:
     """The `trl.GRPOConfig` of a run (prmkit's names -> TRL's; `trainer_args` passed through last)."""
     import torch

@@ -36,8 +36,7 @@ class ProcessGRPOTrainer(RunClock, GRPOTrainer):
                  for r, p in zip(ids, problems, strict=True)]
         batch = self.process.batch(self.processing_class, ids, texts, [p.question for p in problems],
                                    [p.id for p in problems])
-        width = mask.shape[1]
-        segments = [s + [-1] * (width - len(s)) for s in batch.token_segments]
+        segments = [s + [-1] * (mask.shape[1] - len(s)) for s in batch.token_segments]  # padded to (B, T)
         tokens = token_advantages(grpo.tolist(), segments, batch.segment_advantages, self.process.coef)
         out["advantages"] = torch.tensor(tokens, dtype=grpo.dtype, device=grpo.device)  # (B, T)
         self._log_process(grpo, mask, segments, batch.segment_advantages)

@@ -7,24 +7,7 @@ from prmkit.label.pum.prefix_gain import capability_weights, gain, intrinsic_uti
 from prmkit.label.pum.solve_rates import format_solve_rates, right_prefix, solve_rate_counts, solve_rate_requests
 from prmkit.label.pum.students import StudentSpec, parse_student, parse_students
 
-__all__ = [
-    "PrefixPoint",
-    "PumConfig",
-    "StudentSpec",
-    "candidate_pairs",
-    "capability_weights",
-    "conflict_rate",
-    "format_solve_rates",
-    "gain",
-    "global_margin",
-    "intrinsic_utility",
-    "label_pum",
-    "normalisation",
-    "pair_label",
-    "parse_student",
-    "parse_students",
-    "prefix_step_counts",
-    "right_prefix",
-    "solve_rate_counts",
-    "solve_rate_requests",
-]
+__all__ = ["PrefixPoint", "PumConfig", "StudentSpec", "candidate_pairs", "capability_weights", "conflict_rate",
+           "format_solve_rates", "gain", "global_margin", "intrinsic_utility", "label_pum", "normalisation",
+           "pair_label", "parse_student", "parse_students", "prefix_step_counts", "right_prefix", "solve_rate_counts",
+           "solve_rate_requests"]

@@ -140,16 +140,10 @@ def sample_checked(batch: Sequence[tuple[PrefixRequest, str, int]], backend: Pro
     return _rollout_batch(Resident(lambda: backend, backend), cfg, False, batch)[0]
 
 
-def rollout_prefixes(
-    requests: Sequence[PrefixRequest],
-    backend: PromptBackend | Resident[PromptBackend],
-    cfg: SamplingConfig,
-    output: str | Path | None = None,
-    prefixes_per_batch: int = 4,
-    progress: Callable[[int], None] | None = None,
-    executor: Executor | None = None,
-    one_step: bool = False,
-) -> RolloutStats:
+def rollout_prefixes(requests: Sequence[PrefixRequest], backend: PromptBackend | Resident[PromptBackend],
+                     cfg: SamplingConfig, output: str | Path | None = None, prefixes_per_batch: int = 4,
+                     progress: Callable[[int], None] | None = None, executor: Executor | None = None,
+                     one_step: bool = False) -> RolloutStats:
     """cfg.n continuations after each prefix not yet in `output` (all of them without one), every request checked
     first; `cfg.stop` defaults to the domain's stops. `one_step`: also stop at the next `[STEP]` (`stopped_at ==
     "[STEP]"`: the trace goes on; any other end finished it)."""

@@ -58,18 +58,13 @@ class SearchReport:
 
     def lines(self) -> list[str]:
         s, n = self.stats, max(self.problems, 1)
-        return [
-            f"{self.method}: searched {s.problems} problems in {s.generation_calls} generation calls "
-            f"(prefixes per call: {s.prefixes_per_call}); {s.tokens_read} prompt+prefix tokens read; "
-            f"{s.tokens_generated} tokens generated in {s.sampling_seconds:.1f}s "
-            f"sampling = {s.tokens_per_second:.1f} tok/s; scoring {s.scoring_seconds:.1f}s; "
-            f"{self.wall_seconds:.1f}s wall",
-            f"{self.method}: {self.problems} problems in {self.output}: accuracy {self.correct}/{self.problems} = "
-            f"{self.correct / n:.1%}, majority vote {self.majority_correct}/{self.problems} = "
-            f"{self.majority_correct / n:.1%}, {self.tokens_generated / n:.1f} generated tokens per problem",
-        ]
-
-
+        return [f"{self.method}: searched {s.problems} problems in {s.generation_calls} generation calls (prefixes "
+                f"per call: {s.prefixes_per_call}); {s.tokens_read} prompt+prefix tokens read; {s.tokens_generated} "
+                f"tokens generated in {s.sampling_seconds:.1f}s sampling = {s.tokens_per_second:.1f} tok/s; scoring "
+                f"{s.scoring_seconds:.1f}s; {self.wall_seconds:.1f}s wall",
+                f"{self.method}: {self.problems} problems in {self.output}: accuracy {self.correct}/{self.problems} = "
+                f"{self.correct / n:.1%}, majority vote {self.majority_correct}/{self.problems} = "
+                f"{self.majority_correct / n:.1%}, {self.tokens_generated / n:.1f} generated tokens per problem"]
 
 
 def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig,
@@ -145,8 +140,7 @@ def _run_search(config: BeamConfig, problems: list[Problem], methods: list[str],
     backend = config.make_backend()
     log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="
         f"{config.max_steps}, {config.decoding.max_new_tokens} tokens per step, T={config.decoding.temperature}, "
-        f"scorer {config.prm} "
-        f"({config.aggregation}), policy {config.model}")
+        f"scorer {config.prm} ({config.aggregation}), policy {config.model}")
     reports = []
     for method in methods:
         with progress_bar(progress, len(problems), "problem", method) as tick:

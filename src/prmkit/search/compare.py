@@ -15,9 +15,8 @@ from prmkit.search.records import SearchResult
 __all__ = ["compare_lines", "compare_methods"]
 
 
-def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None,
-                    n_boot: int = 1000, seed: int = 0, problems: Collection[str] | None = None
-                    ) -> list[dict[str, Any]]:
+def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None, n_boot: int = 1000,
+                    seed: int = 0, problems: Collection[str] | None = None) -> list[dict[str, Any]]:
     """One row per method over the problems every output holds (of `problems` alone when given): accuracy and
     majority-vote accuracy with 95% bootstrap intervals, generated tokens per problem, and each method's accuracy
     minus `against`'s with the interval of the paired difference."""

@@ -205,8 +205,7 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
             for m in lab.methods:
                 _check_resume(outputs[m], lab.params(m))
         fresh = [path for path in outputs.values() if not Path(path).exists()]
-        writers = {m: held.enter_context(AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]))
-                   for m in served}
+        writers = {m: held.enter_context(AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"])) for m in served}
         try:
             todo = _owed(pools, labelers, writers, reports, skip_too_long)
         except BaseException:  # an input error before any labeling leaves no empty output behind

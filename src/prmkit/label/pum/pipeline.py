@@ -191,8 +191,7 @@ def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]],
         mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
         base = [r.solve_rate for r in mine if r.prefix_steps == 0]
         out[spec.name] = {"model": spec.model, "backend": spec.backend, "template": spec.prompt(template),
-                          "prefixes": len(mine),
-                          "rollouts": sum(len(r.continuations) for r in mine),
+                          "prefixes": len(mine), "rollouts": sum(len(r.continuations) for r in mine),
                           "tokens_generated": sum(r.tokens_generated for r in mine),
                           "tokens_read": sum(r.tokens_read or 0 for r in mine),
                           "baseline_solve_rate": sum(base) / len(base) if base else None,

@@ -65,8 +65,7 @@ def _totals(report: RolloutReport, records: list[Rollout]) -> None:
 
 def run_rollout(config: RolloutConfig, progress: bool = True,
                 log: Callable[[str], None] = lambda _: None) -> RolloutReport:
-    """config.k continuations after every chosen prefix of every trace of `config.input`, appended to
-    `config.output`."""
+    """config.k continuations after each chosen prefix of every trace of `config.input`, appended to `config.output`."""
     output = config.output or ""
     if not config.input:
         raise ValueError("no input: set --input (a pool file or demo)")

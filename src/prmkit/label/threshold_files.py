@@ -1,5 +1,4 @@
-"""Thresholding label files (`prmkit threshold`): choose tau on one StepLabels file, write the labels into it and
-others."""
+"""`prmkit threshold`: choose tau on one StepLabels file, write the labels into it and into others."""
 
 from __future__ import annotations
 

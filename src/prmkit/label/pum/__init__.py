@@ -1,5 +1,4 @@
-"""PUM (pum_paper sec 3): prefix gain from a population of students, turned into preference pairs of step
-prefixes (docs/pum.md)."""
+"""PUM (pum_paper sec 3): a population of students' prefix gain, turned into preference pairs (docs/pum.md)."""
 
 from prmkit.label.pum.pairs import PrefixPoint, candidate_pairs, conflict_rate, global_margin, pair_label
 from prmkit.label.pum.pipeline import PumConfig, label_pum

@@ -31,8 +31,7 @@ def right_prefix(pool: Pool) -> tuple[str, int] | None:
 
 
 def solve_rate_requests(pools: Sequence[Pool]) -> tuple[list[PrefixRequest], dict[str, str | None]]:
-    """The rollout requests (each problem's baseline, then its right prefix) and {problem id: the right prefix's
-    id, or None}."""
+    """The requests (each problem's baseline, then its right prefix) and {problem id: the right prefix's id or None}."""
     found = {pool.problem.id: right_prefix(pool) for pool in pools}
     chosen = {pid: None if cut is None else f"{cut[0]}@{cut[1]}" for pid, cut in found.items()}
     return pum_requests(pools, {pid: [] if cut is None else [cut] for pid, cut in found.items()}), chosen

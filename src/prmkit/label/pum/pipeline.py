@@ -234,9 +234,8 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     for spec in specs:  # a warm start is sampled with the template it was trained on, before any model loads
         check_template(spec.model, spec.prompt(config.decoding.template))
     sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
-    outputs = ({"solve_rates": out / SOLVE_RATES} if config.solve_rates else
-               {"prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})
-    outputs = {"--output-dir": out, **outputs}
+    outputs = {"--output-dir": out, **({"solve_rates": out / SOLVE_RATES} if config.solve_rates else {
+        "prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})}
     with claim_outputs(outputs, {"--input": sources}, directories=("--output-dir",)):
         return _label_pum(pools, config, out, specs, progress, backends, log)
 

@@ -45,7 +45,6 @@ def reverify_file(cfg: VerifyConfig, log: Callable[[str], None] = print) -> int:
     number of changed verdicts. With `reextract`, each answer is first extracted again from the trace's steps
     (rejoined with `[STEP]`); traces that now have no answer get `answer=None` and fail."""
     with claim_outputs({"--output": cfg.output}, {"pools": cfg.pools or ""}):
-        # JSON lines, or a .json list as every verb reads it
         pools = list(read_pools(cfg.pools or "", "pool", cfg.allow_duplicates))
         if cfg.reextract:
             moved = 0

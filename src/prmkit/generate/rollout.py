@@ -92,8 +92,7 @@ def check_requests(requests: Sequence[PrefixRequest], backend: PromptBackend,
         except ValueError as e:
             errors.append(f"{r.prefix_id}: problem {r.problem.id} has domain '{r.problem.domain}' ({e})")
             continue
-        bad = [k for k, s in enumerate(r.steps) if not s.strip() or STEP in s]
-        if bad:
+        if bad := [k for k, s in enumerate(r.steps) if not s.strip() or STEP in s]:
             errors.append(f"{r.prefix_id}: step {bad[0]} is empty or contains {STEP}")
             continue
         text = partial_answer(backend.render(build_prompt(r.problem, template)), r.steps)

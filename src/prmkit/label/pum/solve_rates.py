@@ -37,10 +37,6 @@ def solve_rate_requests(pools: Sequence[Pool]) -> tuple[list[PrefixRequest], dic
     return pum_requests(pools, {pid: [] if cut is None else [cut] for pid, cut in found.items()}), chosen
 
 
-def _row() -> dict[str, Any]:
-    return {"problems": 0, "question": [0, 0], "prefix": [0, 0], "no_right_prefix": 0, "prefix_share": 0.0}
-
-
 def _add(row: dict[str, Any], key: str, record: Rollout) -> None:
     row[key][0] += record.solved
     row[key][1] += len(record.continuations)
@@ -59,7 +55,8 @@ def solve_rate_counts(pools: Sequence[Pool], chosen: Mapping[str, str | None],
         level = str(pool.problem.meta.get("level", "-"))
         prefix_id = chosen.get(pool.problem.id)
         for key in (level, "all"):
-            row = levels.setdefault(key, _row())
+            row = levels.setdefault(key, {"problems": 0, "question": [0, 0], "prefix": [0, 0], "no_right_prefix": 0,
+                                          "prefix_share": 0.0})
             row["problems"] += 1
             _add(row, "question", baseline)
             if prefix_id is None:

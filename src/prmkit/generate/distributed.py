@@ -60,8 +60,7 @@ class Resident(Generic[T]):
 
 class LocalExecutor:
     def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
-        for i, item in enumerate(items):
-            yield i, work(item)
+        yield from enumerate(map(work, items))
 
 
 def ray_init(address: str | None = "local", num_cpus: int | None = None) -> Any:

@@ -37,9 +37,7 @@ def subsample(pool: Pool, max_traces: int, rng: random.Random) -> Pool:
     return Pool(pool.problem, sorted(chosen, key=lambda t: order[id(t)]))
 
 
-def filter_pools(
-    pools: Iterable[Pool], max_traces: int = 8, seed: int = 0
-) -> tuple[list[Pool], FilterReport]:
+def filter_pools(pools: Iterable[Pool], max_traces: int = 8, seed: int = 0) -> tuple[list[Pool], FilterReport]:
     """MCNIG sec 3.1's three stages: drop traces without an answer, drop problems solved every time, `subsample`;
     returns the kept pools and the counts at every stage. C_q and W_q stay whole in `problem.meta`."""
     report = FilterReport()

@@ -54,13 +54,11 @@ class GenerationReport:
 
     def lines(self) -> list[str]:
         s = self.stats
-        out = [
-            f"generated {s.problems} problems ({s.skipped} already in {self.raw}): {s.tokens} tokens in "
-            f"{s.seconds:.1f}s sampling = {s.tokens_per_second:.1f} tok/s "
-            f"({self.wall_seconds:.1f}s wall incl. validation)",
-            f"solve rate: {self.traces_correct:.1%} of traces correct, {self.problems_solved:.1%} of problems "
-            "solved at least once",
-        ]
+        out = [f"generated {s.problems} problems ({s.skipped} already in {self.raw}): {s.tokens} tokens in "
+               f"{s.seconds:.1f}s sampling = {s.tokens_per_second:.1f} tok/s ({self.wall_seconds:.1f}s wall incl. "
+               "validation)",
+               f"solve rate: {self.traces_correct:.1%} of traces correct, {self.problems_solved:.1%} of problems "
+               "solved at least once"]
         out += self.filter_report.lines() if self.filter_report else []
         return [*out, f"wrote {self.pools_written} pools to {self.output}"]
 

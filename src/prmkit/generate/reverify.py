@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from prmkit.data.answers import distinct_answers
 from prmkit.data.formats import read_pools
@@ -45,52 +44,42 @@ def reverify_file(cfg: VerifyConfig, log: Callable[[str], None] = print) -> int:
     """Re-validate every trace of the Pool file `cfg.pools` (into `cfg.output`, or show the changes); returns the
     number of changed verdicts. With `reextract`, each answer is first extracted again from the trace's steps
     (rejoined with `[STEP]`); traces that now have no answer get `answer=None` and fail."""
-    path, output = cfg.pools or "", cfg.output
     with claim_outputs(**claims(cfg)):
-        return _reverify(path, output, cfg.show, cfg.reextract, log, cfg.allow_duplicates)
-
-
-def _reverify(path: str | Path, output: str | Path | None, show: int, reextract: bool, log: Callable[[str], None],
-              allow_duplicates: bool) -> int:
-    pools = list(read_pools(path, "pool", allow_duplicates))  # JSON lines, or a .json list as every verb reads it
-    if reextract:
-        moved = 0
-        for pool in pools:
-            for k, t in enumerate(pool.traces):
-                answer = extract_answer(pool.problem.domain, f" {STEP} ".join(t.steps))
-                moved += answer != t.answer
-                pool.traces[k] = replace(t, answer=answer)
-        log(f"re-extracted answers: {moved} changed")
-    pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
-    # the stored answer sets (all K samples, before filtering) too: a filtered file keeps them whole
-    kept = [_stored_answers(p) for p in pools]
-    stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
-    verdicts = verify_answers(pairs + stored)
-    of_traces, of_stored = iter(verdicts[: len(pairs)]), iter(verdicts[len(pairs) :])
-    changed, out = [], []
-    for pool, answers in zip(pools, kept, strict=True):
-        traces = []
-        for t in pool.traces:
-            v = next(of_traces)
-            if v.ok != t.correct:
-                changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason}; answer {t.answer!r})")
-            traces.append(replace(t, correct=v.ok))
-        correct, wrong = distinct_answers(traces)
-        for a in answers:
-            (correct if next(of_stored).ok else wrong).append(a)
-        meta = {**pool.problem.meta, "correct_answers": list(dict.fromkeys(correct)),
-                "incorrect_answers": list(dict.fromkeys(wrong))}
-        out.append(Pool(replace(pool.problem, meta=meta), traces))
-    log(
-        f"{len(pairs)} traces in {len(pools)} pools: {len(pairs) - len(changed)} verdicts unchanged, "
-        f"{len(changed)} changed"
-    )
-    log("\n".join(changed[:show]))
-    per_trace, per_problem = solve_rate(out)
-    log(
-        f"solve rate: {per_trace:.1%} of traces correct, {per_problem:.1%} of problems solved at least once"
-    )
-    if output:
-        write_records(output, out)
-        log(f"wrote {len(out)} pools to {output}")
-    return len(changed)
+        pools = list(read_pools(cfg.pools or "", "pool", cfg.allow_duplicates))
+        if cfg.reextract:
+            moved = 0
+            for pool in pools:
+                for k, t in enumerate(pool.traces):
+                    answer = extract_answer(pool.problem.domain, f" {STEP} ".join(t.steps))
+                    moved += answer != t.answer
+                    pool.traces[k] = replace(t, answer=answer)
+            log(f"re-extracted answers: {moved} changed")
+        pairs = [(p.problem, t.answer) for p in pools for t in p.traces]
+        # the stored answer sets (all K samples, before filtering) too: a filtered file keeps them whole
+        kept = [_stored_answers(p) for p in pools]
+        stored = [(p.problem, a) for p, answers in zip(pools, kept, strict=True) for a in answers]
+        verdicts = verify_answers(pairs + stored)
+        of_traces, of_stored = iter(verdicts[: len(pairs)]), iter(verdicts[len(pairs) :])
+        changed, out = [], []
+        for pool, answers in zip(pools, kept, strict=True):
+            traces = []
+            for t in pool.traces:
+                v = next(of_traces)
+                if v.ok != t.correct:
+                    changed.append(f"  {t.id}: stored {t.correct} -> {v.ok} ({v.reason}; answer {t.answer!r})")
+                traces.append(replace(t, correct=v.ok))
+            correct, wrong = distinct_answers(traces)
+            for a in answers:
+                (correct if next(of_stored).ok else wrong).append(a)
+            meta = {**pool.problem.meta, "correct_answers": list(dict.fromkeys(correct)),
+                    "incorrect_answers": list(dict.fromkeys(wrong))}
+            out.append(Pool(replace(pool.problem, meta=meta), traces))
+        log(f"{len(pairs)} traces in {len(pools)} pools: {len(pairs) - len(changed)} verdicts unchanged, "
+            f"{len(changed)} changed")
+        log("\n".join(changed[: cfg.show]))
+        per_trace, per_problem = solve_rate(out)
+        log(f"solve rate: {per_trace:.1%} of traces correct, {per_problem:.1%} of problems solved at least once")
+        if cfg.output:
+            write_records(cfg.output, out)
+            log(f"wrote {len(out)} pools to {cfg.output}")
+        return len(changed)

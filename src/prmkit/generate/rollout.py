@@ -92,8 +92,7 @@ def check_requests(requests: Sequence[PrefixRequest], backend: PromptBackend,
         except ValueError as e:
             errors.append(f"{r.prefix_id}: problem {r.problem.id} has domain '{r.problem.domain}' ({e})")
             continue
-        bad = [k for k, s in enumerate(r.steps) if not s.strip() or STEP in s]
-        if bad:
+        if bad := [k for k, s in enumerate(r.steps) if not s.strip() or STEP in s]:
             errors.append(f"{r.prefix_id}: step {bad[0]} is empty or contains {STEP}")
             continue
         text = partial_answer(backend.render(build_prompt(r.problem, template)), r.steps)
@@ -140,16 +139,10 @@ def sample_checked(batch: Sequence[tuple[PrefixRequest, str, int]], backend: Pro
     return _rollout_batch(Resident(lambda: backend, backend), cfg, False, batch)[0]
 
 
-def rollout_prefixes(
-    requests: Sequence[PrefixRequest],
-    backend: PromptBackend | Resident[PromptBackend],
-    cfg: SamplingConfig,
-    output: str | Path | None = None,
-    prefixes_per_batch: int = 4,
-    progress: Callable[[int], None] | None = None,
-    executor: Executor | None = None,
-    one_step: bool = False,
-) -> RolloutStats:
+def rollout_prefixes(requests: Sequence[PrefixRequest], backend: PromptBackend | Resident[PromptBackend],
+                     cfg: SamplingConfig, output: str | Path | None = None, prefixes_per_batch: int = 4,
+                     progress: Callable[[int], None] | None = None, executor: Executor | None = None,
+                     one_step: bool = False) -> RolloutStats:
     """cfg.n continuations after each prefix not yet in `output` (all of them without one), every request checked
     first; `cfg.stop` defaults to the domain's stops. `one_step`: also stop at the next `[STEP]` (`stopped_at ==
     "[STEP]"`: the trace goes on; any other end finished it)."""

@@ -45,14 +45,12 @@ class RolloutReport:
         tok_s = s.tokens_generated / s.seconds if s.seconds else 0.0
         base = (f"; no-prefix baseline {self.baseline_solved}/{self.baseline_rollouts}"
                 if self.baseline_rollouts else "")
-        return [
-            f"rolled out {s.prefixes} prefixes ({s.skipped} already in {self.output}): {s.tokens_generated} tokens "
-            f"generated in {s.seconds:.1f}s sampling = {tok_s:.1f} tok/s ({self.wall_seconds:.1f}s wall incl. "
-            "validation)",
-            f"{self.prefixes} prefixes, {self.rollouts} rollouts, {self.tokens_generated} tokens generated, "
-            f"{self.tokens_read} tokens read",
-            f"solve rate: {self.solved}/{self.rollouts} = {self.solve_rate:.1%} of rollouts correct{base}",
-        ]
+        return [f"rolled out {s.prefixes} prefixes ({s.skipped} already in {self.output}): {s.tokens_generated} "
+                f"tokens generated in {s.seconds:.1f}s sampling = {tok_s:.1f} tok/s ({self.wall_seconds:.1f}s wall "
+                "incl. validation)",
+                f"{self.prefixes} prefixes, {self.rollouts} rollouts, {self.tokens_generated} tokens generated, "
+                f"{self.tokens_read} tokens read",
+                f"solve rate: {self.solved}/{self.rollouts} = {self.solve_rate:.1%} of rollouts correct{base}"]
 
 
 def _totals(report: RolloutReport, records: list[Rollout]) -> None:
@@ -67,8 +65,7 @@ def _totals(report: RolloutReport, records: list[Rollout]) -> None:
 
 def run_rollout(config: RolloutConfig, progress: bool = True,
                 log: Callable[[str], None] = lambda _: None) -> RolloutReport:
-    """config.k continuations after every chosen prefix of every trace of `config.input`, appended to
-    `config.output`."""
+    """config.k continuations after each chosen prefix of every trace of `config.input`, appended to `config.output`."""
     output = config.output or ""
     if not config.input:
         raise ValueError("no input: set --input (a pool file or demo)")

@@ -39,10 +39,8 @@ def make_pool(problem: Problem, texts: Sequence[str], source: str) -> Pool:
     """Traces from K completions: steps split on [STEP], answers extracted and validated in parallel."""
     parsed = [parse_completion(problem.domain, text) for text in texts]
     verdicts = verify_answers([(problem, answer) for _, answer in parsed])
-    traces = [
-        Trace(f"{problem.id}/s{k}", problem.id, steps, answer, v.ok, source)
-        for k, ((steps, answer), v) in enumerate(zip(parsed, verdicts, strict=True))
-    ]
+    traces = [Trace(f"{problem.id}/s{k}", problem.id, steps, answer, v.ok, source)
+              for k, ((steps, answer), v) in enumerate(zip(parsed, verdicts, strict=True))]
     correct, wrong = distinct_answers(traces)
     meta = {**problem.meta, "correct_answers": correct, "incorrect_answers": wrong}
     return Pool(replace(problem, meta=meta), traces)
@@ -60,25 +58,16 @@ def _sample_batch(backend: Resident[Backend], cfg: SamplingConfig, source: str,
     built = backend.get()
     stop = tuple(dict.fromkeys(s for p in batch for s in STOP.get(p.domain, ())))
     start = time.perf_counter()
-    outs = built.generate(
-        [build_prompt(p, cfg.template) for p in batch],
-        replace(cfg, seed=_seed(cfg.seed, batch), stop=cfg.stop or stop),
-    )
+    outs = built.generate([build_prompt(p, cfg.template) for p in batch],
+                          replace(cfg, seed=_seed(cfg.seed, batch), stop=cfg.stop or stop))
     seconds = time.perf_counter() - start
     pools = [make_pool(p, [c.text for c in cs], source or built.name) for p, cs in zip(batch, outs, strict=True)]
     return pools, [sum(c.tokens for c in cs) for cs in outs], seconds
 
 
-def generate_pools(
-    problems: Sequence[Problem],
-    backend: Backend | Resident[Backend],
-    cfg: SamplingConfig,
-    output: str | Path,
-    problems_per_batch: int = 2,
-    source: str = "",
-    progress: Callable[[int], None] | None = None,
-    executor: Executor | None = None,
-) -> GenerationStats:
+def generate_pools(problems: Sequence[Problem], backend: Backend | Resident[Backend], cfg: SamplingConfig,
+                   output: str | Path, problems_per_batch: int = 2, source: str = "",
+                   progress: Callable[[int], None] | None = None, executor: Executor | None = None) -> GenerationStats:
     """Sample cfg.n traces per problem not yet in `output` and append their pools to it. The batches run through
     `executor` (default: here); a `Resident` backend is built where they run (once per Ray actor)."""
     stats = GenerationStats()

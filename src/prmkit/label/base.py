@@ -53,24 +53,19 @@ class Labeler(Protocol):
 
     def params(self, method: str) -> dict[str, Any]:
         """The settings that change `method`'s scores, stored in each record's `params`."""
-        ...
 
     def skip_reason(self, pool: Pool, method: str) -> str | None:
         """Why `method` cannot label `pool` (e.g. "no incorrect answer"), or None; cheap, runs no model."""
-        ...
 
     def unreadable(self, pool: Pool, ids: Set[str]) -> dict[str, str]:
         """{trace id: why} for the traces of `pool` in `ids` too long for this labeler; cheap, runs no model."""
-        ...
 
     def label_stream(self, items: Iterable[tuple[Pool, Mapping[str, Set[str]]]]) -> Iterator[Labeled]:
         """One Labeled per (pool, todo) item, in order: the records of the traces in `todo[method]` for each
         method, in the pool's trace order. The work of several pools may be batched."""
-        ...
 
     def label(self, pool: Pool, todo: Mapping[str, Set[str]]) -> Labeled:
         """`label_stream` of one pool (`LabelerBase` gives it)."""
-        ...
 
 
 class LabelerBase:

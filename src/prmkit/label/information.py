@@ -71,9 +71,7 @@ Plan = tuple[list[str], list[int], list[int]]
 
 
 def _plan_ig(pool: Pool) -> Plan | str:
-    if not pool.problem.answer.strip():
-        return "no reference answer"
-    return [pool.problem.answer.strip()], [0], []
+    return ([answer], [0], []) if (answer := pool.problem.answer.strip()) else "no reference answer"
 
 
 def _plan_mcnig(pool: Pool) -> Plan | str:

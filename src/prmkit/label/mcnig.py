@@ -6,10 +6,8 @@ from collections.abc import Callable, Sequence
 
 __all__ = ["ANSWER_SET_AGGREGATIONS", "REFERENCES", "mcnig", "net_information"]
 
-ANSWER_SET_AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {
-    "max": max,
-    "mean": lambda xs: sum(xs) / len(xs),
-}
+ANSWER_SET_AGGREGATIONS: dict[str, Callable[[Sequence[float]], float]] = {"max": max,
+                                                                          "mean": lambda xs: sum(xs) / len(xs)}
 REFERENCES = ("step0", "previous")
 
 

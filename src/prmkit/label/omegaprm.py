@@ -35,9 +35,7 @@ class FirstErrorSearch:
         self.hi = None if self.final_correct or self.n_steps == 0 else self.n_steps
 
     def next_query(self) -> int | None:
-        if self.hi is None or self.hi - self.lo <= 1:
-            return None
-        return (self.lo + self.hi) // 2
+        return None if self.hi is None or self.hi - self.lo <= 1 else (self.lo + self.hi) // 2
 
     def answer(self, n: int, correct: bool) -> None:
         if n != self.next_query():

@@ -111,11 +111,8 @@ def output_paths(output: str | os.PathLike[str] | Mapping[str, str], methods: Se
 def build_labelers(methods: Sequence[str], settings: Sequence[Any] = ()) -> list[Labeler]:
     """One labeler per registered class, serving its `methods`; a config missing from `settings` is defaulted."""
     by_class = {type(s): s for s in settings}
-    groups: dict[type, list[str]] = {}
-    for m in methods:
-        groups.setdefault(LABELERS[m], []).append(m)
-    return [cls(by_class[cls.config_class] if cls.config_class in by_class else cls.config_class(), tuple(ms))
-            for cls, ms in groups.items()]
+    return [cls(by_class.get(cls.config_class) or cls.config_class(), tuple(m for m in methods if LABELERS[m] is cls))
+            for cls in dict.fromkeys(LABELERS[m] for m in methods)]
 
 
 def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLike[str] | Mapping[str, str],
@@ -167,8 +164,7 @@ def _check_resume(path: str, params: dict[str, Any]) -> None:
 
 def _label_work(labelers: Resident[list[Labeler]], task: tuple[Pool, int, dict[str, set[str]]]) -> Labeled:
     pool, k, owed = task
-    labeler = labelers.get()[k]
-    return _timed(functools.partial(labeler.label, pool, owed))
+    return _timed(functools.partial(labelers.get()[k].label, pool, owed))
 
 
 def _timed(call: Callable[[], Labeled]) -> Labeled:
@@ -181,19 +177,16 @@ def _timed(call: Callable[[], Labeled]) -> Labeled:
 def _streamed(tasks: Sequence[tuple[Pool, int, dict[str, set[str]]]],
               labelers: Sequence[Labeler]) -> Iterator[tuple[int, Labeled]]:
     """The labeler calls of `tasks`, in this process and in order, each pool's result timed."""
-    streams: dict[int, Iterator[Labeled]] = {}
-    for k, lab in enumerate(labelers):
-        mine = [(pool, owed) for pool, j, owed in tasks if j == k]
-        streams[k] = iter(lab.label_stream(mine))
+    streams = [iter(lab.label_stream([(pool, owed) for pool, j, owed in tasks if j == k]))
+               for k, lab in enumerate(labelers)]
     for i, (_, k, _) in enumerate(tasks):
         yield i, _timed(functools.partial(next, streams[k]))
 
 
 def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[list[Labeler]],
                  outputs: Mapping[str, str], tau: float | None = None, exclude_final: bool = True,
-                 progress: bool = True, skip_too_long: bool = False,
-                 executor: Executor | None = None, clock: str | os.PathLike[str] | None = None
-                 ) -> dict[str, LabelReport]:
+                 progress: bool = True, skip_too_long: bool = False, executor: Executor | None = None,
+                 clock: str | os.PathLike[str] | None = None) -> dict[str, LabelReport]:
     """Label what `outputs` still lack (through `executor`, default here), then threshold each file at `tau` or
     the best one. `clock`: a JSONL seconds ledger, one `{"methods", "traces", "seconds"}` line per labeler call and
     `{"methods", "reset": true}` when a method's output starts afresh (read by `read_clock`)."""
@@ -212,8 +205,7 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
             for m in lab.methods:
                 _check_resume(outputs[m], lab.params(m))
         fresh = [path for path in outputs.values() if not Path(path).exists()]
-        writers = {m: held.enter_context(AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"]))
-                   for m in served}
+        writers = {m: held.enter_context(AppendOnlyWriter(outputs[m], key=lambda d: d["trace_id"])) for m in served}
         try:
             todo = _owed(pools, labelers, writers, reports, skip_too_long)
         except BaseException:  # an input error before any labeling leaves no empty output behind
@@ -237,14 +229,10 @@ def run_labelers(pools: Sequence[Pool], labelers: Sequence[Labeler] | Resident[l
             r.sweeps = apply_threshold(outputs[m], tau, exclude_final)
             r.warnings += r.sweeps.pop("warnings")
             if not r.traces and not r.resumed:
-                r.warnings.append(warn(_nothing_labeled(r)))
+                skips = ", ".join(f"{why} ({n})" for why, n in r.skipped.items()) or "none"
+                r.warnings.append(warn(f"{r.output}: {r.method} labeled no trace (skipped: {skips}), so no tau is "
+                                       "chosen and the file is empty"))
     return reports
-
-
-def _nothing_labeled(report: LabelReport) -> str:
-    skips = ", ".join(f"{why} ({n})" for why, n in report.skipped.items()) or "none"
-    return (f"{report.output}: {report.method} labeled no trace (skipped: {skips}), so no tau is chosen and the file "
-            "is empty")
 
 
 def _clock_line(file: IO[str], labeler: Labeler, done: Labeled) -> None:

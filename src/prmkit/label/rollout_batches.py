@@ -97,8 +97,7 @@ class PoolRollouts:
         longest = max(rollouts, key=lambda r: r.prefix_steps, default=None)
         return {"tokens_read": sum(share(r.tokens_read or 0, r) for r in rollouts),
                 "tokens_generated": sum(share(r.tokens_generated, r) for r in rollouts),
-                "tokens_read_cached": (longest.tokens_read or 0) if longest else 0,
-                "prefixes": len(rollouts),
+                "tokens_read_cached": (longest.tokens_read or 0) if longest else 0, "prefixes": len(rollouts),
                 "prefixes_shared": sum(len(self.askers.get(r.prefix_id, ())) > 1 for r in rollouts),
                 "rollouts": sum(len(r.continuations) for r in rollouts),
                 "steps": len(trace.steps), "step_tokens": round(self.roller.step_tokens(self.pool, trace), 2)}
@@ -165,8 +164,7 @@ def label_stream(roller: PrefixRoller, plan_of: PlanOf[R],
     more = True
     while jobs or more:
         while more and not any(j.error for j in jobs) and sum(len(j.waiting) for j in jobs) < size:
-            item = next(items, None)
-            if item is None:
+            if (item := next(items, None)) is None:
                 more = False
             else:
                 jobs.append(_Job(roller, plan_of, *item))

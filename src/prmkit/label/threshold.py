@@ -21,8 +21,7 @@ def cot_scores(scores: Sequence[Sequence[float]], exclude_final: bool = True) ->
 
 def balanced_accuracy(pred: Sequence[bool] | np.ndarray, truth: Sequence[bool] | np.ndarray,
                       absent: float = 0.5) -> float:
-    """(TP/(TP+FN) + TN/(TN+FP)) / 2; a class that is absent contributes `absent` (0.5: chance; NaN leaves the
-    whole undefined)."""
+    """(TP/(TP+FN) + TN/(TN+FP)) / 2; an absent class contributes `absent` (0.5: chance; NaN: the whole undefined)."""
     pred, truth = np.asarray(pred, dtype=bool), np.asarray(truth, dtype=bool)
     pos, neg = truth.sum(), (~truth).sum()
     tpr = (pred & truth).sum() / pos if pos else absent
@@ -46,8 +45,7 @@ class Sweep:
     balanced_accuracy: float
 
 
-def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool],
-                    exclude_final: bool = True) -> Sweep:
+def sweep_threshold(scores: Sequence[Sequence[float]], correct: Sequence[bool], exclude_final: bool = True) -> Sweep:
     """Try every tau between consecutive distinct CoT scores; the best maximises balanced accuracy against
     `correct` (MCNIG sec 3.2.3)."""
     cs = cot_scores(scores, exclude_final)
@@ -86,6 +84,5 @@ def three_class_labels(scores: Sequence[float], tau: float, band: float) -> list
 
 
 def soft_labels(scores: Sequence[float], tau: float) -> list[float]:
-    """Soft targets sigmoid(score - tau) (prmkit's `--soft`, not in the papers). Example: tau = 1: [1, 3] ->
-    [0.5, 0.881]."""
+    """sigmoid(score - tau) (prmkit's `--soft`, not in the papers). Example: tau = 1: [1, 3] -> [0.5, 0.881]."""
     return [float(1.0 / (1.0 + np.exp(-(s - tau)))) for s in scores]

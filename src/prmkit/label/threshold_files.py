@@ -1,5 +1,4 @@
-"""Thresholding label files (`prmkit threshold`): choose tau on one StepLabels file, write the labels into it and
-others."""
+"""`prmkit threshold`: choose tau on one StepLabels file, write the labels into it and into others."""
 
 from __future__ import annotations
 
@@ -81,12 +80,6 @@ def check_same_settings(source: str | os.PathLike[str], target: dict[str, Any], 
     return warn(text + " (forced)")
 
 
-def _class_warnings(path: str | os.PathLike[str], truth: np.ndarray) -> list[str]:
-    return [warn(f"{path}: no {name} CoT among its {truth.size} judged traces: the balanced accuracy counts the "
-                 f"{name} class as 0.5 (chance) and measures only the other class")
-            for name in missing_classes(truth)]
-
-
 def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, exclude_final: bool = True,
                     plot: bool = True, records: list[StepLabels] | None = None) -> dict[str, dict[str, float]]:
     """Choose tau on `path` (unless given), write the binary labels into it atomically, plot the sweep. Returns
@@ -101,9 +94,12 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
                                 (("final_excluded", True), ("final_included", False))} if judged else {}
     key = "final_excluded" if exclude_final else "final_included"
     chosen = tau if tau is not None else (sweeps[key].tau if key in sweeps else 0.0)
-    unjudged = [] if tau is not None or judged else [warn(
+    warnings = [] if tau is not None or judged else [warn(
         f"{path}: no record has a verdict (`correct` is null in all {len(records)}): tau cannot be chosen by "
         "balanced accuracy, so 0.0 is written; give --tau, or label traces with verdicts")]
+    warnings += [warn(f"{path}: no {name} CoT among its {truth.size} judged traces: the balanced accuracy counts the "
+                      f"{name} class as 0.5 (chance) and measures only the other class")
+                 for name in missing_classes(truth)]
     applied: dict[str, float] = {"tau": chosen}
     if judged:  # the figure at the tau actually used: held out when tau came from another file
         applied["balanced_accuracy"] = balanced_accuracy(cot_scores(scores, exclude_final) > chosen, truth)
@@ -114,7 +110,7 @@ def apply_threshold(path: str | os.PathLike[str], tau: float | None = None, excl
     if plot and sweeps:
         plot_sweep(sweeps, str(sweep_path(path)), f"{records[0].method}: {path}")
     return {name: {"tau": sw.tau, "balanced_accuracy": sw.balanced_accuracy, "n": len(judged)}
-            for name, sw in sweeps.items()} | {"applied": applied, "warnings": unjudged + _class_warnings(path, truth)}
+            for name, sw in sweeps.items()} | {"applied": applied, "warnings": warnings}
 
 
 def threshold_files(cfg: ThresholdConfig) -> list[dict[str, Any]]:

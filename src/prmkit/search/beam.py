@@ -56,7 +56,6 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
     rolled = rollout_prefixes(requests, backend, replace(sampling, n=n), prefixes_per_batch=len(requests),
                               one_step=True)
     stats.add_call(len(requests), rolled)
-    n_tokens = sampling.max_new_tokens
     parents = {c.prefix_id: (s, c) for s in searches for c in s.live}
     out = []
     for record in rolled.records:
@@ -66,7 +65,7 @@ def _stage(searches: list[_Search], backend: PromptBackend, sampling: SamplingCo
         for k, c in enumerate(record.continuations):
             sep = "." if parent.steps else ""
             out.append((search, _Candidate(f"{parent.prefix_id}{sep}{k}", parent.steps + tuple(c.steps),
-                                           last or is_finished(c, n_tokens), c.answer, c.correct)))
+                                           last or is_finished(c, sampling.max_new_tokens), c.answer, c.correct)))
     for s in searches:
         s.stages += 1
     return out

@@ -15,9 +15,8 @@ from prmkit.search.records import SearchResult
 __all__ = ["compare_lines", "compare_methods"]
 
 
-def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None,
-                    n_boot: int = 1000, seed: int = 0, problems: Collection[str] | None = None
-                    ) -> list[dict[str, Any]]:
+def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str | None = None, n_boot: int = 1000,
+                    seed: int = 0, problems: Collection[str] | None = None) -> list[dict[str, Any]]:
     """One row per method over the problems every output holds (of `problems` alone when given): accuracy and
     majority-vote accuracy with 95% bootstrap intervals, generated tokens per problem, and each method's accuracy
     minus `against`'s with the interval of the paired difference."""
@@ -35,11 +34,10 @@ def compare_methods(outputs: Mapping[str, str | os.PathLike[str]], against: str 
     rows = []
     for name, r in read.items():
         majority = np.array([float(r[p].majority_correct) for p in common])
-        row: dict[str, Any] = {
-            "method": name, "problems": len(common), "accuracy": float(correct[name].mean()),
-            "accuracy_ci": bootstrap_ci(correct[name], n_boot, seed), "majority": float(majority.mean()),
-            "majority_ci": bootstrap_ci(majority, n_boot, seed),
-            "tokens_per_problem": float(np.mean([r[p].tokens_generated for p in common]))}
+        row: dict[str, Any] = {"method": name, "problems": len(common), "accuracy": float(correct[name].mean()),
+                               "accuracy_ci": bootstrap_ci(correct[name], n_boot, seed),
+                               "majority": float(majority.mean()), "majority_ci": bootstrap_ci(majority, n_boot, seed),
+                               "tokens_per_problem": float(np.mean([r[p].tokens_generated for p in common]))}
         if against is not None and name != against:
             diff = correct[name] - correct[against]
             row |= {"against": against, "difference": float(diff.mean()), "difference_ci": bootstrap_ci(diff, n_boot,

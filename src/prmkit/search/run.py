@@ -58,18 +58,13 @@ class SearchReport:
 
     def lines(self) -> list[str]:
         s, n = self.stats, max(self.problems, 1)
-        return [
-            f"{self.method}: searched {s.problems} problems in {s.generation_calls} generation calls "
-            f"(prefixes per call: {s.prefixes_per_call}); {s.tokens_read} prompt+prefix tokens read; "
-            f"{s.tokens_generated} tokens generated in {s.sampling_seconds:.1f}s "
-            f"sampling = {s.tokens_per_second:.1f} tok/s; scoring {s.scoring_seconds:.1f}s; "
-            f"{self.wall_seconds:.1f}s wall",
-            f"{self.method}: {self.problems} problems in {self.output}: accuracy {self.correct}/{self.problems} = "
-            f"{self.correct / n:.1%}, majority vote {self.majority_correct}/{self.problems} = "
-            f"{self.majority_correct / n:.1%}, {self.tokens_generated / n:.1f} generated tokens per problem",
-        ]
-
-
+        return [f"{self.method}: searched {s.problems} problems in {s.generation_calls} generation calls (prefixes "
+                f"per call: {s.prefixes_per_call}); {s.tokens_read} prompt+prefix tokens read; {s.tokens_generated} "
+                f"tokens generated in {s.sampling_seconds:.1f}s sampling = {s.tokens_per_second:.1f} tok/s; scoring "
+                f"{s.scoring_seconds:.1f}s; {self.wall_seconds:.1f}s wall",
+                f"{self.method}: {self.problems} problems in {self.output}: accuracy {self.correct}/{self.problems} = "
+                f"{self.correct / n:.1%}, majority vote {self.majority_correct}/{self.problems} = "
+                f"{self.majority_correct / n:.1%}, {self.tokens_generated / n:.1f} generated tokens per problem"]
 
 
 def _search_one(method: str, problems: list[Problem], backend: Any, scorer: Any, config: BeamConfig,
@@ -118,13 +113,23 @@ def run_search(config: BeamConfig, progress: bool = True,
     with claim_outputs(claimed, {"--input": config.input, "--prm": config.prm}):  # before any model loads
         problems = [pool.problem for pool in itertools.islice(read_pools(config.input), config.limit)]
         for method, path in paths.items():  # an output searched another way is refused before any model loads
-            keep_scorer_file(path, config.prm, config.scorer,
-                             {"method": method} | fixed_settings(config),
-                             "searched", "use a new --output to search again, or the same settings to resume")
-        reports = _run_search(config, problems, methods, paths, progress, log)
+            keep_scorer_file(path, config.prm, config.scorer, {"method": method} | fixed_settings(config), "searched",
+                             "use a new --output to search again, or the same settings to resume")
+        contexts = (context_length(config.model), context_length(config.prm) if config.prm else None)
+        check_lengths([Pool(p, []) for p in problems], min(filter(None, contexts), default=None),
+                      "the policy or the scorer", flag=None)  # before either loads
+        scorer = config.make_scorer()
+        backend = config.make_backend()
+        log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="
+            f"{config.max_steps}, {config.decoding.max_new_tokens} tokens per step, T={config.decoding.temperature}, "
+            f"scorer {config.prm} ({config.aggregation}), policy {config.model}")
+        reports = []
+        for method in methods:
+            with progress_bar(progress, len(problems), "problem", method) as tick:
+                reports.append(_search_one(method, problems, backend, scorer, config, paths[method], tick))
+            log("\n".join(reports[-1].lines()))
         if summary is not None:  # the methods on this run's problems: intervals, each minus best-of-N
-            rows = compare_methods(paths, against="bon" if "bon" in paths else None,
-                                   problems={p.id for p in problems})
+            rows = compare_methods(paths, against="bon" if "bon" in paths else None, problems={p.id for p in problems})
             with atomic_path(summary) as tmp:
                 tmp.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
             log("\n".join([*compare_lines(rows), f"wrote {summary}"]))
@@ -134,22 +139,3 @@ def run_search(config: BeamConfig, progress: bool = True,
 def compare_path(output: str) -> Path:
     """Where several methods' comparison goes: the output pattern with `{method}` -> `compare`, as .json."""
     return Path(output.replace("{method}", "compare")).with_suffix(".json")
-
-
-def _run_search(config: BeamConfig, problems: list[Problem], methods: list[str], paths: dict[str, Path],
-                progress: bool, log: Callable[[str], None]) -> list[SearchReport]:
-    check_lengths([Pool(p, []) for p in problems], min(filter(None, (context_length(config.model),
-                  context_length(config.prm) if config.prm else None)), default=None), "the policy or the scorer",
-                  flag=None)  # before either loads
-    scorer = config.make_scorer()
-    backend = config.make_backend()
-    log(f"{len(problems)} problems from {config.input}; N={config.k}, b={config.width}, max_steps="
-        f"{config.max_steps}, {config.decoding.max_new_tokens} tokens per step, T={config.decoding.temperature}, "
-        f"scorer {config.prm} "
-        f"({config.aggregation}), policy {config.model}")
-    reports = []
-    for method in methods:
-        with progress_bar(progress, len(problems), "problem", method) as tick:
-            reports.append(_search_one(method, problems, backend, scorer, config, paths[method], tick))
-        log("\n".join(reports[-1].lines()))
-    return reports

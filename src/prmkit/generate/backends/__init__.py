@@ -9,16 +9,8 @@ from typing import Any
 
 from prmkit.generate.backends.base import Backend, BackendOptions, Completion, PromptBackend, SamplingConfig, row_seed
 
-__all__ = [
-    "BACKENDS",
-    "Backend",
-    "BackendOptions",
-    "Completion",
-    "PromptBackend",
-    "SamplingConfig",
-    "make_backend",
-    "row_seed",
-]
+__all__ = ["BACKENDS", "Backend", "BackendOptions", "Completion", "PromptBackend", "SamplingConfig", "make_backend",
+           "row_seed"]
 
 
 def _construct(module: str, cls: str, model: Any, options: BackendOptions) -> Backend:

@@ -51,7 +51,6 @@ class Backend(Protocol):
 
     def generate(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
         """cfg.n completions for each prompt, in prompt order."""
-        ...
 
 
 class PromptBackend(Backend, Protocol):
@@ -60,19 +59,15 @@ class PromptBackend(Backend, Protocol):
 
     def render(self, prompt: str) -> str:
         """`prompt` as `generate` would feed it to the model."""
-        ...
 
     def count_tokens(self, text: str) -> int | None:
         """Tokens of `text` as fed to the model (None when the backend has no tokenizer)."""
-        ...
 
     def context_length(self) -> int | None:
         """The model's context in tokens (None when unknown)."""
-        ...
 
     def generate_rendered(self, prompts: list[str], cfg: SamplingConfig, seeds: list[int]) -> list[list[Completion]]:
         """cfg.n completions of each verbatim prompt; sample k of prompt i is seeded by `row_seed(seeds[i], k)`."""
-        ...
 
 
 class ChatPrompts:

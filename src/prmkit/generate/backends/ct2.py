@@ -79,9 +79,7 @@ class CT2Backend(ChatPrompts):
         self._context = context_length(model)
         self._path = str(convert_to_ct2(model, quantization))
         self._settings = dict(device="cpu", compute_type=quantization, intra_threads=threads, inter_threads=1)
-        self.chat = options.chat
-        self.batch_size = options.batch_size
-        self.share_prefix = share_prefix
+        self.chat, self.batch_size, self.share_prefix = options.chat, options.batch_size, share_prefix
 
     def context_length(self) -> int | None:
         return self._context

@@ -77,8 +77,7 @@ class TransformersBackend(ChatPrompts):
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.batch_size = options.batch_size
-        self.chat = options.chat
+        self.batch_size, self.chat = options.batch_size, options.chat
         self.tokens_prefilled = 0
         self.prefix_cache = PrefixCache() if options.prefix_cache else None
         self._cache = cache_name(self.model)

@@ -40,15 +40,8 @@ class OpenAIBackend:
         return [self._request([p], replace(cfg, seed=s))[0] for p, s in zip(prompts, seeds, strict=True)]
 
     def _request(self, prompts: list[str], cfg: SamplingConfig) -> list[list[Completion]]:
-        body = {
-            "model": self.model,
-            "prompt": prompts,
-            "n": cfg.n,
-            "temperature": cfg.temperature,
-            "top_p": cfg.top_p,
-            "max_tokens": cfg.max_new_tokens,
-            "seed": cfg.seed,
-        }
+        body = {"model": self.model, "prompt": prompts, "n": cfg.n, "temperature": cfg.temperature, "top_p": cfg.top_p,
+                "max_tokens": cfg.max_new_tokens, "seed": cfg.seed}
         if cfg.stop:
             body["stop"] = list(cfg.stop)[:4]  # the OpenAI API accepts at most 4
         headers = {"Content-Type": "application/json"}

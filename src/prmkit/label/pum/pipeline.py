@@ -191,8 +191,7 @@ def _ledger(specs: Sequence[StudentSpec], rolled: dict[str, dict[str, Rollout]],
         mine = [r for pid, r in rolled[spec.name].items() if pid in wanted]
         base = [r.solve_rate for r in mine if r.prefix_steps == 0]
         out[spec.name] = {"model": spec.model, "backend": spec.backend, "template": spec.prompt(template),
-                          "prefixes": len(mine),
-                          "rollouts": sum(len(r.continuations) for r in mine),
+                          "prefixes": len(mine), "rollouts": sum(len(r.continuations) for r in mine),
                           "tokens_generated": sum(r.tokens_generated for r in mine),
                           "tokens_read": sum(r.tokens_read or 0 for r in mine),
                           "baseline_solve_rate": sum(base) / len(base) if base else None,
@@ -235,9 +234,8 @@ def label_pum(pools: Sequence[Pool], config: PumConfig, out_dir: str | Path, pro
     for spec in specs:  # a warm start is sampled with the template it was trained on, before any model loads
         check_template(spec.model, spec.prompt(config.decoding.template))
     sources = sorted({p.origin.rsplit(":", 1)[0] for p in pools if p.origin})
-    outputs = ({"solve_rates": out / SOLVE_RATES} if config.solve_rates else
-               {"prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})
-    outputs = {"--output-dir": out, **outputs}
+    outputs = {"--output-dir": out, **({"solve_rates": out / SOLVE_RATES} if config.solve_rates else {
+        "prefixes": out / "prefixes.jsonl", "pairs": out / "pairs.jsonl", "report": out / "report.json"})}
     with claim_outputs(outputs, {"--input": sources}, directories=("--output-dir",)):
         return _label_pum(pools, config, out, specs, progress, backends, log)
 

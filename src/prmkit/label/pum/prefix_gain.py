@@ -6,18 +6,8 @@ import math
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 
-__all__ = [
-    "PREFIX_POSITIONS",
-    "STUDENT_WEIGHTINGS",
-    "capability_weights",
-    "effective_students",
-    "gain",
-    "intrinsic_utility",
-    "normalisation",
-    "normalise",
-    "prefix_step_counts",
-    "solve_rate",
-]
+__all__ = ["PREFIX_POSITIONS", "STUDENT_WEIGHTINGS", "capability_weights", "effective_students", "gain",
+           "intrinsic_utility", "normalisation", "normalise", "prefix_step_counts", "solve_rate"]
 
 # A.2: the relative truncation positions of a trajectory
 PREFIX_POSITIONS: tuple[float, ...] = (0.1, 0.2, 0.35, 0.5, 0.7, 0.9)

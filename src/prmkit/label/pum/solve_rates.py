@@ -31,15 +31,10 @@ def right_prefix(pool: Pool) -> tuple[str, int] | None:
 
 
 def solve_rate_requests(pools: Sequence[Pool]) -> tuple[list[PrefixRequest], dict[str, str | None]]:
-    """The rollout requests (each problem's baseline, then its right prefix) and {problem id: the right prefix's
-    id, or None}."""
+    """The requests (each problem's baseline, then its right prefix) and {problem id: the right prefix's id or None}."""
     found = {pool.problem.id: right_prefix(pool) for pool in pools}
     chosen = {pid: None if cut is None else f"{cut[0]}@{cut[1]}" for pid, cut in found.items()}
     return pum_requests(pools, {pid: [] if cut is None else [cut] for pid, cut in found.items()}), chosen
-
-
-def _row() -> dict[str, Any]:
-    return {"problems": 0, "question": [0, 0], "prefix": [0, 0], "no_right_prefix": 0, "prefix_share": 0.0}
 
 
 def _add(row: dict[str, Any], key: str, record: Rollout) -> None:
@@ -60,7 +55,8 @@ def solve_rate_counts(pools: Sequence[Pool], chosen: Mapping[str, str | None],
         level = str(pool.problem.meta.get("level", "-"))
         prefix_id = chosen.get(pool.problem.id)
         for key in (level, "all"):
-            row = levels.setdefault(key, _row())
+            row = levels.setdefault(key, {"problems": 0, "question": [0, 0], "prefix": [0, 0], "no_right_prefix": 0,
+                                          "prefix_share": 0.0})
             row["problems"] += 1
             _add(row, "question", baseline)
             if prefix_id is None:

@@ -1,8 +1,6 @@
 """prmkit: process supervision for LLM reasoning. Every CLI verb is a function of `prmkit.api` (`prmkit label` =
 `api.label(...)`); `prmkit.label`, `prmkit.train`, ... are the pipeline's subpackages (docs/architecture.md)."""
 
-from __future__ import annotations
-
 from prmkit import api
 
 __version__ = "0.1.0"

@@ -6,8 +6,6 @@ file then holds the fields of all of them, and a key that none of them has is an
 of them have is one flag, which sets that field in each (e.g. `prmkit label --model`: every labeler's model).
 """
 
-from __future__ import annotations
-
 import argparse
 import dataclasses
 import re

@@ -3,8 +3,6 @@ imported only when it runs). A refused input or a failing scorer is one line `pr
 SIGTERM and Ctrl-C stop a verb with its cleanup run (exit 143, 130).
 """
 
-from __future__ import annotations
-
 import argparse
 import importlib
 import os

@@ -1,8 +1,6 @@
 """argparse, but an unknown flag or command is reported with the closest valid one ("--metod (did you mean
 --method?)"), before the required flags it leaves missing."""
 
-from __future__ import annotations
-
 import argparse
 import difflib
 import re

@@ -1,7 +1,5 @@
 """What `prmkit <verb>` prints of its result (`Verb.show`); the Python API returns the result itself."""
 
-from __future__ import annotations
-
 import json
 from typing import Any
 

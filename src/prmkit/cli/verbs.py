@@ -4,8 +4,6 @@ The CLI's flags (`prmkit.cli.main`) and the `prmkit.api` functions are derived f
 hold every input and output (field metadata: help, range, `positional`, `required`, `resume`).
 """
 
-from __future__ import annotations
-
 import importlib
 import inspect
 import json

@@ -1,7 +1,5 @@
 """The one answer normaliser (`answer_key`) and the answer sets C_q, W_q of a problem (MCNIG paper sec 3.1)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation

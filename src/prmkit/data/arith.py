@@ -1,8 +1,6 @@
 """A safe exact evaluator of GSM8K calculator annotations (`<<48/2=24>>`): numbers, + - * / and brackets, as
 `Fraction`s, walked over an allow-list of `ast` nodes."""
 
-from __future__ import annotations
-
 import ast
 import operator
 import re

@@ -1,8 +1,6 @@
 """The step-label bench's data (`prmkit bench`): arithmetic word problems with their computation graph, and
 constructed traces whose every step has a known truth (docs/bench.md)."""
 
-from __future__ import annotations
-
 import functools
 import itertools
 import math

@@ -1,8 +1,6 @@
 """The bench's exact step checker: each step right, wrong or undecided against its problem's computation graph
 (docs/bench.md, "Traces and their truth")."""
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass
 from fractions import Fraction

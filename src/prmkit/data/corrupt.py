@@ -1,8 +1,6 @@
 """A step-level benchmark with known first errors (`prmkit data corrupt`): one calculator annotation of a GSM8K
 reference solution given a wrong value, carried into the later ones (docs/formats.md)."""
 
-from __future__ import annotations
-
 import ast
 import itertools
 import random

@@ -1,7 +1,5 @@
 """Built-in demo pools (`--input demo`): each demo problem with one right trace and seeded one-slip wrong ones."""
 
-from __future__ import annotations
-
 import random
 
 from prmkit.data.demo_problems import demo_problems

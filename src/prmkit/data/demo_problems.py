@@ -1,8 +1,6 @@
 """The built-in demo set: seeded arithmetic word problems of one to three operations (`demo/templates.json`),
 sized so that the embedded SmolLM2-135M solves some but not all."""
 
-from __future__ import annotations
-
 import json
 import operator
 import random

@@ -1,8 +1,6 @@
 """Read pools from any supported file, the format detected from the first record's keys (docs/formats.md); the
 name `demo` gives the built-in demo pools."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial

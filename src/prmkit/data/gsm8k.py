@@ -1,8 +1,6 @@
 """Readers for GSM8K (Cobbe et al., 2021) and its verifier candidate pools: steps are the solution's lines without
 `<<a*b=c>>` annotations; the final line (`#### x`, `A: x`) is the answer, not a step."""
 
-from __future__ import annotations
-
 import os
 import re
 from collections.abc import Iterator

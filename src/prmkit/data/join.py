@@ -1,7 +1,5 @@
 """Pools joined with their StepLabels on `trace_id`: the one join behind training examples and TRL export."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass

@@ -1,7 +1,5 @@
 """JSON lines: strict readers that name `file:line`, an atomic whole-file writer, a crash-safe append-only writer."""
 
-from __future__ import annotations
-
 import io
 import json
 import os

@@ -1,8 +1,6 @@
 """Labeled step data of other tools (TRL, Math-Shepherd, PRM800K, OpenR OmegaPRM) as (Pool, StepLabels) pairs, one
 trace per record, scores in each format's own values (docs/formats.md)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path

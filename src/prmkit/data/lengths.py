@@ -1,8 +1,6 @@
 """The length guard of every verb that feeds a model: a text over `MAX_CHARS_PER_TOKEN` characters per token of
 the context fits under no tokenizer, so it is refused before any model loads."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 

@@ -1,8 +1,6 @@
 """One writer per output: an exclusive, re-entrant `flock` on `<resolved path>.lock` holding the holder's pid; a
 second process gets `OutputBusy` at once. A killed run's lock file is removed by the next run locking in its folder."""
 
-from __future__ import annotations
-
 import fcntl
 import os
 import re

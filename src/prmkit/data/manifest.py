@@ -2,8 +2,6 @@
 and what it cost), read by the verbs that take the output in, and the settings a re-run must share to resume it.
 Outputs written before manifests are read from their old files by `_BEFORE_MANIFESTS` alone (docs/formats.md)."""
 
-from __future__ import annotations
-
 import dataclasses
 import json
 import os

@@ -1,8 +1,6 @@
 """Output paths checked before any work (`claim_outputs`: the output rule of every verb) and written whole or not at
 all (`atomic_path`, `atomic_dir`)."""
 
-from __future__ import annotations
-
 import os
 import shutil
 import tempfile

@@ -14,8 +14,6 @@ YAML file names its `file:line`), each numeric setting's range by the config's `
 `Range` in each field's metadata, `field_help(..., range=SEED)`; a field without one has none).
 """
 
-from __future__ import annotations
-
 import dataclasses
 import functools
 import math

@@ -1,8 +1,6 @@
 """Step-level benchmark records (`StepRecord`, first wrong step 0-based, -1 = none): read from ProcessBench, PRM800K
 and Math-Shepherd, written as ProcessBench or Math-Shepherd (docs/formats.md)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field

@@ -1,8 +1,6 @@
 """Synthetic arithmetic word problems from the demo templates, one right and `wrong` slipped traces each, with their
 true step labels (`prmkit data synth`; slips and labels: docs/train.md)."""
 
-from __future__ import annotations
-
 import json
 import random
 import re

@@ -1,8 +1,6 @@
 """The one template loader (built-in `prmkit/templates/` or a user's file), and the check that a warm start is
 sampled with the prompt template its manifest records."""
 
-from __future__ import annotations
-
 import os
 from functools import cache
 from importlib import resources

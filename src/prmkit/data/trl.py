@@ -1,7 +1,5 @@
 """TRL stepwise supervision format in and out: `{prompt, completions, labels}`; float labels stay floats."""
 
-from __future__ import annotations
-
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence

@@ -1,8 +1,6 @@
 """Warnings the user must see: a `PrmkitWarning` attributed to the user's calling line, its message also returned
 for the report's "warnings" list."""
 
-from __future__ import annotations
-
 import os
 import sys
 import warnings

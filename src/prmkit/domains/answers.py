@@ -1,7 +1,5 @@
 """The step delimiter `[STEP]` and the answer formats a domain reads its final answer in (MCNIG paper sec 3.1)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable
 

@@ -1,8 +1,6 @@
 """What a domain is: one `Domain` record per problem kind in `DOMAINS`; `VALIDATORS`, `EXTRACTORS` and `STOP` are
 read-only views of one field each (`DomainField`)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor

@@ -5,8 +5,6 @@ correctness of the tied candidates.
 Pool (answer, correct, score) = (5, F, .9), (7, T, .2), (7, T, .3), (5, F, .1): K=4: majority ties 5 vs 7 -> 0.5;
 weighted takes 5 (.9 + .1 > .2 + .3) -> 0; best (.9) -> 0; oracle -> 1. K=2 (6 pairs): oracle 5/6, the others 0.5."""
 
-from __future__ import annotations
-
 import itertools
 import math
 import random

@@ -1,8 +1,6 @@
 """First-error identification, the ProcessBench protocol (Zheng et al., 2024, sec 2 and 4.1): a sample's label is
 the index of its first wrong step (-1: none); a scorer predicts the first step scoring below tau."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 

@@ -1,7 +1,5 @@
 """PNG plots: accuracy against K of best-of-K rows, and the payoff plots (each row minus majority voting)."""
 
-from __future__ import annotations
-
 import os
 
 from prmkit.data.outputs import pyplot, save_figure

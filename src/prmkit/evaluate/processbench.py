@@ -1,8 +1,6 @@
 """`prmkit evaluate processbench`: first-error identification of several step scorers on a step-level benchmark, tau
 chosen on one range of problems and reported on another (docs/first_error.md)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable
 from dataclasses import asdict

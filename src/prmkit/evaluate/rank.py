@@ -1,8 +1,6 @@
 """Ranking robustness (PUM paper sec 4.2) and the within-problem AUC: how well a scorer orders the candidates of one
 problem."""
 
-from __future__ import annotations
-
 from prmkit.evaluate.bok import Candidate
 
 __all__ = ["rank_percentiles", "rank_robustness", "within_problem_auc"]

@@ -1,8 +1,6 @@
 """From `prmkit score` files to the best-of-K table (MCNIG sec 3.5, Table 2): `<name>` is a model's best-of-K,
 `weighted:<name>` its reward-weighted vote, on the problems every file holds (their traces must match)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable
 from typing import Any

@@ -1,8 +1,6 @@
 """The `prmkit evaluate` verbs as Python functions: best-of-K and ProcessBench reports from files, each set by a
 config dataclass, written as JSON (and a plot) when asked."""
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Sequence

@@ -1,8 +1,6 @@
 """Score candidate traces with any `StepScorer` into one record per trace, in input order (record format:
 docs/reward_models.md, "Scoring")."""
 
-from __future__ import annotations
-
 import os
 import time
 from collections.abc import Iterator

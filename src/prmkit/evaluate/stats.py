@@ -1,8 +1,6 @@
 """The intervals and percentages every report prints: bootstrap percentile intervals, Student t and Welch intervals
 for a handful of seeds, and shares in percent."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterator, Sequence
 

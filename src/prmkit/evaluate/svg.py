@@ -1,8 +1,6 @@
 """Colours and small inline SVG line plots for `prmkit view`; every number is rounded so the same inputs give the
 same bytes."""
 
-from __future__ import annotations
-
 from html import escape
 
 __all__ = ["BAD", "GOOD", "MIDDLE", "diverging_colour", "line_plot"]

@@ -1,8 +1,6 @@
 """`prmkit view`: one self-contained HTML page of what labelers and reward models decided about each step
 (docs/view.md)."""
 
-from __future__ import annotations
-
 import re
 import statistics
 from html import escape

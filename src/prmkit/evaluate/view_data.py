@@ -1,8 +1,6 @@
 """What `prmkit view` shows, before any HTML: pools joined with each labels or scores file's step marks, and the true
 first errors that records state (docs/view.md)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field

@@ -1,8 +1,6 @@
 """`prmkit bench`: every labeler run on the same traces of problems with exact step truth, scored against it with what
 its labels cost (docs/bench.md)."""
 
-from __future__ import annotations
-
 import gc
 import json
 import time

@@ -1,8 +1,6 @@
 """The step-label bench's figures: every labeler's step scores against the exact truth, tau chosen on the choose half
 of the problems (ProcessBench's rule) and applied to the report half (docs/bench.md, "Figures")."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial

@@ -1,7 +1,5 @@
 """The step-label bench's tables (table.md, with the key `LABELER_COLUMNS`) and its F1-against-tokens plot."""
 
-from __future__ import annotations
-
 import math
 from pathlib import Path
 from typing import Any

@@ -1,8 +1,6 @@
 """`prmkit data bench`: bench problems for training or held-out use, disjoint by question text from other sets, with
 their constructed traces and true labels when asked (docs/bench.md)."""
 
-from __future__ import annotations
-
 import os
 from collections import Counter
 from dataclasses import dataclass, field

@@ -1,8 +1,6 @@
 """`prmkit payoff run`: does a labeler's labels pay off? A reward model trained on them, scored in best-of-K and
 weighted voting on fresh samples against majority voting (MCNIG sec 4.3, table 2; PUM sec 4.2, fig. 3)."""
 
-from __future__ import annotations
-
 import json
 import resource
 import time

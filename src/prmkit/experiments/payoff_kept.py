@@ -1,8 +1,6 @@
 """A payoff row's kept file: its figures and step scores, gzipped, small enough for the repository to keep, from which
 `prmkit payoff table` re-derives the row without a model (format: docs/formats.md, "Kept payoff row")."""
 
-from __future__ import annotations
-
 import gzip
 import hashlib
 import json

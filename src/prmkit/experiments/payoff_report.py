@@ -1,8 +1,6 @@
 """`prmkit payoff table`: the payoff rows side by side against majority voting, beside each row's label and training
 cost (table.json, table.md, plots and a summary; docs/payoff.md)."""
 
-from __future__ import annotations
-
 import json
 import tempfile
 from collections.abc import Sequence

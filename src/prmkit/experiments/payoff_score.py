@@ -1,8 +1,6 @@
 """`prmkit payoff score`: the row of a scorer that needs no training (the bench's exact checker `truth:`, the rule
 verifier `rule:`), written as `payoff run` writes a row (docs/payoff.md)."""
 
-from __future__ import annotations
-
 import json
 import time
 from dataclasses import asdict, dataclass, field

@@ -1,8 +1,6 @@
 """A payoff row trained with several seeds (`NAME#sN`): the gain over majority voting with intervals over problems and
 over problems and seeds, and the rows ranked with them (docs/payoff.md, "Training seeds")."""
 
-from __future__ import annotations
-
 import itertools
 import re
 from collections.abc import Sequence

@@ -1,8 +1,6 @@
 """`prmkit sft`: a short supervised warm start of the bench's policy on right bench traces (TRL's `SFTTrainer`), so
 that rollout labelers see a signal in its samples (docs/bench.md, "A warm-started policy"; outputs: docs/formats.md)."""
 
-from __future__ import annotations
-
 import json
 import os
 import resource

@@ -1,8 +1,6 @@
 """The data of `prmkit sft`: bench problems drawn with a seed of their own, each the prompt the bench samples the
 policy with and its right constructed trace as the completion (docs/bench.md, "A warm-started policy")."""
 
-from __future__ import annotations
-
 import random
 from collections.abc import Iterable
 from typing import Any

@@ -2,8 +2,6 @@
 `SamplerConfig`, inherited by every verb that samples) and the configs of `prmkit generate` and `prmkit rollout`.
 Defaults: MCNIG paper sec 3.1 and 4.2 (K = 8, T = 1.0, top-p 0.95, eight traces kept per problem)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field, replace
 
 from prmkit.data.settings import (

@@ -1,8 +1,6 @@
 """Executors of per-item work, here (`LocalExecutor`) or on Ray actors (`RayExecutor`), yielding (index, result) as
 results come back; the calling recipe stays the only writer of its output (docs/scale_out.md)."""
 
-from __future__ import annotations
-
 import logging
 import pickle
 from collections.abc import Callable, Iterator, Sequence

@@ -1,7 +1,5 @@
 """Filtering and subsampling of generated pools (MCNIG paper sec 3.1, "Filtering and Subsampling")."""
 
-from __future__ import annotations
-
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field

@@ -1,7 +1,5 @@
 """The `generate` recipe: load problems, sample, validate, filter; returns a report of what it did."""
 
-from __future__ import annotations
-
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field

@@ -1,8 +1,6 @@
 """Few-shot prompts with the `[STEP]` delimiter and each domain's answer format (MCNIG paper sec 3.1), filled by
 plain replacement so that braces in code and LaTeX need no escaping."""
 
-from __future__ import annotations
-
 import re
 from typing import Any
 

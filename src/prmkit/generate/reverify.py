@@ -1,7 +1,5 @@
 """`prmkit verify`: re-validate the answers of a pool file (MCNIG paper, sec. 3.1), answer sets included."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 

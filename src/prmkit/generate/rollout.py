@@ -2,8 +2,6 @@
 prefix gain, beam search and GRPO; docs/generate_verify.md). A continuation's answer is read from it alone, and
 continuation k is seeded from (seed, prefix id, k), never from its batch position."""
 
-from __future__ import annotations
-
 import time
 import zlib
 from collections.abc import Callable, Sequence

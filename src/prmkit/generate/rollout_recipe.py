@@ -1,7 +1,5 @@
 """The `rollout` recipe: read pools, list their step prefixes, roll each out K times, summarise the file."""
 
-from __future__ import annotations
-
 import itertools
 import time
 from collections.abc import Callable

@@ -1,8 +1,6 @@
 """Sample K step-delimited CoTs per problem, validate their answers and append one Pool per problem (MCNIG paper
 sec 3.1; the answer sets C_q, W_q kept in full in `problem.meta`)."""
 
-from __future__ import annotations
-
 import time
 import zlib
 from collections.abc import Callable, Sequence

@@ -1,7 +1,5 @@
 """Where `prmkit generate --data X` gets its problems: a named set (`SOURCES`), or a Pool, Problem or GSM8K file."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
 

@@ -1,8 +1,6 @@
 """The labeler interface and its cost record. A complete example labeler: tests/label/step_length.py; optional
 members (`check`, `claims`, `cost_reference`) are read through `prmkit.label.registry`."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol

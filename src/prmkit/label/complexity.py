@@ -1,8 +1,6 @@
 """Tokens the labeling methods process per CoT, by the MCNIG paper's complexity derivation (appendix A, with
 KV-caching): MCNIG O(N), OmegaPRM O(N log N), Math-Shepherd O(N^2)."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Sequence
 

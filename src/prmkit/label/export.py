@@ -1,8 +1,6 @@
 """Step labels -> TRL stepwise supervision (`{prompt, completions, labels}`) as JSONL, parquet or a
 `datasets.Dataset`: `prmkit export` (formats: docs/formats.md)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field

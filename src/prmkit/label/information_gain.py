@@ -1,7 +1,5 @@
 """Information Gain step scores (MCNIG paper sec 3.2.1)."""
 
-from __future__ import annotations
-
 __all__ = ["information_gain"]
 
 

@@ -1,8 +1,6 @@
 """The information I_i(y) = sum_t log p(y_t | q, R_{1:i}, y_<t) of every answer y after every step prefix, in one
 forward pass per CoT through a block attention mask (MCNIG paper sec 3.2.1, 3.2.4, appendix A)."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any

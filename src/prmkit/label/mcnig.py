@@ -1,7 +1,5 @@
 """Monte Carlo Net Information Gain step scores (MCNIG paper sec 3.2.2 and appendix D)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 
 __all__ = ["ANSWER_SET_AGGREGATIONS", "REFERENCES", "mcnig", "net_information"]

@@ -1,8 +1,6 @@
 """The labeling recipe behind `prmkit label`, one for every labeler: resumable append-only output, the settings
 check, the threshold and the report."""
 
-from __future__ import annotations
-
 import functools
 import json
 import os

@@ -1,7 +1,5 @@
 """The labelers by method name (`prmkit label --method NAME`); methods of one class share one instance."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 

@@ -1,8 +1,6 @@
 """What the rollout labelers (Math-Shepherd, OmegaPRM, PUM) share: settings, skips, and the base class whose
 subclasses write one pool's labeling as a plan of rounds of step prefixes."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, ClassVar

@@ -1,7 +1,5 @@
 """Choosing the label threshold tau by balanced accuracy (MCNIG paper sec 3.2.3 and 4.3); soft and 3-class labels."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 

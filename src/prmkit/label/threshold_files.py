@@ -1,7 +1,5 @@
 """`prmkit threshold`: choose tau on one StepLabels file, write the labels into it and into others."""
 
-from __future__ import annotations
-
 import os
 from dataclasses import dataclass, field
 from pathlib import Path

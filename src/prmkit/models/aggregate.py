@@ -2,8 +2,6 @@
 `pspo_wrs` (eq. 9-11). Example, (0.9, 0.5, 0.8): prod 0.36, min 0.5, mean 0.7333, last 0.8, geomean 0.7114,
 pspo_wrs 0.6969."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable
 

@@ -1,8 +1,6 @@
 """One bounded HTTP call: POST JSON, read a JSON reply within timeouts and a size cap, transient failures retried;
 any other failure is a one-line `ScorerError`."""
 
-from __future__ import annotations
-
 import http.client
 import json
 import re

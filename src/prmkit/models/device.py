@@ -1,8 +1,6 @@
 """Where models run when prmkit itself runs them: the GPU when there is one, else the CPU (`PRMKIT_DEVICE`), and
 the default weights dtype there."""
 
-from __future__ import annotations
-
 import os
 import re
 from pathlib import Path

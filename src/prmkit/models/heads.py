@@ -1,8 +1,6 @@
 """What a reward-model kind is: a `Head` over the decoder's hidden states (targets, truncation, outputs, loss,
 scores, export form), chosen by name from `HEADS`."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any, ClassVar
 

@@ -1,8 +1,6 @@
 """`prmkit export-hf`: a reward model as the decoder's `<Arch>ForTokenClassification` (`score` = the head), or for an
 MLP value head as custom code (`modeling_prmkit.py`), with the step format in config.json and a model card."""
 
-from __future__ import annotations
-
 import copy
 import json
 import os

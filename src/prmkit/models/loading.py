@@ -1,8 +1,6 @@
 """Resolve a model name (an embedded GGUF, converted once into the cache, or a local HF directory) to a local
 Hugging Face directory and load it; never touches a model hub."""
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import os

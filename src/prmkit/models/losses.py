@@ -1,7 +1,5 @@
 """Reward-model losses: MCNIG sec 3.3's grouped cross-entropy and PUM's Bradley-Terry loss."""
 
-from __future__ import annotations
-
 from collections import Counter
 
 import torch

@@ -1,8 +1,6 @@
 """`openai-pooling`: a PRM served by vLLM (STEP pooler), scored through its `/pooling` endpoint (task
 `token_classify`) from prmkit's own step-wise token ids; options in docs/reward_models.md."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterator
 from functools import partial

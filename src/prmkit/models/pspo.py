@@ -1,8 +1,6 @@
 """PSPO-WRS reward shaping (Li et al., "PSPO*", sec "PSPO-WRS", eq. 9-11): a trace score from step scores, used as
 an aggregation and an RL reward."""
 
-from __future__ import annotations
-
 import math
 
 __all__ = ["WEIBULL_C", "WEIBULL_K", "WEIBULL_LAMBDA", "adjusted_weibull", "geometric_mean", "pspo_wrs"]

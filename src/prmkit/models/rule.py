@@ -1,7 +1,5 @@
 """`rule`: an untrained rule verifier, each step's own arithmetic evaluated, knowing nothing of the problem."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from prmkit.data.bench_checker import arithmetic_error, computations

@@ -1,8 +1,6 @@
 """A step scorer's step scores as StepLabels records (method = the scorer's name, no labels, `params` {"scorer":
 spec}), so the bench and ProcessBench judge any PRM as they judge a labeler."""
 
-from __future__ import annotations
-
 import os
 from dataclasses import dataclass
 from pathlib import Path

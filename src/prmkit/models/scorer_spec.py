@@ -1,7 +1,5 @@
 """Scorer specs `[KIND:]PATH[,KEY=VALUE]...`: one string naming a step scorer's kind, where it is, and its options."""
 
-from __future__ import annotations
-
 import json
 import os
 import re

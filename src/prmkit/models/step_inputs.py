@@ -1,8 +1,6 @@
 """Step inputs of a PRM read at a separator token (a `StepLayout` from the scorer's options), and the batched
 forward pass the local scorers share."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from functools import partial
 from itertools import islice

@@ -1,8 +1,6 @@
 """`step-tag`: a causal LM PRM scored by a "good" against a "bad" next token at each step tag (Math-Shepherd's PRM,
 Wang et al., 2024, sec 3.3); options in docs/reward_models.md."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Any

@@ -1,8 +1,6 @@
 """Step-wise tokenisation: the prompt's ids, then each step tokenised on its own followed by the separator's ids.
 Never `sep.join(steps)`: BPE merges across the boundary and shifts every step's end position."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial

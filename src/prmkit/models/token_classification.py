@@ -1,8 +1,6 @@
 """`token-classification`: any `AutoModelForTokenClassification` PRM read at a separator token (a `prmkit
 export-hf` output, Qwen2.5-Math-PRM); options in docs/reward_models.md."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from prmkit.models.step_inputs import LocalStepScorer, check_options, load_local, local_dir, options_layout

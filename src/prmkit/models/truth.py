@@ -1,7 +1,5 @@
 """`truth`: the bench's exact step checker as a step scorer, the oracle a trained PRM is measured against."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterable
 from typing import Any

@@ -1,7 +1,5 @@
 """Weight files checked before a model loads: a `.safetensors` file cut short is a one-line error naming it."""
 
-from __future__ import annotations
-
 import json
 import os
 import struct

@@ -1,8 +1,6 @@
 """What a reward function reads from one TRL completion: its text cut at the domain's stop strings, its `[STEP]`
 steps, and its problem (a `Problem`'s JSON in the dataset column `problem`)."""
 
-from __future__ import annotations
-
 import json
 from typing import Any
 

@@ -4,8 +4,6 @@ completion without steps gets 0, never None, so GRPO's group baseline sees every
 Worked example, step scores (1/3, 1/5): prm_prod 1/15 = 0.0667, prm_min 0.2, prm_geomean sqrt(1/15) = 0.2582,
 pspo_wrs 0.2582 * h(2) = 0.2582 * 0.8882 = 0.2293, pum (terminal utility U(x, p_N)) 0.2."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any

@@ -1,8 +1,6 @@
 """Reward specs -> TRL reward functions: terms `[weight*]name[:model]` joined by `+`, `name` a key of `REWARDS`,
 `model` a step scorer's checkpoint (`outcome+0.5*pspo_wrs:runs/prm`)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any

@@ -1,8 +1,6 @@
 """Two-level credit assignment for GRPO (PUM paper, sec 4.4 and appendix D.4), as pure functions over lists: GRPO's
 outcome advantage plus a per-segment process advantage; `PROCESS_ADVANTAGES` names every credit assignment."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable
 from dataclasses import dataclass

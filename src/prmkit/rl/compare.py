@@ -1,8 +1,6 @@
 """`prmkit rl compare`: RL runs of several settings, several seeds each, side by side on their held-out curves, each
 setting against the first (docs/rl.md, "The held-out curve, and runs side by side")."""
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Mapping, Sequence

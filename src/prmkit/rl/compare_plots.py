@@ -1,7 +1,5 @@
 """The figures of `prmkit rl compare`: compare.png (held-out accuracy) and hacking.png (the reward-hacking checks)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Any
 

@@ -1,7 +1,5 @@
 """The table of `prmkit rl compare` (`compare.md`, and what the verb prints): one line per setting."""
 
-from __future__ import annotations
-
 import math
 from typing import Any
 

@@ -1,8 +1,6 @@
 """The per-setting figures of `prmkit rl compare` that are not a bootstrap: the difference from the baseline with the
 seed as the unit, and the steps to reach the baseline's final accuracy."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

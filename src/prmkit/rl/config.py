@@ -1,7 +1,5 @@
 """The config of `prmkit rl grpo`: policy, rewards, process advantages, problems and GRPO's settings."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 from prmkit.data.settings import COUNT, LR, MAX_NEW_TOKENS, NON_NEGATIVE, SEED, TEMPERATURE, TOP_P

@@ -1,8 +1,6 @@
 """Min-form credit (PURE: Cheng et al., NeurIPS 2025, arXiv 2504.15275, sec 3) and progress (PAV: Setlur et al., ICLR
 2025, arXiv 2410.08146, sec 3) as per-segment process advantages for GRPO, pure functions over lists."""
 
-from __future__ import annotations
-
 import math
 from itertools import accumulate
 

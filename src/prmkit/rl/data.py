@@ -1,7 +1,5 @@
 """Problems -> the GRPO dataset: one row per problem with the prompt the policy sees and the problem itself."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from prmkit.data.records import Problem

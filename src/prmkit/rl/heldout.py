@@ -1,8 +1,6 @@
 """Held-out accuracy of a policy: sampled completions at the training temperature and one greedy completion per
 problem, each validated, through `prmkit.generate`'s transformers backend."""
 
-from __future__ import annotations
-
 import time
 from itertools import groupby
 from typing import Any

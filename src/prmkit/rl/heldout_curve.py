@@ -1,8 +1,6 @@
 """The held-out curve of an RL run: the policy measured before training, every `heldout_steps` optimiser steps and
 after, one line of heldout.jsonl each (docs/rl.md, "The held-out curve, and runs side by side")."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Callable

@@ -1,7 +1,5 @@
 """Training logs of an RL run: every Trainer log line appended to `<output>/metrics.jsonl`, and the curve PNG."""
 
-from __future__ import annotations
-
 import json
 import os
 from pathlib import Path

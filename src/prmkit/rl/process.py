@@ -1,8 +1,6 @@
 """Per-token process advantages of a batch of completions from a `StepScorer` (PUM appendix D.4): steps, segments,
 one scorer value per segment, the credit assignment's advantages, spread over each segment's tokens."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Any
 

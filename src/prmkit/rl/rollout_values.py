@@ -1,8 +1,6 @@
 """Q of each step prefix from k rollouts of a prover policy (Math-Shepherd's soft estimate), the value PAV's progress
 needs (Setlur et al., arXiv 2410.08146, sec 3): `--process progress:rollouts:PROVER[,k=4,...]`."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

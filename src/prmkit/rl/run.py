@@ -1,7 +1,5 @@
 """`prmkit rl grpo`: the wiring of one GRPO run (the components are in rewards/ and rl/; outputs: docs/rl.md)."""
 
-from __future__ import annotations
-
 import json
 import os
 import resource

@@ -1,7 +1,5 @@
 """Which step each completion token belongs to, so that a step's advantage lands on that step's tokens."""
 
-from __future__ import annotations
-
 from itertools import accumulate
 from typing import Any
 

@@ -1,7 +1,5 @@
 """`ProcessGRPOTrainer`: TRL's `GRPOTrainer` plus step-level process advantages on each step's tokens."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import torch

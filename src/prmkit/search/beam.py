@@ -1,8 +1,6 @@
 """Beam search over reasoning steps guided by a step scorer (PUM sec 4.3, appendix D.3; docs/search.md). Prefix ids
 are `<problem_id>#<k0>.<k1>...`, so a problem's samples do not depend on the other problems of its batch."""
 
-from __future__ import annotations
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace

@@ -1,8 +1,6 @@
 """Best-of-N, beam search's baseline at about the same budget: N whole traces per problem, the best-scoring one with
 an answer chosen, the majority vote beside it (PUM appendix D)."""
 
-from __future__ import annotations
-
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace

@@ -1,8 +1,6 @@
 """Search methods compared on the same problems: accuracy with a 95% bootstrap interval, and each minus best-of-N
 paired by problem (PUM sec 4.3, fig. 3, read with its uncertainty)."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Collection, Mapping
 from typing import Any

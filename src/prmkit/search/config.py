@@ -1,8 +1,6 @@
 """`BeamConfig`: the settings of `prmkit search`. Defaults follow PUM appendix D.3 (N = 8, b = 2, min) but for a
 shorter step budget and fewer stages (48 tokens and 6 stages, not 256 and 24), so that CPU runs stay short."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field, replace
 
 from prmkit.data.settings import COUNT, LIMIT, SAMPLES, check_limits, part

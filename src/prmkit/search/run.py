@@ -1,8 +1,6 @@
 """The `search` recipe: each method on batches of problems, one record appended per problem, a summary per output,
 and with several methods `compare.json`."""
 
-from __future__ import annotations
-
 import itertools
 import json
 import time

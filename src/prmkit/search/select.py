@@ -1,7 +1,5 @@
 """Choosing among candidates: keep the b best prefixes, pick the best trace, vote on answers (PUM appendix D)."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Sequence
 

@@ -1,7 +1,5 @@
 """`TrainConfig` -> `transformers.TrainingArguments`: the one place where prmkit's names meet the Trainer's."""
 
-from __future__ import annotations
-
 import importlib.util
 import math
 import os

@@ -1,8 +1,6 @@
 """Problem-grouped batches for `transformers.Trainer`: each optimiser step cut into `accumulation` micro-batches
 whose targets carry their weight in the whole step, so the micro-batch losses sum to MCNIG sec 3.3's L exactly."""
 
-from __future__ import annotations
-
 import math
 import random
 from collections.abc import Iterator

@@ -1,8 +1,6 @@
 """The config of a reward model's training run; defaults from the MCNIG paper (sec 3.3-3.4 and 4.4: AdamW, lr 1e-6,
 128 samples a batch, two epochs, inputs up to 8192 tokens) and the PSPO paper for the 3-class head."""
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 
 from prmkit.data.settings import COUNT, FRACTION, LR, NON_NEGATIVE, SEED, THREADS, Range, check_limits

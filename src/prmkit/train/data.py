@@ -1,8 +1,6 @@
 """Training examples: pools joined with step labels on `trace_id` (or a labeled-data file), each head's targets
 read by its `label_source` (docs/reward_models.md)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 

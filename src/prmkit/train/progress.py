@@ -1,7 +1,5 @@
 """The Trainer's progress bar with the last step's loss beside it, replacing `transformers.ProgressCallback`."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 

@@ -1,8 +1,6 @@
 """Training PUM's value model (pum_paper sec 3.4, appendix C): `PrefixPair` files -> adjacent rows (p_a, p_b) ->
 the `bt` head, on the reward-model Trainer."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass

@@ -1,7 +1,5 @@
 """The wiring of `prmkit train`: examples -> fresh reward model -> `transformers.Trainer` -> checkpoint directory."""
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Callable

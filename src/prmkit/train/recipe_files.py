@@ -1,7 +1,5 @@
 """Named training recipes: `prmkit/recipes/<name>.yaml` (package data), each a `--config` file of `prmkit train`."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 __all__ = ["RECIPES_DIR", "recipe_path"]

@@ -1,7 +1,5 @@
 """`prmkit train KIND`: settings -> recipe -> head -> output check -> examples -> a saved reward model."""
 
-from __future__ import annotations
-
 import json
 import shutil
 import sys

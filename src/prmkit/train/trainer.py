@@ -1,8 +1,6 @@
 """Reward-model training on `transformers.Trainer`: prmkit supplies the module, the batches and `compute_loss`;
 checkpoints are prmkit reward models (+ a LoRA run's trainable parameters, `prmkit_trainable.pt`)."""
 
-from __future__ import annotations
-
 import json
 import os
 import time

@@ -1,7 +1,5 @@
 """The validator interface V_q : Y -> {0, 1} (MCNIG paper sec 3.1): (problem, answer) -> a `Verdict` that says why."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 

@@ -1,8 +1,6 @@
 """Multiple-choice validator: a letter, an option number or the option text ("B", "(b)", "Option 2", "blue")
 normalised to an index of `meta["options"]`."""
 
-from __future__ import annotations
-
 import re
 import string
 

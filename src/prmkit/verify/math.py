@@ -1,8 +1,6 @@
 """Math validator (MCNIG paper sec 3.1): math-verify's `verify(parse(gold), parse(pred))`, gold first (not symmetric).
 Its `signal.alarm` timeout works only on the main thread, so the check runs in a daemon thread waited on `timeout` s."""
 
-from __future__ import annotations
-
 import functools
 import logging
 import re

@@ -1,8 +1,6 @@
 """Python validator (MCNIG paper sec 3.1): the candidate run against HumanEval's `check(entry_point)` in the sandbox,
 not as `__main__`; it passes when the program runs to its end. `meta["timeout"]` (s), `meta["memory_mb"]` set limits."""
 
-from __future__ import annotations
-
 import re
 import signal
 

@@ -1,8 +1,6 @@
 """Run untrusted Python in a subprocess sandbox (the code validator, MCNIG paper sec 3.1); its guarantees and their
 limits: docs/generate_verify.md."""
 
-from __future__ import annotations
-
 import contextlib
 import functools
 import itertools

@@ -1,8 +1,6 @@
 """SQL validator (MCNIG paper sec 3.1): execution accuracy on sqlite (BIRD's metric), the database read-only, one
 statement, time and rows limited (docs/generate_verify.md)."""
 
-from __future__ import annotations
-
 import re
 import sqlite3
 import time

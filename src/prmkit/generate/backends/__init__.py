@@ -1,7 +1,5 @@
 """Generation backends behind one interface, chosen through `BACKENDS` ({name: constructor})."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from functools import partial
 from importlib import import_module

@@ -1,7 +1,5 @@
 """The sampling interface every generation backend implements, and its settings (defaults: MCNIG paper sec 4.2)."""
 
-from __future__ import annotations
-
 import zlib
 from dataclasses import dataclass
 from typing import Any, Protocol

@@ -2,8 +2,6 @@
 A prompt's K samples share one prefill (`num_hypotheses`; `static_prompt` is not used: 4.8.5 force-decodes past the
 shortest prompt). ctranslate2 has no per-row seed, so a call is seeded from all its prompts' seeds."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 import os

@@ -2,8 +2,6 @@
 keeps it to the longest row's end). Each row draws from its own counter-based stream (`row_sampling`), so it does not
 depend on its batch; the host reads the tokens every `check_every` steps (each read stalls a GPU)."""
 
-from __future__ import annotations
-
 import functools
 from typing import Any
 

@@ -2,8 +2,6 @@
 GPU unless `dtype` says otherwise). Each distinct prompt is prefilled once for its K rows, and the tokens all prompts
 of a batch share once (`shared_prefill`)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from prmkit.generate.backends.base import (

@@ -1,8 +1,6 @@
 """OpenAI-compatible HTTP backend: POST `{base_url}/v1/completions` (vLLM, llama.cpp, TGI, SGLang servers), standard
 library only; choice `index` = prompt_index * n + sample_index; the API key read from the environment, never a flag."""
 
-from __future__ import annotations
-
 import json
 import os
 import urllib.request

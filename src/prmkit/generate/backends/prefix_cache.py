@@ -2,8 +2,6 @@
 only what it adds to its longest cached prefix. Off unless asked for: reused keys (decoded one token at a time)
 match a fresh prefill only to float rounding, so a near-tie can sample otherwise."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any

@@ -2,8 +2,6 @@
 t), computed on the device. The draw is a Gumbel-max over the nucleus with one uniform per (key, token), so the
 ~1e-6 rounding of another batch shape changes ~1e-6 of draws (an inverse-CDF draw, far more)."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from typing import Any
 

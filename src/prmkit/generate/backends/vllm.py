@@ -2,8 +2,6 @@
 `row_seed(seeds[i], k)`, so a prefix's samples do not depend on its batch (prefix caching shares the prefill).
 vLLM's random stream is not prmkit's: the same seed samples otherwise than on the transformers backend."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from prmkit.generate.backends.base import BackendOptions, ChatPrompts, Completion, SamplingConfig, row_seed

@@ -1,8 +1,6 @@
 """PUM pairwise preference labels (pum_paper sec 3.3, appendix A.2 and A.4): which of two prefixes of a problem is
 more useful, a tie, or too uncertain to say (the choices the paper leaves open: docs/pum.md)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise

@@ -1,8 +1,6 @@
 """The PUM data pipeline, `prmkit pum` (pum_paper sec 3, appendix A.2-A.4): prefixes -> resumable student rollouts
 -> gains -> pairs and figures (rebuilt from the rollout files on every run), or the students' solve rates."""
 
-from __future__ import annotations
-
 import json
 import math
 import time

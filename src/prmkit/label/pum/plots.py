@@ -1,7 +1,5 @@
 """PUM diagnostics (pum_paper appendix B): figures 6 (gain by cut position) and 7 (student agreement) as PNGs."""
 
-from __future__ import annotations
-
 import math
 import statistics
 from collections.abc import Sequence

@@ -1,7 +1,5 @@
 """Prefix gain of PUM (pum_paper sec 3.1-3.2, appendix A.2-A.3): how much a prefix raises a student's solve rate."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Mapping, Sequence
 from itertools import accumulate

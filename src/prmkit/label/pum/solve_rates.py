@@ -1,8 +1,6 @@
 """Each PUM student's solve rate per level of bench problems, from the question alone and after a right prefix
 (`prmkit pum --solve-rates`): PUM assumes students that solve a fair share (pum_paper sec 3.1)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 

@@ -1,8 +1,6 @@
 """The PUM student population (pum_paper sec 3.1, A.3): students written `[BACKEND:]MODEL[@TEMPERATURE][#TEMPLATE]`
 (e.g. `ct2:gemma3-270m@1.0#my_prompt.txt`; docs/pum.md), each with its append-only rollout file."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass

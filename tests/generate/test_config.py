@@ -82,7 +82,7 @@ def test_the_configs_build_their_sampling_from_the_shared_fields():
     pum = PumConfig(k=4)
     assert (pum.sampling().n, pum.sampling().temperature) == (4, 0.7)
     hot = StudentSpec(name="s", backend="transformers", model="m", temperature=1.3)
-    assert pum.sampling(hot) == dataclasses.replace(pum.sampling(), temperature=1.3)
+    assert pum.student_sampling(hot) == dataclasses.replace(pum.sampling(), temperature=1.3)
     options = RolloutLabelConfig(batch_size=5, dtype="bfloat16", decoding=DecodingConfig(chat=False)).backend_options()
     assert (options.batch_size, options.dtype, options.chat) == (5, "bfloat16", False)
     assert PumConfig(batch_size=5).backend_options().dtype is None  # each student loads its own model

@@ -100,11 +100,9 @@ class PumConfig(SamplerBackendConfig):
         "help": "keep only the traces whose source starts with one of these (e.g. `policy`: a bench's policy "
                 "samples, not its constructed traces); default: all"})
 
-    def sampling(self, spec: StudentSpec | None = None) -> SamplingConfig:
+    def student_sampling(self, spec: StudentSpec) -> SamplingConfig:
         """The sampling of `spec`'s rollouts, with its own temperature and template where it names them."""
-        base = super().sampling()
-        if spec is None:
-            return base
+        base = self.sampling()
         return replace(base, temperature=base.temperature if spec.temperature is None else spec.temperature,
                        template=prompt_template(spec.prompt(self.decoding.template)))
 
@@ -203,7 +201,8 @@ def check_settings(out: Path, specs: Sequence[StudentSpec], config: PumConfig) -
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     decoding = config.decoding
     new = {s.name: {"model": s.model, "backend": s.backend, "chat": decoding.chat, "seed": decoding.seed,
-                    **{k: v for k, v in asdict(config.sampling(s)).items() if k not in ("stop", "seed", "template")},
+                    **{k: v for k, v in asdict(config.student_sampling(s)).items()
+                       if k not in ("stop", "seed", "template")},
                     "template": s.prompt(decoding.template)}
            for s in specs}
     for name, settings in new.items():
@@ -290,7 +289,7 @@ def _roll(specs: Sequence[StudentSpec], requests: Sequence[PrefixRequest], confi
             with (progress_bar(progress, len(requests), "prefix", f"pum {spec.name}") as bar,
                   _clock(out / SECONDS, spec.name, bar) as tick, output_lock(str(path))):
                 backend = backends.get(spec.name) or make_backend(spec.backend, spec.model, config.backend_options())
-                rollout_prefixes(requests, backend, config.sampling(spec), path,
+                rollout_prefixes(requests, backend, config.student_sampling(spec), path,
                                  prefixes_per_batch=max(1, config.batch_size // config.k), progress=tick)
         backends.pop(spec.name, None)
         rolled[spec.name] = read_rollouts(path)

@@ -47,3 +47,17 @@ def test_the_flags_and_the_api_are_the_configs_fields(name):
 def test_an_unknown_keyword_is_refused_by_name():
     with pytest.raises(TypeError, match="unknown settings"):
         prmkit.api.view(pool="demo")
+
+
+def test_the_api_reads_a_mapping_a_list_and_pools_in_hand(tmp_path, tiny_base):
+    from prmkit.data.settings import build_config
+    from prmkit.evaluate.run import BokConfig
+
+    cfg = build_config(BokConfig, {}, {"scores": {"PRM": tmp_path / "s.jsonl"}, "ks": [1, 4]})
+    assert (cfg.scores, cfg.ks) == ([f"PRM={tmp_path / 's.jsonl'}"], "1,4")
+    with pytest.raises(ValueError, match="--input is required"):
+        prmkit.api.label(output=str(tmp_path / "l.jsonl"))
+    pools = prmkit.api.read_pools("demo")[:1]
+    reports = prmkit.api.label(output=str(tmp_path / "l.jsonl"), pools=pools, method="ig", model=tiny_base,
+                               progress=False)
+    assert reports["ig"].traces == len(pools[0].traces)

@@ -85,7 +85,7 @@ VERBS: dict[str, Verb] = {
     "rl compare": Verb("RL runs of several settings, seeds each: held-out curves, final accuracy against the first "
                        "setting with intervals over problems and over seeds, steps to its final accuracy, hacking "
                        "checks", "rl.compare", ("CompareConfig",), "compare_from_config", "format_compare",
-                       api="rl_compare", args=("runs",)),
+                       api="rl_compare", args=("runs", "output")),
     "bench": Verb("the step-label bench: every labeler against exact step truth, with its cost", "experiments.bench",
                   ("BenchConfig",), "run_bench", "prmkit.experiments.bench_report:format_bench_run", names=_LABELERS),
     "payoff run": Verb("one labeler's row: its labels of the bench's training traces -> a reward model -> scores of "
@@ -96,7 +96,7 @@ VERBS: dict[str, Verb] = {
                          api="payoff_score"),
     "payoff table": Verb("every row's best-of-K and weighted voting minus majority voting (paired bootstrap), "
                          "beside its label and training cost", "experiments.payoff_report", ("PayoffTableConfig",),
-                         "table_from_config", "format_payoff", api="payoff_table", args=("rows",)),
+                         "table_from_config", "format_payoff", api="payoff_table", args=("rows", "output")),
 }
 GROUPS = {"data": "build data sets", "evaluate": "evaluate score files",
           "rl": "train a policy on outcome and process rewards (PSPO-WRS, PUM/PRM); compare runs",

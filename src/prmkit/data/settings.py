@@ -263,6 +263,8 @@ def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
     if origin in (list, tuple):
         if isinstance(value, str) and get_args(tp) and get_args(tp)[0] is str:  # "ig,mcnig" for ["ig", "mcnig"]
             value = comma_list(value)
+        if isinstance(value, Mapping) and get_args(tp) and get_args(tp)[0] is str:  # {"PRM": path}: NAME=PATH items
+            value = [f"{k}={os.fspath(v)}" for k, v in value.items()]
         if not isinstance(value, list | tuple):
             return False, value
         fitted = [_fits(v, get_args(tp)[0]) if get_args(tp) else (True, v) for v in value]
@@ -275,6 +277,8 @@ def _fits(value: Any, tp: Any) -> tuple[bool, Any]:
         ok = isinstance(value, numbers.Integral if tp is int else numbers.Real) and not isinstance(value, bool)
         return ok, tp(value) if ok else value
     if tp is str:
+        if isinstance(value, list | tuple) and all(isinstance(v, int | str) for v in value):  # [1, 2, 4]: "1,2,4"
+            return True, ",".join(map(str, value))
         return isinstance(value, str | os.PathLike), str(value) if isinstance(value, os.PathLike) else value
     return True, value
 

@@ -50,7 +50,7 @@ class LabelConfig(ScaleConfig):
     force_tau: bool = field(default=False, metadata={"help": "use the tau of tau_from even when that file was "
                                                              "labeled with another method or other settings"})
     input: str | None = field(default=None, metadata={"help": "pool file: prmkit pools, GSM8K, GSM8K candidates or "
-                                                              "TRL" + DEMO_INPUT, "required": True})
+                                                              "TRL (required)" + DEMO_INPUT})
     output: str | None = field(default=None, metadata={"help": "StepLabels JSONL (append-only; a re-run resumes); "
                                                                "with several methods use {method}", "required": True})
     format: str = field(default="auto", metadata={"help": "input format (default: detected from the first line)"})
@@ -147,9 +147,12 @@ def label_pools(pools: Iterable[Pool], cfg: LabelConfig, output: str | os.PathLi
     return reports
 
 
-def run_label(cfg: LabelConfig, *settings: Any, progress: bool = True) -> dict[str, LabelReport]:
-    """`prmkit label`: the pools of `cfg.input` labeled into `cfg.output` by `label_pools`."""
-    pools = read_pools(cfg.input or "", cfg.format, cfg.allow_duplicates)
+def run_label(cfg: LabelConfig, *settings: Any, progress: bool = True,
+              pools: Iterable[Pool] | None = None) -> dict[str, LabelReport]:
+    """`prmkit label`: the pools of `cfg.input` (or `pools` in hand, from Python) labeled into `cfg.output`."""
+    if pools is None and not cfg.input:
+        raise ValueError("--input is required")
+    pools = read_pools(cfg.input or "", cfg.format, cfg.allow_duplicates) if pools is None else pools
     return label_pools(pools, cfg, cfg.output or "", settings, progress=progress)
 
 

@@ -101,9 +101,10 @@ def claim_outputs(outputs: Mapping[str, PathLike | None],
 
 
 def claims(*configs: Any, outputs: Mapping[str, PathLike | None] | None = None,
-           inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+           inputs: Mapping[str, Any] | None = None, directories: Collection[str] = ()) -> dict[str, Any]:
     """`claim_outputs`' arguments from a verb's configs: each field whose metadata `role` is "output" or "output-dir"
-    (a folder) is an output, "input" an input, by its flag; `outputs`, `inputs`: the paths no field holds."""
+    (a folder) is an output, "input" an input, by its flag; `outputs`, `inputs`, `directories`: the paths no field
+    holds."""
     found: dict[str, dict[str, Any]] = {"output": {}, "output-dir": {}, "input": {}}
     for cfg in configs:
         values = config_values(cfg)
@@ -111,7 +112,7 @@ def claims(*configs: Any, outputs: Mapping[str, PathLike | None] | None = None,
             if role := setting.field.metadata.get("role"):
                 found[role]["--" + setting.name.replace("_", "-")] = values[setting.name]
     return {"outputs": found["output"] | found["output-dir"] | dict(outputs or {}),
-            "inputs": found["input"] | dict(inputs or {}), "directories": tuple(found["output-dir"])}
+            "inputs": found["input"] | dict(inputs or {}), "directories": (*found["output-dir"], *directories)}
 
 
 def _shown(ancestor: Path, target: Path) -> str:

@@ -6,7 +6,7 @@ import statistics
 from html import escape
 from importlib import resources
 
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.records import Pool, Trace
 from prmkit.evaluate.svg import BAD, GOOD, MIDDLE, diverging_colour, line_plot
 from prmkit.evaluate.view_data import Source, ViewConfig, load_view, predicted_first_error, trajectory
@@ -143,8 +143,7 @@ def build_view(cfg: ViewConfig) -> str:
 
 def write_view(cfg: ViewConfig) -> dict[str, int | str]:
     """Write the page to `cfg.output`; return what it holds (problems, traces, sources, bytes)."""
-    with claim_outputs({"--output": cfg.output}, {"--pools": cfg.pools, "--labels": cfg.labels,
-                                                  "--scores": cfg.scores}):
+    with claim_outputs(**claims(cfg)):
         pools, sources, first_errors = load_view(cfg)
         page = render_page(pools, sources, first_errors, cfg.title)
         with atomic_path(cfg.output) as tmp:

@@ -23,12 +23,13 @@ __all__ = ["SOURCE_READERS", "TRAJECTORIES", "Mark", "Source", "ViewConfig", "lo
 class ViewConfig:
     """Settings of `prmkit view` (one self-contained HTML page; nothing is fetched when it is opened)."""
 
-    pools: str = field(default="demo", metadata={"help": "pool file in any format `prmkit label` reads, or demo"})
+    pools: str = field(default="demo", metadata={"help": "pool file in any format `prmkit label` reads, or demo",
+                                                 "role": "input"})
     labels: list[str] = field(default_factory=list, metadata={
-        "help": "StepLabels JSONL from `prmkit label`, as PATH or NAME=PATH (name: the file stem)"})
+        "help": "StepLabels JSONL from `prmkit label`, as PATH or NAME=PATH (name: the file stem)", "role": "input"})
     scores: list[str] = field(default_factory=list, metadata={
-        "help": "`prmkit score` output, as PATH or NAME=PATH (name: the file stem)"})
-    output: str = field(default="view.html", metadata={"help": "HTML file to write"})
+        "help": "`prmkit score` output, as PATH or NAME=PATH (name: the file stem)", "role": "input"})
+    output: str = field(default="view.html", metadata={"help": "HTML file to write", "role": "output"})
     limit: int | None = field(default=None, metadata={"help": "show only the first N problems of --pools",
                                                       "range": LIMIT})
     title: str = field(default="prmkit view", metadata={"help": "page title"})

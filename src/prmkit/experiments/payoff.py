@@ -11,7 +11,7 @@ from typing import Any
 
 from prmkit.data.jsonl import read_records, write_records
 from prmkit.data.manifest import fixed_settings, keep_settings, may_change, read_manifest
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.records import Pool, PrefixPair, StepLabels
 from prmkit.data.settings import COUNT, SEED, THREADS, Range, check_limits
 from prmkit.data.settings import field_help as _help
@@ -42,7 +42,7 @@ class PayoffConfig:
     """`prmkit payoff run`: one labeler's row (docs/payoff.md)."""
 
     bench: str = field(default="", metadata=_help(
-        "a `prmkit bench` output of the training problems (pools.jsonl, truth.jsonl, labels/)"))
+        "a `prmkit bench` output of the training problems (pools.jsonl, truth.jsonl, labels/)", role="input"))
     labeler: str = field(default="", metadata=_help(
         "whose labels: a labeler the bench ran (labels/NAME.jsonl), truth (the exact checker), outcome (an ORM on "
         "the answers), outcome-pairs (a Bradley-Terry head on right/wrong sample pairs of a problem) or pum (the "
@@ -51,12 +51,14 @@ class PayoffConfig:
         "labeler outcome-pairs: at most this many (right, wrong) sample pairs a problem, drawn with --seed",
         range=COUNT))
     fresh: str = field(default="", metadata=_help(
-        "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate`), none of them a bench problem"))
+        "Pool JSONL of the policy's K samples of fresh problems (`prmkit generate`), none of them a bench problem",
+        role="input"))
     output: str = field(default="", metadata=_help("row directory: model/, scores.jsonl, row.json",
-                                                   resume="may-change"))
+                                                   resume="may-change", role="output-dir"))
     pairs: str | None = field(default=None, metadata=_help(
         "labeler pum: the PrefixPair JSONL of `prmkit pum` on the bench's pools, of which the row trains on the pairs "
-        "between the traces --train-problems and --traces keep (its manifest gives the students' token cost)"))
+        "between the traces --train-problems and --traces keep (its manifest gives the students' token cost)",
+        role="input"))
     train_config: str = field(default="cpu_verifier", metadata=_help(
         "the reward-model recipe every row shares: a name under recipes/ or a YAML file of `prmkit train`"))
     model: str | None = field(default=None, metadata=_help(
@@ -295,8 +297,7 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
     from prmkit.train.pum_pairs import pair_examples
 
     out, kind = Path(cfg.output), cfg.source.head  # the head `prmkit train` fits: prm, orm or bt
-    inputs = {"--bench": cfg.bench, "--fresh": cfg.fresh, "--pairs": cfg.pairs}
-    with claim_outputs({"--output": out}, inputs, directories=("--output",)):
+    with claim_outputs(**claims(cfg)):
         pools, fresh = _check_inputs(cfg)
         out.mkdir(parents=True, exist_ok=True)
         # a row directory holds one row: a re-run with other settings is refused (threads may change)

@@ -85,10 +85,12 @@ class TrainInputs:
     """What a run trains on and where its output may go (`prmkit train` flags, `prmkit.train` keywords)."""
 
     pools: str | None = field(default=None, metadata={"help": "Pool JSONL, GSM8K candidates_dev.jsonl or demo: "
-                                                              "the traces the labels are joined to."})
+                                                              "the traces the labels are joined to.", "role": "input"})
     labels: str | None = field(default=None, metadata={"help": "StepLabels JSONL (joined on trace_id), or a TRL "
-                                                               "stepwise file when no pools are given."})
-    pairs: str | None = field(default=None, metadata={"help": "bt/pum: PrefixPair JSONL written by `prmkit pum`."})
+                                                               "stepwise file when no pools are given.",
+                                                       "role": "input"})
+    pairs: str | None = field(default=None, metadata={"help": "bt/pum: PrefixPair JSONL written by `prmkit pum`.",
+                                                      "role": "input"})
     problems_range: str | None = field(default=None, metadata={"help": "problems by index in the input, e.g. "
                                                                        "0:500."})
     held_out: int | None = field(default=None, metadata={"help": "hold out the last N training problems for the "

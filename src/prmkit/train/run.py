@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from prmkit.data.manifest import fixed_settings, settings_diff
-from prmkit.data.outputs import atomic_path, claim_outputs
+from prmkit.data.outputs import atomic_path, claim_outputs, claims
 from prmkit.data.settings import build_configs
 from prmkit.models.heads import head_class
 from prmkit.models.reward import RUN_RECORD, TRAIN_LOG, RewardModelConfig
@@ -149,9 +149,7 @@ def train_configs(output: str | Path, configs: tuple[TrainConfig, RewardModelCon
     check_inputs(kind, head.label_source, inputs)
     identity = {"kind": kind, "train": fixed_settings(train_config), "model": fixed_settings(model_config),
                 "inputs": fixed_settings(inputs)}
-    with claim_outputs({"--output": output}, {"--pools": inputs.pools, "--labels": inputs.labels,
-                                              "--pairs": inputs.pairs, "--model": train_config.model},
-                       directories=("--output",)):  # one run per checkpoint directory, never an input
+    with claim_outputs(**claims(train_config, inputs, outputs={"--output": output}, directories=("--output",))):
         check_run_output(output, identity, train_config.resume, inputs.overwrite, log)
         if examples is None:
             examples = INPUTS.get(head.label_source, _traces)(kind, inputs, log)

@@ -79,6 +79,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
+@pytest.fixture
+def prmkit_labelers_only(monkeypatch):
+    """Only prmkit's own labelers (a test may have registered one of its own: tests/label/step_length.py)."""
+    from prmkit.label import registry
+
+    for name, cls in list(registry.LABELERS.items()):
+        if not cls.__module__.startswith("prmkit."):
+            monkeypatch.delitem(registry.LABELERS, name)
+
+
 @pytest.fixture(scope="session")
 def tiny_base(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(make_tiny_base(tmp_path_factory.mktemp("tiny_base")))

@@ -9,17 +9,8 @@ import pytest
 
 from prmkit.cli.main import TOP, build_parser
 
+pytestmark = pytest.mark.usefixtures("prmkit_labelers_only")
 FLAGS = Path(__file__).with_name("verb_flags.txt")
-
-
-@pytest.fixture(autouse=True)
-def _prmkit_labelers_only(monkeypatch):
-    """Only prmkit's own labelers (a test may have registered one of its own: tests/label/step_length.py)."""
-    from prmkit.label import registry
-
-    for name, cls in list(registry.LABELERS.items()):
-        if not cls.__module__.startswith("prmkit."):
-            monkeypatch.delitem(registry.LABELERS, name)
 
 
 def _parsers(parser: argparse.ArgumentParser):

@@ -2,7 +2,6 @@
 `check_limits` holds it to): a field that lost its range, or gained one, shows here. A field without a range has
 none (None)."""
 
-import argparse
 import dataclasses
 import types
 from typing import Union, get_args, get_origin
@@ -12,6 +11,7 @@ import pytest
 from prmkit.cli.verbs import VERBS, config_classes
 from prmkit.data.settings import Range, SettingError, check_limits, config_fields, field_range
 
+pytestmark = pytest.mark.usefixtures("prmkit_labelers_only")
 SEED = Range(0, 2**32 - 1)
 SAMPLES = Range(1, 4096, note="samples per prompt: they are decoded and held together")
 LIMIT = Range(1, note="leave it unset for all")
@@ -83,24 +83,6 @@ EXPECTED = {
     "VerifyConfig": {"show": AT_LEAST_0},
     "ViewConfig": {"limit": LIMIT},
 }
-
-
-@pytest.fixture(autouse=True)
-def _prmkit_labelers_only(monkeypatch):
-    """Only prmkit's own labelers (a test may have registered one of its own: tests/label/step_length.py)."""
-    from prmkit.label import registry
-
-    for name, cls in list(registry.LABELERS.items()):
-        if not cls.__module__.startswith("prmkit."):
-            monkeypatch.delitem(registry.LABELERS, name)
-
-
-def _config_classes(parser: argparse.ArgumentParser):
-    yield from parser.get_default("_config_classes") or ()
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                yield from _config_classes(sub)
 
 
 def _numeric(tp) -> bool:

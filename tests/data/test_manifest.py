@@ -143,3 +143,11 @@ def test_a_damaged_manifest_is_an_error_naming_it(tmp_path, text, why):
     (run / "manifest.json").write_text(text)
     with pytest.raises(ManifestError, match=re.escape(f"{run / 'manifest.json'}: {why}")):
         read_manifest(run)
+
+
+def test_another_tools_manifest_json_is_not_read(tmp_path):
+    from prmkit.data.templates import check_template
+
+    (tmp_path / "manifest.json").write_text(json.dumps({"name": "a model", "files": ["model.safetensors"]}))
+    assert read_manifest(tmp_path) is None
+    check_template(str(tmp_path), "generate_math_0shot")  # a model folder, no warm start: any template

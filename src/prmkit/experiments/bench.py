@@ -282,7 +282,7 @@ def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[An
     paths = {n: str(out / "labels" / f"{n}.jsonl") for n in names}
     log(f"labelers {', '.join(names)}")
     clock = out / "labels" / "seconds.jsonl"
-    reports = label_pools(pools, LabelConfig(method=",".join(names), skip_too_long=True), paths,
+    reports = label_pools(pools, LabelConfig(method=names, skip_too_long=True), paths,
                           settings, progress=progress, clock=clock) if cfg.label and names else {}
     for name in names:
         held = Path(paths[name]).exists()  # --no-label: a labeler that never ran has no file

@@ -37,9 +37,9 @@ _SCORE_NEUTRAL_KEYS = ("exclude_final",)
 class LabelConfig(ScaleConfig):
     """Settings of the labeling recipe; each labeler has its own settings dataclass."""
 
-    method: str = field(default="mcnig", metadata={"help": lambda: f"labeling method(s), comma-separated, of: "
-                                                           f"{', '.join(LABELERS)}; methods of one labeler share "
-                                                           "its work per problem"})
+    method: list[str] = field(default_factory=lambda: ["mcnig"], metadata={
+        "help": lambda: f"labeling method(s), comma-separated, of: {', '.join(LABELERS)}; methods of one labeler share "
+                        "its work per problem"})
     limit: int | None = field(default=None, metadata={"help": "label only the first N problems", "range": LIMIT})
     tau: float | None = field(default=None, metadata={"help": "fixed threshold; default: best balanced acc."})
     tau_from: str | None = field(default=None, metadata={"help": "take tau from another labeled file instead of "
@@ -85,8 +85,10 @@ class LabelReport:
 
 
 def method_list(methods: str | Sequence[str]) -> list[str]:
-    """"mcnig,ig,mcnig" or a list -> ["mcnig", "ig"]: names in LABELERS, duplicates dropped; raises ValueError."""
-    names = list(dict.fromkeys(comma_list(methods)))
+    """"mcnig,ig,mcnig" or a list (of such) -> ["mcnig", "ig"]: names in LABELERS, duplicates dropped; raises
+    ValueError."""
+    names = list(dict.fromkeys(m for item in ([methods] if isinstance(methods, str) else methods)
+                               for m in comma_list(item)))
     if unknown := [m for m in names if m not in LABELERS]:
         raise ValueError(f"unknown method {unknown}; choose from {sorted(LABELERS)}")
     if not names:

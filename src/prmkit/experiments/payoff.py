@@ -19,7 +19,7 @@ from prmkit.experiments.payoff_kept import keep_row
 from prmkit.train.recipe_files import recipe_path
 
 __all__ = ["ROW", "SOURCES", "TRACE_KINDS", "PayoffConfig", "Source", "balance_pools", "check_unfiltered",
-           "outcome_fill", "outcome_pairs", "pum_pairs", "run_payoff"]
+           "outcome_fill", "outcome_pairs", "pum_pairs", "run_payoff", "score_row"]
 
 
 @dataclass(frozen=True)
@@ -292,7 +292,6 @@ def _check_same_training_set(figures: dict[str, Any], now: dict[str, int], cfg: 
 def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
     """One labeler's row: train its reward model on the bench's traces, score the fresh samples; returns row.json."""
     from prmkit.data.join import JoinReport
-    from prmkit.evaluate.score import ScoreConfig, score_to_file
     from prmkit.train.data import build_examples
     from prmkit.train.pum_pairs import pair_examples
 
@@ -331,18 +330,27 @@ def run_payoff(cfg: PayoffConfig, log: Callable[[str], None] = print) -> dict[st
         else:
             _check_same_training_set(json.loads(trained.read_text()), trained_on, cfg, trained)
             log(f"{model}: trained before ({trained}), kept")
-        start = time.perf_counter()
-        scored = score_to_file(model, fresh, out / "scores.jsonl", ScoreConfig(threads=cfg.threads))
-        row = {"name": cfg.name or cfg.labeler, "labeler": cfg.labeler, "kind": kind, "traces": cfg.traces,
-               "train_problems": problems, "seed": cfg.seed,
-               "label_cost": _label_cost(cfg, used), "train": json.loads(trained.read_text()),
-               "fresh": {"path": cfg.fresh, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
-               "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},
-               "scores": str(out / "scores.jsonl"), "model": str(model)}
-        with atomic_path(out / ROW) as tmp:
-            tmp.write_text(json.dumps(row, indent=1) + "\n")
-        if cfg.keep:
-            keep_row(row, out / "scores.jsonl", fresh, cfg.keep)
+        head = {"name": cfg.name or cfg.labeler, "labeler": cfg.labeler, "kind": kind, "traces": cfg.traces,
+                "train_problems": problems, "seed": cfg.seed, "label_cost": _label_cost(cfg, used),
+                "train": json.loads(trained.read_text())}
+        return score_row(head, str(model), str(model), fresh, cfg.fresh, out, cfg.threads, cfg.keep)
+
+
+def score_row(head: dict[str, Any], scorer: str, model: str | None, fresh: list[Pool], fresh_path: str, out: Path,
+              threads: int, keep: str | None) -> dict[str, Any]:
+    """Score the fresh pools with `scorer` into OUT/scores.jsonl and write the row (`head`, what was scored, the
+    trained `model`) to OUT/row.json and its kept file into `keep`; `payoff run` and `payoff score` alike."""
+    from prmkit.evaluate.score import ScoreConfig, score_to_file
+
+    start = time.perf_counter()
+    scored = score_to_file(scorer, fresh, out / "scores.jsonl", ScoreConfig(threads=threads))
+    row = head | {"fresh": {"path": fresh_path, "problems": len(fresh), "traces": sum(len(p.traces) for p in fresh)},
+                  "score": {"written": scored["written"], "seconds": round(time.perf_counter() - start, 1)},
+                  "scores": str(out / "scores.jsonl"), "model": model}
+    with atomic_path(out / ROW) as tmp:
+        tmp.write_text(json.dumps(row, indent=1) + "\n")
+    if keep:
+        keep_row(row, out / "scores.jsonl", fresh, keep)
     return row
 
 

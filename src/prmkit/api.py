@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from prmkit.cli.verbs import VERBS, config_classes, run_verb
-from prmkit.data.settings import config_fields
+from prmkit.data.settings import known_fields
 
 if TYPE_CHECKING:
     from prmkit.data.records import Pool, StepLabels
@@ -19,15 +19,14 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
-def _verb(name: str) -> Callable[..., Any]:
+def _verb(api_name: str, name: str) -> Callable[..., Any]:
     verb = VERBS[name]
-    api_name = verb.api or name.replace("-", "_")
 
     def call(*args: Any, config: PathLike | None = None, **settings: Any) -> Any:
         if len(args) > len(verb.args):
             raise TypeError(f"{api_name}() takes {len(verb.args)} positional argument(s) ({', '.join(verb.args)})")
         settings |= dict(zip(verb.args, args, strict=False))
-        names = {s.name for cls in config_classes(verb) for s in config_fields(cls)}
+        names = known_fields(config_classes(verb))
         passed = {k: settings.pop(k) for k in list(settings) if k not in names}
         return run_verb(name, settings, None if config is None else str(config), **passed)[0]
 
@@ -40,8 +39,9 @@ def _verb(name: str) -> Callable[..., Any]:
     return call
 
 
-for _name in VERBS:
-    globals()[VERBS[_name].api or _name.replace("-", "_")] = _verb(_name)
+_FUNCTIONS = {verb.api or name.replace("-", "_"): name for name, verb in VERBS.items()}  # api name -> verb
+for _api_name, _name in _FUNCTIONS.items():
+    globals()[_api_name] = _verb(_api_name, _name)
 
 
 def read_pools(source: PathLike, format: str = "auto") -> list[Pool]:
@@ -65,5 +65,4 @@ def bok_table(report: Mapping[str, Any]) -> str:
     return format_table(dict(report))
 
 
-__all__ = sorted([*(v.api or n.replace("-", "_") for n, v in VERBS.items()), "bok_table", "read_pools",
-                  "to_dataset"])
+__all__ = sorted([*_FUNCTIONS, "bok_table", "read_pools", "to_dataset"])

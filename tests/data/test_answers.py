@@ -48,8 +48,6 @@ def test_answer_key_keeps_distinct_answers_apart_and_never_raises(a, b):
     assert answer_key(a) != answer_key(b)
 
 
-
-
 def test_distinct_answers_group_by_value_in_first_seen_order():
     traces = [Trace(f"p/{k}", "p", ["s"], a, c) for k, (a, c) in
               enumerate([("1,000", True), ("1000.0", True), ("12", False), (None, False), ("12.00", False),

@@ -53,7 +53,6 @@ def test_processbench_refuses_overlap_and_bad_lengths(tmp_path):
     assert main([*args, "--choose-on", "0:3", "--report-on", "3:"]) == 2  # 1 score for 2 steps
 
 
-
 def test_scorers_are_compared_on_the_records_every_one_scored(tmp_path, capsys):
     src = write_jsonl(tmp_path / "gsm8k.jsonl", GSM8K)
     bench = tmp_path / "bench.jsonl"

@@ -134,7 +134,6 @@ def test_kill_9_then_rerun_gives_each_trace_once_and_same_labels(tmp_path, tiny_
         assert r["labels"] == by_id[r["trace_id"]]["labels"]
 
 
-
 def test_one_model_flag_gives_its_model_to_every_labeler(tmp_path, tiny_base, monkeypatch):
     """`--model` is the `model` field of `LabelerModelConfig`, which every labeler config inherits: one flag sets
     the model of MCNIG's scorer and of Math-Shepherd's completer (whose few-shot prompts exceed the tiny model's

@@ -11,7 +11,6 @@ Q = "Tom has 3 apples and buys 4 more . How many apples does he have now ?"
 GOOD, BAD = ["3 + 4 = 7", "so the answer is 7"], ["3 + 4 = 8 wrong step", "so the answer is 8 mistake"]
 
 
-
 def pool(k: int) -> dict:
     pid = f"p{k}"
     traces = [{"id": f"{pid}/{j}", "problem_id": pid, "steps": BAD, "answer": "8", "correct": False} for j in range(3)]

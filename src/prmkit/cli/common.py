@@ -14,7 +14,8 @@ from typing import Any, Union, get_args, get_origin
 
 from prmkit.data.settings import ConfigField, build_configs, config_fields, known_fields
 
-__all__ = ["add_config_arguments", "config_from_args", "configs_from_args", "given_settings"]
+__all__ = ["add_config_arguments", "config_from_args", "given_settings"]
+
 
 def _scalar(tp: Any) -> Any:
     if get_origin(tp) in (Union, types.UnionType):
@@ -36,21 +37,18 @@ def _default_text(default: Any, help_text: str) -> str:
     return f" (default: {default!r})"
 
 
-def add_config_arguments(p: argparse.ArgumentParser, *classes: type, skip: tuple[str, ...] = (),
-                         helps: dict[str, str] | None = None) -> None:
-    """Add `--config` and `--field-name` for each field of the dataclasses `classes` (module doc; a shared name's
-    help is the first class's): help from field metadata, or from `helps[field name]` where given; a field whose
-    metadata has "const" takes an optional value (the flag alone sets `const`). Fields named in `skip` get no flag
-    (e.g. a positional argument of the verb that sets the same field)."""
+def add_config_arguments(p: argparse.ArgumentParser, *classes: type) -> None:
+    """Add `--config` and `--field-name` for each setting of the dataclasses `classes` (module doc; a shared name's
+    help is the first class's); a field whose metadata has "const" takes an optional value (the flag alone sets
+    `const`)."""
     p.add_argument("--config", help="YAML file whose keys are the fields below; flags override it")
-    seen: set[str] = set(skip)
+    seen: set[str] = set()
     for cls in classes:
         for setting in config_fields(cls):  # a part's fields are flags of their own (prmkit.data.settings.part)
-            if setting.name in seen:
-                continue
-            seen.add(setting.name)
-            _add_flag(p, setting, (helps or {}).get(setting.name, setting.help))
-    p.set_defaults(_config_classes=tuple(classes), _config_skip=tuple(skip))
+            if setting.name not in seen:
+                seen.add(setting.name)
+                _add_flag(p, setting, setting.help)
+    p.set_defaults(_config_classes=tuple(classes))
 
 
 def _add_flag(p: argparse.ArgumentParser, setting: ConfigField, text: str) -> None:
@@ -81,20 +79,14 @@ def _add_flag(p: argparse.ArgumentParser, setting: ConfigField, text: str) -> No
 def given_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The config fields set by flags on the command line (those not given are None and left out): what the
     Python API receives as keyword arguments for the same run."""
-    names = known_fields(getattr(args, "_config_classes", ()), getattr(args, "_config_skip", ()))
+    names = known_fields(getattr(args, "_config_classes", ()))
     return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
 
 
-def configs_from_args(args: argparse.Namespace, **fixed: Any) -> list[Any]:
-    """One instance of each config dataclass of the verb (`add_config_arguments`), by the builder the Python API
-    uses (`prmkit.data.settings.build_configs`): defaults <- `--config` YAML (read once) <- flags given <- `fixed`."""
-    return build_configs(getattr(args, "_config_classes", ()), given_settings(args), getattr(args, "config", None),
-                         fixed, getattr(args, "_config_skip", ()))
-
-
-def config_from_args(cls: type, args: argparse.Namespace, **fixed: Any) -> Any:
-    """The instance of `cls` among the verb's configs (`configs_from_args`)."""
+def config_from_args(cls: type, args: argparse.Namespace) -> Any:
+    """The instance of `cls` among the verb's configs, by the builder the Python API uses
+    (`prmkit.data.settings.build_configs`): defaults <- `--config` YAML (read once) <- flags given."""
     classes = getattr(args, "_config_classes", ())
     if cls not in classes:
         raise TypeError(f"{cls.__name__} is not a config of this verb (add_config_arguments gave {classes})")
-    return configs_from_args(args, **fixed)[classes.index(cls)]
+    return build_configs(classes, given_settings(args), getattr(args, "config", None))[classes.index(cls)]

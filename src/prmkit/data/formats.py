@@ -45,6 +45,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
                         f"expected one of {[n for n, _ in _SIGNATURES]}")
     return name
 
+
 # the end of the help of an --input that takes pools (`read_pools` reads the name `demo`)
 DEMO_INPUT = ("; or `demo`: the built-in demo pools (20 small arithmetic problems, each with one right trace and "
               "three with a seeded slip; nothing to download)")

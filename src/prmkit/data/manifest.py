@@ -42,6 +42,11 @@ class Manifest:
         """The path of the output `role` (None: the run wrote none)."""
         return self.outputs.get(role)
 
+    def rows(self, role: str) -> list[dict[str, Any]]:
+        """The records of the JSONL output `role` ([] where the run wrote none, or it is gone)."""
+        path = self.outputs.get(role)
+        return [row for _, row in iter_json(path)] if path is not None and path.is_file() else []
+
 
 def manifest_path(output: PathLike) -> Path:
     """`<dir>/manifest.json` for a directory `output`, else `<file>.manifest.json` beside it (written yet or not)."""

@@ -254,13 +254,10 @@ def _check_held_out(cfg: BenchConfig, problems: list[Problem]) -> None:
 
 
 def _trained_questions(policy: str) -> set[str]:
-    """The questions a warm start (`prmkit sft`) trained on, from the data file its manifest names; none for any other
+    """The questions a warm start (`prmkit sft`) trained on, from the data its manifest names; none for any other
     model."""
     made = read_manifest(policy)
-    data = made.output("data") if made is not None and made.kind == "sft" else None
-    if data is None or not data.is_file():
-        return set()
-    return {json.loads(line)["question"] for line in data.read_text(encoding="utf-8").splitlines() if line.strip()}
+    return {row["question"] for row in made.rows("data")} if made is not None and made.kind == "sft" else set()
 
 
 def _run(cfg: BenchConfig, out: Path, problems: list[Problem], settings: list[Any], progress: bool,

@@ -330,13 +330,13 @@ def _instance(cls: type, values: Mapping[str, Any], held: Any = None) -> Any:
 
 
 def build_configs(classes: Sequence[type], settings: Mapping[str, Any], config: str | None = None,
-                  fixed: Mapping[str, Any] | None = None, skip: Sequence[str] = (), where: str = "prmkit",
+                  fixed: Mapping[str, Any] | None = None, skip: Sequence[str] = (),
                   defaults: Mapping[str, Any] | None = None) -> list[Any]:
     """The one settings path of every verb, CLI and API alike: one instance of each dataclass of `classes`,
     defaults (the dataclasses', then the verb's own `defaults`) <- the YAML file `config` (read once; its keys may
     be fields of any of `classes`) <- `settings` (flags given, or keyword arguments) <- `fixed` (`defaults` and
-    `fixed` each value only for the classes that have the field). A deprecated name in `settings` sets its field,
-    with a note on stderr; a name no class has is a TypeError (a flag parser never passes one)."""
+    `fixed` each value only for the classes that have the field). A name no class has is a TypeError (a flag parser
+    never passes one)."""
     classes = tuple(classes)
     if unknown := set(settings) - known_fields(classes, skip):
         raise TypeError(f"unknown settings {sorted(unknown)}; known: {sorted(known_fields(classes, skip))}")
